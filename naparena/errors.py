@@ -1,0 +1,41 @@
+"""The project's own exception types; the CLI turns them into one clear message."""
+
+
+class NaparenaError(Exception):
+    """Base of every error naparena reports to a user without a traceback."""
+
+    exit_code = 1
+
+
+class RulesError(NaparenaError):
+    """A rules option or variant that cannot be played."""
+
+    exit_code = 2
+
+    def __init__(self, option: str, message: str):
+        self.option = option
+        self.message = message
+        super().__init__(f"rules option '{option}': {message}")
+
+
+class ConfigError(NaparenaError):
+    """A tournament file that cannot be run: names the file, the key and the problem."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, key: str, message: str):
+        self.path = path
+        self.key = key
+        self.message = message
+        where = f"{path}: " if path else ""
+        super().__init__(f"{where}{key}: {message}" if key else f"{where}{message}")
+
+
+class PluginError(NaparenaError):
+    """A bot plug-in that cannot be loaded or registered."""
+
+    exit_code = 2
+
+
+class RunError(NaparenaError):
+    """A run directory that cannot be resumed, reported or verified."""

@@ -194,6 +194,8 @@ def _check_combinations(r: Rules) -> None:
         raise RulesError("payouts", "hand_size = 7 goes with payouts = 'seven-card', and only with it")
     if r.floater != (r.payouts == "floater"):
         raise RulesError("payouts", "floater = true goes with payouts = 'floater', and only with it")
+    if r.sir_garnet and "nap" not in r.bids:
+        raise RulesError("sir_garnet", "taking up Sir Garnet obliges a Nap: enable 'nap'")
     if r.floater and r.all_pass != "redeal":
         raise RulesError("all_pass", "Nap with a floater redeals when all pass")
     if r.hand_size == 7 and r.all_pass != "redeal":

@@ -1,0 +1,644 @@
+"""The rules engine: one hand of Nap as a pure state machine, and a match of hands.
+
+No I/O, no clock, no global RNG: chance enters only through the `random.Random` a
+`Match` is given. A caller loops: `hand.to_act`, `hand.kind`, `hand.legal()`,
+`hand.apply(answer)` (or `hand.fault(reason)`) until `hand.over`.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from itertools import combinations
+
+from . import cards
+from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
+from .view import View
+
+SUIT = cards.SUIT
+RANK = cards.RANK
+
+# Decision kinds; each is also the name of the Bot method that answers it.
+BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE = "bid", "play", "peep", "floater_peep", "exchange"
+GARNET, GARNET_DISCARD, PEEP_EXCHANGE, FLOATER_DISCARD, TRUMPS = (
+    "garnet", "garnet_discard", "peep_exchange", "floater_discard", "trumps")
+
+PASS = "pass"
+YES_NO = (False, True)
+# Contracts whose winner takes the pool (RULES.md §6, §7.2, §7.6): Nap or above, five tricks.
+KITTY_CONTRACTS = frozenset({"nap", "wellington", "blucher", "bonaparte"})
+
+_BATCHES = {"3-2": (3, 2), "2-3": (2, 3), "1": (1,)}
+
+
+def _is_card(a) -> bool:
+    return type(a) is int
+
+
+def _is_cards(a) -> bool:
+    return type(a) is tuple and all(type(c) is int for c in a)
+
+
+# The type each kind's answer must have, checked before membership so that True is
+# never taken for card 1, nor junk compared with cards.
+_ANSWER_TYPES = {
+    BID: lambda a: type(a) is str, PLAY: _is_card, FLOATER_DISCARD: _is_card,
+    PEEP: lambda a: type(a) is bool, FLOATER_PEEP: lambda a: type(a) is bool,
+    GARNET: lambda a: type(a) is bool, TRUMPS: _is_card,
+    EXCHANGE: _is_cards, GARNET_DISCARD: _is_cards,
+    PEEP_EXCHANGE: lambda a: a is None or type(a) is int,
+}
+
+
+class _Tables:
+    """Per-rules lookups computed once, so the hot loop only indexes."""
+
+    def __init__(self, rules: Rules):
+        self.rank = {b: i for i, b in enumerate(rules.ladder)}
+        self.enabled = tuple(b for b in rules.ladder if b in rules.bids)
+        self.nap_rank = self.rank.get("nap", self.rank.get("nap-with"))
+        self.payouts = PAYOUTS[rules.payouts]
+        self.tricks = rules.hand_size
+
+
+@lru_cache(maxsize=64)
+def tables(rules: Rules) -> _Tables:
+    return _Tables(rules)
+
+
+def base_bid(bid: str) -> str:
+    """'nap-with' → 'nap': the contract without the floater qualifier."""
+    return bid.split("-", 1)[0]
+
+
+@lru_cache(maxsize=256)
+def deal_order(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """(active seats from dealer's left, deck positions dealt to each seat).
+
+    Deals clockwise from the dealer's left in batches (3-2, 2-3 or singly); for a
+    seven-card hand the pattern repeats, capped by what is left (3-2 → 3, 2, 2).
+    """
+    order = [(dealer + i) % players for i in range(1, players + 1)]
+    if rules.sits_out(players):
+        order.remove(dealer)
+    positions: dict[int, list[int]] = {s: [] for s in order}
+    pos, dealt, batches, b = 0, 0, _BATCHES[rules.deal], 0
+    while dealt < rules.hand_size:
+        size = min(batches[b % len(batches)], rules.hand_size - dealt)
+        for s in order:
+            positions[s].extend(range(pos, pos + size))
+            pos += size
+        dealt += size
+        b += 1
+    per_seat = tuple(tuple(positions.get(s, ())) for s in range(players))
+    return tuple(order), per_seat
+
+
+class Hand:
+    """One deal, from the cards dealt to the settlement."""
+
+    def __init__(self, rules: Rules, players: int, dealer: int, deck: list[int],
+                 chips: tuple[int, ...], kitty: int, hand_no: int = 0):
+        self.rules, self.t = rules, tables(rules)
+        self.players, self.dealer, self.hand_no = players, dealer, hand_no
+        self.chips_start, self.kitty_start = chips, kitty
+        self.active, slots = deal_order(rules, players, dealer)
+        self.hands = [sorted(deck[i] for i in slots[s]) for s in range(players)]
+        self.dealt = [tuple(h) for h in self.hands]
+        rest = deck[len(self.active) * rules.hand_size:]
+        self.peep_card = rest.pop(0) if rules.peep else None
+        self.floater = rest.pop(0) if rules.floater else None
+        self.garnet = [rest.pop(0) for _ in range(5)] if rules.sir_garnet else None
+        self.garnet_dealt = tuple(sorted(self.garnet)) if self.garnet else None
+        self.stock = rest                     # undealt cards, top first
+        self.discards: list[int] = []         # cards put out of play face down
+        self.delta = [0] * players
+        self.kitty = kitty
+        self.bids: tuple[tuple[int, str], ...] = ()
+        self.high = -1                         # ladder rank of the highest bid
+        self.bidder: int | None = None
+        self.contract: str | None = None
+        self.need = 0
+        self.misere = False
+        self.trumps: int | None = None
+        self.trumps_by_lead = True
+        self.peeps: list[int] = []
+        self.exchanges: list[tuple[int, int]] = []
+        self.garnet_taker: int | None = None
+        self.seen: list[list[int]] = [[] for _ in range(players)]
+        self.pre: list[list] = []              # non-bid, non-play decisions, for the log
+        self.faults: list[list] = []           # [decision, seat, kind, reason]
+        self.trick: list[tuple[int, int]] = []
+        self.tricks: list[tuple[int, tuple[tuple[int, int], ...], int]] = []
+        self.won = [0] * players
+        self.revoke: int | None = None
+        self.result: str | None = None
+        self.decisions = 0
+        self.over = False
+        self.to_act: int | None = None
+        self.kind: str | None = None
+        self._legal: tuple | None = None
+        self._turn = 0                         # index into self.active for exchange/bidding
+        self._queue: list[str] = []            # decisions still due from the seat whose turn it is
+        self._post = 0                         # next step between bidding and play
+        self._ante()
+        self._start()
+
+    # --- set-up -----------------------------------------------------------------------
+
+    def _ante(self) -> None:
+        if self.rules.floater:  # every player antes 1 before each deal (001)
+            for s in range(self.players):
+                self._pay_kitty(s, 1)
+        if self.rules.dealer_ante:
+            self._pay_kitty(self.dealer, self.rules.dealer_ante)
+
+    def _pay_kitty(self, seat: int, amount: int) -> None:
+        self.delta[seat] -= amount
+        self.kitty += amount
+
+    def _start(self) -> None:
+        if self.rules.purchase != "none":
+            self._ask(self.active[0], EXCHANGE)
+        else:
+            self._begin_turn()
+
+    def _ask(self, seat: int, kind: str) -> None:
+        self.to_act, self.kind, self._legal = seat, kind, None
+
+    # --- bidding ----------------------------------------------------------------------
+
+    def _begin_turn(self) -> None:
+        """Queue what the seat whose turn it is to bid must decide."""
+        if self._turn == len(self.active):
+            return self._end_bidding()
+        seat = self.active[self._turn]
+        q = []
+        if self.rules.peep:
+            q.append(PEEP)
+        if self.rules.floater:
+            q.append(FLOATER_PEEP)
+        if self.garnet is not None and self.garnet_taker is None and self.high < self.t.nap_rank:
+            q.append(GARNET)
+        q.append(BID)
+        self._queue = q
+        self._ask(seat, q.pop(0))
+
+    def _next_in_turn(self) -> None:
+        if self._queue:
+            self._ask(self.to_act, self._queue.pop(0))
+        else:
+            self._turn += 1
+            self._begin_turn()
+
+    def legal_bids(self) -> tuple[str, ...]:
+        made = {b for _, b in self.bids}
+        out = [PASS]
+        for b in self.t.enabled:
+            if self.t.rank[b] <= self.high:
+                continue
+            if b == "wellington" and "nap" not in made:
+                continue
+            if b == "blucher" and "wellington" not in made:
+                continue
+            out.append(b)
+        return tuple(out)
+
+    def _bid(self, seat: int, bid: str) -> None:
+        self.bids += ((seat, bid),)
+        if bid != PASS:
+            self.high, self.bidder, self.contract = self.t.rank[bid], seat, bid
+
+    def _end_bidding(self) -> None:
+        if self.bidder is None:
+            if self.rules.all_pass == "redeal":
+                return self._finish("passed")
+            self.bidder, self.contract = self.active[0], "one"  # the first caller stands for one (003)
+        base = base_bid(self.contract)
+        self.need = TRICKS_NEEDED[base]
+        self.misere = base in MISERE_BIDS
+        self.trumps_by_lead = not (self.misere and not self.rules.misere_trumps)
+        self._post_bid()
+
+    def _post_bid(self) -> None:
+        """Steps between bidding and the opening lead, each at most once, in this order."""
+        b, rules = self.bidder, self.rules
+        step, self._post = self._post, self._post + 1
+        if step == 0 and rules.peep and b in self.peeps:
+            return self._ask(b, PEEP_EXCHANGE)
+        if step <= 1 and rules.floater and self.contract.endswith("-with"):
+            self._post = 2
+            if self.floater not in self.seen[b]:
+                self.seen[b].append(self.floater)
+            self.hands[b].append(self.floater)
+            self.hands[b].sort()
+            return self._ask(b, FLOATER_DISCARD)
+        if step <= 2 and rules.floater and base_bid(self.contract) == "wellington":
+            self._post = 3
+            return self._ask(b, TRUMPS)  # floater Wellington names trumps (001)
+        self._post = 4
+        self._ask(b, PLAY)
+
+    # --- legal answers ----------------------------------------------------------------
+
+    def legal(self) -> tuple:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple:
+        kind, seat = self.kind, self.to_act
+        if kind == PLAY:
+            return self._legal_cards(self.hands[seat])
+        if kind == BID:
+            return self.legal_bids()
+        if kind in (PEEP, FLOATER_PEEP, GARNET):
+            return YES_NO
+        if kind == EXCHANGE:
+            limit = min(len(self.stock), 5, len(self.hands[seat]))
+            hand = self.hands[seat]
+            return tuple(c for k in range(limit + 1) for c in combinations(hand, k))
+        if kind == GARNET_DISCARD:
+            return tuple(combinations(self.hands[seat], 5))
+        if kind == PEEP_EXCHANGE:
+            return (None,) + tuple(self.hands[seat])
+        if kind == FLOATER_DISCARD:
+            return tuple(self.hands[seat])
+        if kind == TRUMPS:
+            held = {SUIT[c] for c in self.hands[seat]}
+            return tuple(s for s in range(4) if held - {s})
+        raise AssertionError(kind)
+
+    def _legal_cards(self, hand: list[int]) -> tuple[int, ...]:
+        trick = self.trick
+        if trick:
+            led = SUIT[trick[0][1]]
+            follow = tuple(c for c in hand if SUIT[c] == led)
+            return follow or tuple(hand)
+        if not self.tricks:
+            return self._first_leads(hand)
+        return tuple(hand)
+
+    def _first_leads(self, hand: list[int]) -> tuple[int, ...]:
+        """Lead restrictions on the bidder's opening lead (RULES.md §4, §7.6)."""
+        base = base_bid(self.contract)
+        if self.rules.floater:
+            if base == "bonaparte":
+                return _lowest_of_each_suit(hand)
+            if base == "wellington":
+                plain = [c for c in hand if SUIT[c] != self.trumps]
+                low = min(RANK[c] for c in plain)
+                return tuple(c for c in plain if RANK[c] == low)
+        elif base == "wellington" and self.rules.wellington_lead == "lowest_trump":
+            return _lowest_of_each_suit(hand)
+        return tuple(hand)
+
+    # --- answers ----------------------------------------------------------------------
+
+    def apply(self, answer) -> None:
+        """Apply the acting seat's answer; an illegal one is a fault (a revoke in play)."""
+        kind = self.kind
+        if kind in (EXCHANGE, GARNET_DISCARD) and isinstance(answer, (list, tuple)):
+            answer = _sorted_cards(answer)
+        if self.over:
+            raise RuntimeError("no decision is due: the hand is over")
+        ok = _ANSWER_TYPES[kind](answer) and answer in self.legal()
+        if ok and kind == PLAY:
+            return self._play(answer)
+        if not ok:
+            return self.fault(f"illegal answer {_short_repr(answer)}")
+        self.decisions += 1
+        self._decide(kind, answer)
+
+    def fault(self, reason: str) -> None:
+        """The acting seat failed to give a legal answer: apply the kind's documented default."""
+        seat, kind = self.to_act, self.kind
+        if self.over:
+            raise RuntimeError("no decision is due: the hand is over")
+        self.faults.append([self.decisions, seat, kind, reason])
+        self.decisions += 1
+        if kind == PLAY:
+            self.revoke = seat
+            return self._finish("revoke")
+        self._decide(kind, self._default(kind, seat))
+
+    def _default(self, kind: str, seat: int):
+        if kind == BID:
+            return PASS
+        if kind in (PEEP, FLOATER_PEEP, GARNET):
+            return False
+        if kind == EXCHANGE:
+            return ()
+        if kind == GARNET_DISCARD:
+            return tuple(self.garnet_dealt)  # put back the hand just taken up
+        if kind == PEEP_EXCHANGE:
+            return None
+        if kind == FLOATER_DISCARD:
+            return self.floater
+        if kind == TRUMPS:
+            return self.legal()[0]
+        raise AssertionError(kind)
+
+    def _decide(self, kind: str, answer) -> None:
+        seat = self.to_act
+        if kind == BID:
+            self._bid(seat, answer)
+            return self._next_in_turn()
+        self.pre.append([seat, kind, answer])
+        getattr(self, "_on_" + kind)(seat, answer)
+
+    def _on_exchange(self, seat: int, discard: tuple[int, ...]) -> None:
+        if discard:
+            fee = len(discard) if self.rules.purchase == "ecarte" else 1
+            self._pay_kitty(seat, fee)
+            hand = self.hands[seat]
+            for c in discard:
+                hand.remove(c)
+            hand.extend(self.stock[:len(discard)])
+            del self.stock[:len(discard)]
+            hand.sort()
+            self.discards.extend(discard)
+            self.seen[seat].extend(discard)
+            self.exchanges.append((seat, len(discard)))
+        self._turn += 1
+        if self._turn < len(self.active):
+            self._ask(self.active[self._turn], EXCHANGE)
+        else:
+            self._turn = 0
+            self._begin_turn()
+
+    def _on_peep(self, seat: int, peep: bool) -> None:
+        if peep:
+            self._pay_kitty(seat, 1)
+            self.peeps.append(seat)
+            self.seen[seat].append(self.peep_card)
+        self._next_in_turn()
+
+    def _on_floater_peep(self, seat: int, peep: bool) -> None:
+        if peep:
+            self._pay_kitty(seat, 1)
+            self.peeps.append(seat)
+            self.seen[seat].append(self.floater)
+        self._next_in_turn()
+
+    def _on_garnet(self, seat: int, take: bool) -> None:
+        if not take:
+            return self._next_in_turn()
+        self.garnet_taker = seat
+        self.hands[seat].extend(self.garnet)
+        self.hands[seat].sort()
+        self.garnet = []
+        self._queue = []
+        self._ask(seat, GARNET_DISCARD)
+
+    def _on_garnet_discard(self, seat: int, discard: tuple[int, ...]) -> None:
+        hand = self.hands[seat]
+        for c in discard:
+            hand.remove(c)
+        self.discards.extend(discard)
+        self.seen[seat].extend(discard)
+        self._bid(seat, "nap")  # taking up Sir Garnet obliges a Nap (000)
+        self._next_in_turn()
+
+    def _on_peep_exchange(self, seat: int, give: int | None) -> None:
+        if give is not None:
+            hand = self.hands[seat]
+            hand.remove(give)
+            hand.append(self.peep_card)
+            hand.sort()
+            self.discards.append(give)
+            self.seen[seat].append(give)
+        self._post_bid()
+
+    def _on_floater_discard(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        self.discards.append(card)
+        if card != self.floater:
+            self.seen[seat].append(card)
+        self._post_bid()
+
+    def _on_trumps(self, seat: int, suit: int) -> None:
+        self.trumps, self.trumps_by_lead = suit, False
+        self._post_bid()
+
+    # --- play -------------------------------------------------------------------------
+
+    def _play(self, c: int) -> None:
+        """The hot loop: one legal card onto the current trick."""
+        self.decisions += 1
+        seat = self.to_act
+        self.hands[seat].remove(c)
+        trick = self.trick
+        if not trick and not self.tricks and self.trumps_by_lead:
+            self.trumps = SUIT[c]  # the suit of the first card led is trumps
+        trick.append((seat, c))
+        active = self.active
+        if len(trick) < len(active):
+            i = active.index(seat) + 1
+            return self._ask(active[i if i < len(active) else 0], PLAY)
+        winner = _trick_winner(trick, self.trumps)
+        self.tricks.append((trick[0][0], tuple(trick), winner))
+        self.trick = []
+        self.won[winner] += 1
+        if self._decided():
+            return self._finish(self._verdict())
+        self._ask(winner, PLAY)
+
+    def _decided(self) -> bool:
+        played = len(self.tricks)
+        if played == self.t.tricks:
+            return True
+        if not self.rules.stop_when_decided:
+            return False
+        won = self.won[self.bidder]
+        if self.misere:
+            return won > 0
+        return won >= self.need or won + self.t.tricks - played < self.need
+
+    def _verdict(self) -> str:
+        won = self.won[self.bidder]
+        made = won == 0 if self.misere else won >= self.need
+        return "made" if made else "lost"
+
+    # --- settlement -------------------------------------------------------------------
+
+    def _finish(self, result: str) -> None:
+        self.result, self.over = result, True
+        self.to_act = self.kind = self._legal = None
+        if result != "passed":
+            self._settle(result)
+
+    def _stakes(self, made: bool) -> tuple[int, int]:
+        base = base_bid(self.contract)
+        win, loss = self.t.payouts[base]
+        doubling = self.rules.doubling
+        if base in BIG_BIDS and doubling != "none":
+            win *= 2
+            if doubling == "double_big_both":
+                loss *= 2
+        return win, loss
+
+    def _settle(self, result: str) -> None:
+        b, delta = self.bidder, self.delta
+        opponents = [s for s in range(self.players) if s != b]
+        if result == "revoke" and self.revoke != b:
+            # A revoking defender pays the bidder what all opponents would have paid (000).
+            win, _ = self._stakes(True)
+            delta[self.revoke] -= win * len(opponents)
+            delta[b] += win * len(opponents)
+            return
+        made = result == "made"
+        win, loss = self._stakes(made)
+        if made:
+            for s in opponents:
+                delta[s] -= win
+            delta[b] += win * len(opponents)
+            if base_bid(self.contract) in KITTY_CONTRACTS and self.kitty:
+                delta[b] += self.kitty
+                self.kitty = 0
+        elif self.rules.floater:
+            self._pay_kitty(b, loss * self.players)  # a failed floater bid feeds the kitty (001)
+        else:
+            for s in opponents:
+                delta[s] += loss
+            delta[b] -= loss * len(opponents)
+
+    # --- what the engine shows --------------------------------------------------------
+
+    def view(self, seat: int | None = None) -> View:
+        """The acting seat's view (or `seat`'s, outside its turn: then `legal` is empty)."""
+        acting = seat is None or seat == self.to_act
+        s = self.to_act if seat is None else seat
+        chips = tuple(c + d for c, d in zip(self.chips_start, self.delta))
+        return View(
+            self.kind if acting else None, s, self.legal() if acting and not self.over else (),
+            self.rules, self.players, self.dealer, self.active, self.hand_no,
+            tuple(self.hands[s]), chips, self.kitty, self.bids, tuple(self.peeps),
+            tuple(self.exchanges), self.garnet_taker, self.bidder, self.contract, self.trumps,
+            tuple(self.trick), tuple(self.tricks), tuple(self.won), tuple(self.seen[s]),
+        )
+
+    @property
+    def chips(self) -> tuple[int, ...]:
+        return tuple(self.delta)
+
+    def cards_in_play(self) -> list[int]:
+        """Every card of the pack, each exactly once, in gather order (RULES.md §2).
+
+        Gather order for `after_nap`: tricks in play order, the unfinished trick, the
+        cards still in hands (seat order), the discards, then the undealt stock.
+        """
+        out = [c for _, plays, _ in self.tricks for _, c in plays]
+        out += [c for _, c in self.trick]
+        for h in self.hands:
+            out += h
+        out += self.discards
+        for extra in (self.peep_card, self.floater):
+            if extra is not None and extra not in out:
+                out.append(extra)
+        out += self.garnet or []
+        out += self.stock
+        return out
+
+    def record(self) -> dict:
+        """The hand's log entry: plain JSON-able data, small."""
+        r = {"n": self.hand_no, "dealer": self.dealer, "deal": [list(h) for h in self.dealt]}
+        if self.peep_card is not None:
+            r["peep_card"] = self.peep_card
+        if self.floater is not None:
+            r["floater"] = self.floater
+        if self.garnet_dealt:
+            r["garnet"] = list(self.garnet_dealt)
+        if self.pre:
+            r["pre"] = [[s, k, list(a) if isinstance(a, tuple) else a] for s, k, a in self.pre]
+        r["bids"] = [list(b) for b in self.bids]
+        r["bidder"], r["contract"], r["trumps"] = self.bidder, self.contract, self.trumps
+        r["tricks"] = [[lead, [c for _, c in plays], win] for lead, plays, win in self.tricks]
+        if self.trick:
+            r["trick"] = [[s, c] for s, c in self.trick]
+        if self.revoke is not None:
+            r["revoke"] = self.revoke
+        if self.faults:
+            r["faults"] = self.faults
+        r["result"] = self.result
+        r["chips"] = list(self.delta)
+        r["kitty"] = self.kitty
+        return r
+
+
+def _trick_winner(trick: list[tuple[int, int]], trumps: int | None) -> int:
+    seat, best = trick[0]
+    best_suit = SUIT[best]
+    for s, c in trick[1:]:
+        cs = SUIT[c]
+        if cs == best_suit:
+            if c > best:
+                seat, best = s, c
+        elif cs == trumps:
+            seat, best, best_suit = s, c, cs
+    return seat
+
+
+def _lowest_of_each_suit(hand: list[int]) -> tuple[int, ...]:
+    low: dict[int, int] = {}
+    for c in hand:  # hands are sorted, so the first card of a suit is its lowest
+        low.setdefault(SUIT[c], c)
+    return tuple(sorted(low.values()))
+
+
+def _sorted_cards(answer) -> tuple:
+    try:
+        return tuple(sorted(answer))
+    except TypeError:
+        return tuple(answer)
+
+
+def _short_repr(answer) -> str:
+    text = repr(answer)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Match:
+    """The hands of one match: dealer rotation, shuffles and cuts, chips and kitty."""
+
+    def __init__(self, rules: Rules, players: int, seed: int, stack: int = 0):
+        rules.check_players(players)
+        self.rules, self.players = rules, players
+        self.rng = random.Random(seed)
+        self.chips = [stack] * players
+        self.kitty = 0
+        self.deck = list(cards.pack(rules.pack_size(players)))
+        self.dealer = self.rng.randrange(players)  # seeded draw for the first dealer
+        self.hand_no = 0
+        self._shuffle = True  # the first deal is always shuffled
+
+    def next_hand(self) -> Hand:
+        deck = self.deck
+        if self._shuffle or self.rules.shuffle == "every_hand":
+            self.rng.shuffle(deck)
+        # The player on the dealer's right cuts, leaving at least four cards a packet.
+        cut = self.rng.randint(4, len(deck) - 4)
+        deck[:] = deck[cut:] + deck[:cut]
+        return Hand(self.rules, self.players, self.dealer, deck, tuple(self.chips), self.kitty, self.hand_no)
+
+    def finish(self, hand: Hand) -> None:
+        """Book a finished hand and pass the deal to the left."""
+        assert hand.over
+        for s, d in enumerate(hand.delta):
+            self.chips[s] += d
+        self.kitty = hand.kitty
+        if self.rules.shuffle == "after_nap":
+            # Shuffle again only after a won Nap or above; otherwise gather the cards (001).
+            self._shuffle = hand.result == "made" and base_bid(hand.contract) in KITTY_CONTRACTS
+            self.deck = hand.cards_in_play()
+        self.dealer = (self.dealer + 1) % self.players
+        self.hand_no += 1
+
+    def close(self) -> list[int]:
+        """End the match; with `kitty_at_end = "split"` share the kitty, the remainder stays."""
+        if self.rules.kitty_at_end == "split" and self.kitty:
+            share = self.kitty // self.players
+            for s in range(self.players):
+                self.chips[s] += share
+            self.kitty -= share * self.players
+        return self.chips

@@ -1,0 +1,50 @@
+"""What one seat may know at a decision: an immutable snapshot plus the legal answers."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .rules import Rules
+
+
+class View(NamedTuple):
+    """Everything the acting seat may know, and nothing else.
+
+    A NamedTuple because a view is built at every decision: it must be cheap and
+    immutable. It never holds another seat's cards, the stock, the Sir Garnet hand or
+    the floater (unless this seat paid to see it or took it up).
+    """
+
+    kind: str                  # the decision: bid, play, peep, exchange, …
+    seat: int
+    legal: tuple               # the legal answers; return one of them
+    rules: Rules
+    players: int
+    dealer: int
+    active: tuple[int, ...]    # seats holding cards, in bidding order
+    hand_no: int
+    hand: tuple[int, ...]      # own cards, sorted
+    chips: tuple[int, ...]     # chip totals now, per seat
+    kitty: int
+    bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
+    peeps: tuple[int, ...]                      # seats that paid to peep / see the floater
+    exchanges: tuple[tuple[int, int], ...]      # (seat, number of cards exchanged)
+    garnet_taker: int | None
+    bidder: int | None
+    contract: str | None
+    trumps: int | None
+    trick: tuple[tuple[int, int], ...]          # (seat, card) played to the current trick
+    tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...]  # (leader, plays, winner)
+    won: tuple[int, ...]                        # tricks won so far, per seat
+    seen: tuple[int, ...]                       # cards seen privately: peep card, floater, own discards
+
+    @property
+    def led(self) -> int | None:
+        """Suit led to the current trick, or None when this seat leads."""
+        return self.trick[0][1] // 13 if self.trick else None
+
+    def describe(self) -> dict[str, Any]:
+        """A plain dict of the view (for debugging and `naparena check`)."""
+        d = self._asdict()
+        d["rules"] = self.rules.as_dict()
+        return d

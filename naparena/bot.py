@@ -1,0 +1,163 @@
+"""The base class bot authors subclass: one method per decision kind, safe defaults.
+
+A bot sees only the ``View`` for its seat and answers with one of ``view.legal``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from naparena.errors import PluginError
+
+if TYPE_CHECKING:
+    from naparena.view import View
+
+#: Every decision kind the engine asks for; each is also the name of a ``Bot`` method.
+DECISIONS = (
+    "bid",
+    "play",
+    "peep",
+    "floater_peep",
+    "exchange",
+    "garnet",
+    "garnet_discard",
+    "peep_exchange",
+    "floater_discard",
+    "trumps",
+)
+
+# How a wrong-typed parameter is described to the person writing the tournament file.
+_TYPE_WORDS = {
+    bool: "true or false (bool)",
+    int: "a whole number (int)",
+    float: "a number (float)",
+    str: "text (str)",
+}
+
+
+def _rank(card: int) -> int:
+    return card % 13
+
+
+def _low_first(card: int) -> tuple[int, int]:
+    # Rank decides; the card int only breaks ties so the choice never depends on order.
+    return (_rank(card), card)
+
+
+class Bot:
+    """Subclass this: set ``name``, ``description``, ``params``; answer ``bid`` and ``play``."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, rng: random.Random, seat: int, **params: Any):
+        # The runner seeds rng per (match seed, seat), so a bot's own randomness
+        # never changes the deals or another bot's choices.
+        self.rng = rng
+        self.seat = seat
+        for key, value in self.validate_params(params).items():
+            setattr(self, key, value)
+
+    @classmethod
+    def validate_params(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the full parameter dict (defaults overridden by ``given``).
+
+        Raises ``PluginError`` naming the bot, the parameter and what is allowed.
+        """
+        full = dict(cls.params)
+        for key, value in given.items():
+            if key not in cls.params:
+                raise PluginError(_unknown_param(cls, key))
+            full[key] = _checked(cls, key, cls.params[key], value)
+        return full
+
+    # Required decisions --------------------------------------------------------
+
+    def bid(self, view: View) -> str:
+        """Return a bid name from ``view.legal``, e.g. ``"pass"`` or ``"three"``."""
+        raise NotImplementedError(f"bot '{self.name}' must define bid(view)")
+
+    def play(self, view: View) -> int:
+        """Return a card from ``view.legal``."""
+        raise NotImplementedError(f"bot '{self.name}' must define play(view)")
+
+    # Optional decisions: defaults that are always legal and never cost chips -----
+
+    def peep(self, view: View) -> bool:
+        return False
+
+    def floater_peep(self, view: View) -> bool:
+        return False
+
+    def exchange(self, view: View) -> tuple[int, ...]:
+        return ()
+
+    def garnet(self, view: View) -> bool:
+        return False
+
+    def garnet_discard(self, view: View) -> tuple[int, ...]:
+        """Keep the five highest-ranked of the ten cards; suits are ignored."""
+        return tuple(sorted(sorted(view.hand, key=_low_first)[:5]))
+
+    def peep_exchange(self, view: View) -> int | None:
+        return None
+
+    def floater_discard(self, view: View) -> int:
+        return min(view.legal, key=_low_first)
+
+    def trumps(self, view: View) -> int:
+        """Name the legal suit we hold most of; ties go to the highest suit."""
+        held = [card // 13 for card in view.hand]
+        return max(view.legal, key=lambda suit: (held.count(suit), suit))
+
+    # Lifecycle hooks: no-ops unless a bot needs memory across decisions ----------
+
+    def start_match(self, info) -> None:
+        pass
+
+    def start_hand(self, view: View) -> None:
+        pass
+
+    def observe(self, event) -> None:
+        pass
+
+    def end_hand(self, record) -> None:
+        pass
+
+    def end_match(self) -> None:
+        pass
+
+
+def wants_events(bot: Bot | type[Bot]) -> bool:
+    """True if the bot's class overrides ``observe``; others are not sent events, for speed."""
+    cls = bot if isinstance(bot, type) else type(bot)
+    return cls.observe is not Bot.observe
+
+
+def _bot_label(cls: type) -> str:
+    return f"bot '{cls.name or cls.__name__}'"
+
+
+def _unknown_param(cls: type, key: str) -> str:
+    known = ", ".join(sorted(cls.params))
+    allowed = f"its parameters are: {known}" if known else "it takes no parameters"
+    return f"{_bot_label(cls)} has no parameter '{key}'; {allowed}"
+
+
+def _checked(cls: type, key: str, default: Any, value: Any) -> Any:
+    if default is None:  # no default type to check against
+        return value
+    expected = type(default)
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    # bool is a subclass of int, but `samples = true` is a mistake, not 1.
+    if isinstance(value, expected) and isinstance(value, bool) == (expected is bool):
+        return value
+    words = _TYPE_WORDS.get(expected, expected.__name__)
+    raise PluginError(
+        f"{_bot_label(cls)} parameter '{key}' must be {words}, "
+        f"got {value!r} ({type(value).__name__})"
+    )

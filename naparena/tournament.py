@@ -1,0 +1,554 @@
+"""Tournament files: TOML in, a validated frozen `Tournament` out, and its schedule of matches.
+
+Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-based as in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from naparena.errors import ConfigError, PluginError, RulesError
+from naparena.rules import VARIANTS, Rules, make_rules
+
+# Names that end up in seed derivation, run directories and log files: no separators,
+# so "|".join in derive_seed can never make two different tuples collide.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+NAME_RULE = ("must be a short name of letters, digits and . _ + -"
+             " (at most 64, starting with a letter or digit)")
+
+TOP_LEVEL = ("tournament", "bots", "variants")
+BOT_KEYS = ("name", "alias", "params")
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One key of the [tournament] table: default, type, range and the line that explains it."""
+
+    default: Any
+    kind: type
+    ok: Callable[[Any], bool]
+    rule: str
+    help: str
+
+
+SETTINGS: dict[str, Setting] = {
+    "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
+    "seed": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+                    "master seed: every deal and bot RNG derives from it"),
+    "seeds": Setting(1, int, lambda v: v >= 1, "must be at least 1",
+                     "independent seed streams, to compare strategies across seeds"),
+    "hands": Setting(100, int, lambda v: v >= 1, "must be at least 1", "hands per match"),
+    "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
+    "duplicate": Setting(True, bool, lambda v: True, "",
+                         "replay each deal in every seat rotation, so luck of the cards cancels"),
+    "workers": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+                       "worker processes; 0 = one per core"),
+    "stack": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+                     "chips each seat starts a match with (results are net chips)"),
+    "timeout": Setting(1.0, float, lambda v: v > 0, "must be more than 0",
+                       "seconds a bot may take per decision"),
+    "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
+                               "disqualify a bot failing more than this share of its decisions "
+                               "(after 20); 1.0 = never"),
+    "bots_dir": Setting("bots", str, str.strip, "must not be empty",
+                        "drop-in bot folder, relative to this file"),
+    "log_dir": Setting("logs", str, str.strip, "must not be empty",
+                       "where runs are written, relative to the current directory"),
+}
+
+# A fault share only means something once a bot has made this many decisions.
+FAULT_MIN_DECISIONS = 20
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One [[bots]] entry: the registered bot `name`, its seat `alias` and its params."""
+
+    name: str
+    alias: str
+    params: dict
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "alias": self.alias, "params": dict(self.params)}
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One [[variants]] entry. `base` is the named variant the rules start from (for a
+    named variant, its own name), so `make_rules(base, overrides)` rebuilds `rules`."""
+
+    name: str
+    base: str
+    overrides: dict
+    rules: Rules
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "base": self.base, "overrides": dict(self.overrides),
+                "rules": self.rules.as_dict()}
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A validated tournament file. `path` is the file as named by the caller ("" if none)."""
+
+    name: str
+    seed: int
+    seeds: int
+    hands: int
+    table: int
+    duplicate: bool
+    workers: int
+    stack: int
+    timeout: float
+    max_fault_share: float
+    bots_dir: str
+    log_dir: str
+    bots: tuple[BotSpec, ...]
+    variants: tuple[VariantSpec, ...]
+    path: str = ""
+
+    @property
+    def bots_path(self) -> Path:
+        """The drop-in folder: `bots_dir` taken relative to the tournament file."""
+        return Path(self.path).parent / self.bots_dir
+
+    @property
+    def log_path(self) -> Path:
+        return Path(self.log_dir)
+
+    def variant(self, name: str) -> VariantSpec:
+        """The variant called `name` (KeyError if there is none)."""
+        return {v.name: v for v in self.variants}[name]
+
+    def total_hands(self) -> int:
+        per_variant = self.seeds * sum(len(rotations(seats, self.duplicate)) for seats in tables(self))
+        return len(self.variants) * per_variant * self.hands
+
+    def as_dict(self) -> dict:
+        """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
+        between machines, and logs must not."""
+        settings = {key: getattr(self, key) for key in SETTINGS}
+        return {**settings, "bots": [b.as_dict() for b in self.bots],
+                "variants": [v.as_dict() for v in self.variants]}
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match of the schedule, as plain data a worker process can rebuild it from."""
+
+    index: int
+    variant: str
+    stream: int
+    table_no: int
+    rotation: int
+    seed: int
+    seats: tuple[str, ...]
+    hands: int
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["seats"] = list(self.seats)
+        return d
+
+
+# --- loading ------------------------------------------------------------------------------
+
+def load_tournament(path: str | Path, registry: Any = None) -> Tournament:
+    """Read and validate a tournament file; see `parse_tournament`."""
+    shown = str(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(shown, "", "no such tournament file") from None
+    except IsADirectoryError:
+        raise ConfigError(shown, "", "is a folder, not a tournament file") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(shown, "", f"is not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise ConfigError(shown, "", f"cannot read the tournament file: {err.strerror}") from None
+    return parse_tournament(text, shown, registry)
+
+
+def parse_tournament(source: str | Mapping, path: str | Path | None, registry: Any = None) -> Tournament:
+    """Validate TOML text (or an already-parsed mapping) into a `Tournament`.
+
+    With a `registry` (an object with `.bots: dict[name, entry]`, `entry.cls.validate_params`)
+    bot names and params are checked too and params are filled with the bot's defaults;
+    without one they are kept as written (check later with `check_bots`).
+    """
+    path = str(path) if path else ""
+    data = _toml(source, path) if isinstance(source, str) else source
+    if not isinstance(data, Mapping):
+        raise ConfigError(path, "", "must be a TOML document of tables")
+    _check_keys(data, TOP_LEVEL, path, "")
+    settings = _settings(data, path)
+    bots = _bots(data, path)
+    variants = _variants(data, settings["table"], path)
+    t = Tournament(**settings, bots=bots, variants=variants, path=path)
+    return check_bots(t, registry) if registry is not None else t
+
+
+def check_bots(t: Tournament, registry: Any) -> Tournament:
+    """Check every bot name against `registry` and replace params by the validated full set.
+
+    Separate from parsing because the registry may depend on the file's own `bots_dir`.
+    """
+    bots = []
+    for i, bot in enumerate(t.bots, 1):
+        entry = registry.bots.get(bot.name)
+        if entry is None:
+            available = ", ".join(sorted(registry.bots)) or "none"
+            message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"
+            raise ConfigError(t.path, f"bots[{i}].name", message)
+        params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
+        bots.append(dataclasses.replace(bot, params=params))
+    return dataclasses.replace(t, bots=tuple(bots))
+
+
+def _toml(text: str, path: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        # tomllib ends its message with "(at line L, column C)"; put the place first.
+        message = str(err)
+        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+        if found:
+            what = message[:found.start()]
+            message = f"TOML syntax error at line {found[1]}, column {found[2]}: {what}"
+        else:
+            message = f"TOML syntax error: {message}"
+        raise ConfigError(path, "", message) from None
+
+
+def _settings(data: Mapping, path: str) -> dict:
+    table = data.get("tournament")
+    if table is None:
+        raise ConfigError(path, "tournament",
+                          'missing: the file needs a [tournament] table with name = "..."')
+    if not isinstance(table, Mapping):
+        raise ConfigError(path, "tournament", f"must be a table ([tournament]), got {_show(table)}")
+    for key in TOP_LEVEL:
+        if key in table:
+            # A common TOML slip: `bots = [...]` written below [tournament] lands inside it.
+            raise ConfigError(path, f"tournament.{key}",
+                              f"belongs at the top level: write [[{key}]] tables, "
+                              "or put it above [tournament]")
+    _check_keys(table, SETTINGS, path, "tournament")
+    values = {}
+    for key, setting in SETTINGS.items():
+        where = f"tournament.{key}"
+        if key not in table:
+            if setting.default is REQUIRED:
+                raise ConfigError(path, where, "missing: this key is required")
+            values[key] = setting.default
+            continue
+        value = _typed(table[key], setting.kind, path, where)
+        if not setting.ok(value):
+            raise ConfigError(path, where, f"{setting.rule}, got {_show(table[key])}")
+        values[key] = value
+    return values
+
+
+def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
+    bots: list[BotSpec] = []
+    seated: dict[str, int] = {}
+    for i, entry in _entries(data, "bots", path):
+        where = f"bots[{i}]"
+        _check_keys(entry, BOT_KEYS, path, where)
+        name = _text(entry, "name", path, where)
+        alias = name
+        if "alias" in entry:
+            alias = _text(entry, "alias", path, where)
+            if not NAME.fullmatch(alias):
+                raise ConfigError(path, f"{where}.alias", f"{NAME_RULE}, got {_show(alias)}")
+        if alias in seated:
+            raise ConfigError(path, f"{where}.alias",
+                              f"'{alias}' is already the seat name of bots[{seated[alias]}]; "
+                              "give each entry a different alias")
+        params = entry.get("params", {})
+        if not isinstance(params, Mapping):
+            raise ConfigError(path, f"{where}.params",
+                              f"must be a table, e.g. params = {{}}, got {_show(params)}")
+        seated[alias] = i
+        bots.append(BotSpec(name, alias, dict(params)))
+    return tuple(bots)
+
+
+def _bot_params(cls: Any, params: Mapping, path: str, where: str) -> dict:
+    known = getattr(cls, "params", None)
+    if isinstance(known, Mapping):
+        for key in params:
+            if key not in known:
+                listed = ", ".join(sorted(known)) or "none"
+                raise ConfigError(path, f"{where}.{_key(key)}",
+                                  f"unknown parameter{_hint(key, known)}; this bot's parameters: {listed}")
+    try:
+        return dict(cls.validate_params(dict(params)))
+    except PluginError as err:
+        culprit = _named_param(str(err), params)
+        raise ConfigError(path, f"{where}.{_key(culprit)}" if culprit else where, str(err)) from None
+
+
+def _named_param(message: str, params: Mapping) -> str | None:
+    # PluginError carries only a message; the bot contract quotes the parameter's name in it.
+    return next((key for key in params if f"'{key}'" in message), None)
+
+
+def _variants(data: Mapping, table: int, path: str) -> tuple[VariantSpec, ...]:
+    variants: list[VariantSpec] = []
+    named: dict[str, int] = {}
+    for i, entry in _entries(data, "variants", path):
+        where = f"variants[{i}]"
+        name = _text(entry, "name", path, where)
+        if not NAME.fullmatch(name):
+            raise ConfigError(path, f"{where}.name", f"{NAME_RULE}, got {_show(name)}")
+        if name in named:
+            raise ConfigError(path, f"{where}.name",
+                              f"'{name}' is already variants[{named[name]}]; variant names must be unique")
+        base, overrides = _variant_base(entry, name, path, where)
+        rules = _rules(base, overrides, path, where)
+        _check_table(rules, table, overrides, path, where)
+        named[name] = i
+        variants.append(VariantSpec(name, base, overrides, rules))
+    return tuple(variants)
+
+
+def _variant_base(entry: Mapping, name: str, path: str, where: str) -> tuple[str, dict]:
+    """The named variant to start from, and the option overrides on top of it.
+
+    Overrides need an explicit `base`, so a named variant's name always means exactly
+    that variant and a tuned one always carries a name of its own.
+    """
+    overrides = {k: v for k, v in entry.items() if k not in ("name", "base")}
+    known = ", ".join(VARIANTS)
+    if "base" not in entry:
+        if name not in VARIANTS:
+            raise ConfigError(path, f"{where}.name",
+                              f"unknown variant '{name}'{_hint(name, VARIANTS)}; named variants: {known}. "
+                              'To define your own, add base = "<named variant>"')
+        if overrides:
+            first = next(iter(overrides))
+            raise ConfigError(path, f"{where}.{_key(first)}",
+                              f"rules options can only be overridden with an explicit base: "
+                              f'write name = "my-{name}" and base = "{name}"')
+        return name, {}
+    base = _text(entry, "base", path, where)
+    if base not in VARIANTS:
+        raise ConfigError(path, f"{where}.base",
+                          f"unknown base variant '{base}'{_hint(base, VARIANTS)}; named variants: {known}")
+    if name in VARIANTS:
+        raise ConfigError(path, f"{where}.name",
+                          f"'{name}' is a named variant, so with base = '{base}' it would mean two things; "
+                          f"give your variant its own name, e.g. 'my-{name}'")
+    return base, overrides
+
+
+def _rules(base: str, overrides: dict, path: str, where: str) -> Rules:
+    try:
+        return make_rules(base, overrides)
+    except RulesError as err:
+        key = f"{where}.{_key(err.option)}" if err.option in overrides else where
+        raise ConfigError(path, key, err.message) from None
+
+
+def _check_table(rules: Rules, table: int, overrides: dict, path: str, where: str) -> None:
+    try:
+        rules.check_players(table)
+    except RulesError as err:
+        key = f"{where}.{_key(err.option)}" if err.option in overrides else where
+        message = f"cannot deal a table of {table} (tournament.table): {err.message}"
+        raise ConfigError(path, key, message) from None
+
+
+# --- small validators ---------------------------------------------------------------------
+
+def _entries(data: Mapping, key: str, path: str) -> list[tuple[int, Mapping]]:
+    value = data.get(key)
+    if value is None:
+        raise ConfigError(path, key, f"missing: add at least one [[{key}]] table")
+    if isinstance(value, Mapping):
+        raise ConfigError(path, key, f"must be an array of tables: write [[{key}]], not [{key}]")
+    if not isinstance(value, list):
+        raise ConfigError(path, key, f"must be an array of tables ([[{key}]]), got {_show(value)}")
+    if not value:
+        raise ConfigError(path, key, f"is empty: add at least one [[{key}]] table")
+    for i, entry in enumerate(value, 1):
+        if not isinstance(entry, Mapping):
+            raise ConfigError(path, f"{key}[{i}]", f"must be a table, got {_show(entry)}")
+    return list(enumerate(value, 1))
+
+
+def _check_keys(table: Mapping, allowed: Sequence[str] | Mapping, path: str, where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            listed = ", ".join(allowed)
+            raise ConfigError(path, _join(where, key),
+                              f"unknown key{_hint(key, allowed)}; allowed here: {listed}")
+
+
+def _text(entry: Mapping, key: str, path: str, where: str) -> str:
+    if key not in entry:
+        raise ConfigError(path, f"{where}.{key}", "missing: this key is required")
+    value = entry[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(path, f"{where}.{key}", f"must be a non-empty string, got {_show(value)}")
+    return value
+
+
+def _typed(value: Any, kind: type, path: str, where: str) -> Any:
+    # bool is an int subclass in Python, but `hands = true` is a mistake, not 1.
+    if isinstance(value, bool) != (kind is bool):
+        ok = False
+    elif kind is float:
+        # The comparison also refuses nan, inf and integers too large to be a float.
+        ok = isinstance(value, (int, float)) and abs(value) < 1e300
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        words = {int: "a whole number", float: "a finite number", bool: "true or false", str: "a string"}
+        raise ConfigError(path, where, f"must be {words[kind]}, got {_show(value)}")
+    return value
+
+
+def _hint(word: Any, choices) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _key(key: Any) -> str:
+    key = str(key)
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _join(where: str, key: Any) -> str:
+    return f"{where}.{_key(key)}" if where else _key(key)
+
+
+def _show(value: Any) -> str:
+    """A value as the person wrote it in TOML, so messages quote their own file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return repr(value)
+
+
+# --- the schedule ---------------------------------------------------------------------------
+
+def derive_seed(master: int, *parts: Any) -> int:
+    """A 64-bit seed from the master seed and labels: the first 8 bytes of blake2b over
+    "|".join of their str() forms, read big-endian. Stable across runs and Python versions."""
+    text = "|".join(map(str, (master, *parts)))
+    return int.from_bytes(hashlib.blake2b(text.encode()).digest()[:8], "big")
+
+
+def bot_seed(master: int, match_index: int, seat: int) -> int:
+    """The seed of the bot sitting in `seat` of match `match_index`."""
+    return derive_seed(master, "bot", match_index, seat)
+
+
+def tables(t: Tournament) -> list[tuple[str, ...]]:
+    """The seatings (aliases in seat order) before rotation, one per table.
+
+    More bots than seats: every combination of `table` bots, in the order listed.
+    Fewer: one table, bot i in seats i, i+n, … (cyclic). That is fair only together
+    with duplicate rotation, which puts every bot in every seat with every hand; a bot
+    holding two seats plays twice as many hands, so compare results per seat played.
+    """
+    aliases = [b.alias for b in t.bots]
+    if len(aliases) > t.table:
+        return list(itertools.combinations(aliases, t.table))
+    return [tuple(aliases[i % len(aliases)] for i in range(t.table))]
+
+
+def rotations(seats: tuple[str, ...], duplicate: bool) -> list[tuple[int, tuple[str, ...]]]:
+    """(rotation, seating) pairs for one table: all distinct rotations when duplicate.
+
+    A cyclic seating like (a, b, a, b) repeats itself after 2 rotations; replaying the
+    same deal with the same seating adds nothing, so repeats are dropped. Each bot then
+    still holds each hand of the deal exactly once per seat it occupies.
+    """
+    if not duplicate:
+        return [(0, seats)]
+    seen: list[tuple[int, tuple[str, ...]]] = []
+    for r in range(len(seats)):
+        rotated = seats[r:] + seats[:r]
+        if all(rotated != s for _, s in seen):
+            seen.append((r, rotated))
+    return seen
+
+
+def schedule(t: Tournament) -> list[MatchSpec]:
+    """Every match of the tournament, in order: variant, seed stream, table, rotation.
+
+    Duplicate rotations of a table share one deal seed; without duplicate every match
+    has its own. Seeds hang off names, not positions, so adding a variant never
+    changes another variant's deals.
+    """
+    matches: list[MatchSpec] = []
+    for variant in t.variants:
+        for stream in range(t.seeds):
+            for table_no, seats in enumerate(tables(t)):
+                for rotation, seating in rotations(seats, t.duplicate):
+                    own = () if t.duplicate else (rotation,)
+                    seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
+                    matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
+                                             seed, seating, t.hands))
+    return matches
+
+
+# --- the starter file -----------------------------------------------------------------------
+
+def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: str = "starter") -> str:
+    """A valid tournament file to start from: the first two bots, `classic` and one more
+    variant, every [tournament] key at its default, and comments explaining each key."""
+    if not bot_names:
+        raise ConfigError("", "bots", "no bots are registered, so there is nothing to put in a tournament")
+    if not variant_names:
+        raise ConfigError("", "variants", "no variants are known, so there is nothing to put in a tournament")
+    chosen = ["classic"] if "classic" in variant_names else [variant_names[0]]
+    chosen += [v for v in variant_names if v not in chosen][:1]
+    settings = {key: s.default for key, s in SETTINGS.items() if s.default is not REQUIRED}
+    # Each entry dumped on its own: tomli-w would fold short arrays of tables into
+    # inline arrays, and [[bots]] blocks are what a person expects to copy and edit.
+    blocks = [tomli_w.dumps({"tournament": {"name": name, **settings}})]
+    blocks += ["[[bots]]\n" + tomli_w.dumps({"name": b}) for b in list(bot_names)[:2]]
+    blocks += ["[[variants]]\n" + tomli_w.dumps({"name": v}) for v in chosen]
+    return _starter_header(bot_names, variant_names) + "\n" + "\n".join(blocks)
+
+
+def _starter_header(bot_names: Sequence[str], variant_names: Sequence[str]) -> str:
+    width = max(map(len, SETTINGS))
+    lines = ["naparena tournament file (TOML).", "", "[tournament]"]
+    lines += [f"  {key:<{width}}  {s.help}" + (" (required)" if s.default is REQUIRED else "")
+              for key, s in SETTINGS.items()]
+    lines += [
+        "",
+        "[[bots]]      one per player: name = a registered bot; optional alias = a unique",
+        "              seat name (lets one bot sit twice with different params);",
+        "              optional params = { ... } for the bot's parameters",
+        "[[variants]]  name = a named variant; or name = your own, base = a named variant,",
+        "              plus any rules option to override, e.g. bids = [...]",
+        "",
+        f"Available bots: {', '.join(bot_names)}",
+        f"Named variants: {', '.join(variant_names)}",
+    ]
+    return "".join(f"# {line}".rstrip() + "\n" for line in lines)

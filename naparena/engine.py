@@ -103,8 +103,10 @@ class Hand:
         self.players, self.dealer, self.hand_no = players, dealer, hand_no
         self.chips_start, self.kitty_start = chips, kitty
         self.active, slots = deal_order(rules, players, dealer)
-        self.hands = [sorted(deck[i] for i in slots[s]) for s in range(players)]
-        self.dealt = [tuple(h) for h in self.hands]
+        # Public state lives in tuples, replaced rather than mutated, so a View is
+        # a snapshot that costs only references.
+        self.hands = [tuple(sorted(deck[i] for i in slots[s])) for s in range(players)]
+        self.dealt = list(self.hands)
         rest = deck[len(self.active) * rules.hand_size:]
         self.peep_card = rest.pop(0) if rules.peep else None
         self.floater = rest.pop(0) if rules.floater else None
@@ -122,15 +124,16 @@ class Hand:
         self.misere = False
         self.trumps: int | None = None
         self.trumps_by_lead = True
-        self.peeps: list[int] = []
-        self.exchanges: list[tuple[int, int]] = []
+        self.peeps: tuple[int, ...] = ()
+        self.exchanges: tuple[tuple[int, int], ...] = ()
         self.garnet_taker: int | None = None
-        self.seen: list[list[int]] = [[] for _ in range(players)]
+        self.seen: list[tuple[int, ...]] = [()] * players
         self.pre: list[list] = []              # non-bid, non-play decisions, for the log
         self.faults: list[list] = []           # [decision, seat, kind, reason]
-        self.trick: list[tuple[int, int]] = []
-        self.tricks: list[tuple[int, tuple[tuple[int, int], ...], int]] = []
-        self.won = [0] * players
+        self.trick: tuple[tuple[int, int], ...] = ()
+        self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
+        self.won = (0,) * players
+        self._chips: tuple[int, ...] | None = None
         self.revoke: int | None = None
         self.result: str | None = None
         self.decisions = 0
@@ -156,6 +159,17 @@ class Hand:
     def _pay_kitty(self, seat: int, amount: int) -> None:
         self.delta[seat] -= amount
         self.kitty += amount
+        self._chips = None
+
+    def _take(self, seat: int, *cards_in: int) -> None:
+        self.hands[seat] = tuple(sorted(self.hands[seat] + cards_in))
+
+    def _give_up(self, seat: int, *cards_out: int) -> None:
+        self.hands[seat] = tuple(c for c in self.hands[seat] if c not in cards_out)
+        self.discards.extend(cards_out)
+
+    def _see(self, seat: int, *cards_seen: int) -> None:
+        self.seen[seat] += tuple(c for c in cards_seen if c not in self.seen[seat])
 
     def _start(self) -> None:
         if self.rules.purchase != "none":
@@ -228,10 +242,8 @@ class Hand:
             return self._ask(b, PEEP_EXCHANGE)
         if step <= 1 and rules.floater and self.contract.endswith("-with"):
             self._post = 2
-            if self.floater not in self.seen[b]:
-                self.seen[b].append(self.floater)
-            self.hands[b].append(self.floater)
-            self.hands[b].sort()
+            self._see(b, self.floater)
+            self._take(b, self.floater)
             return self._ask(b, FLOATER_DISCARD)
         if step <= 2 and rules.floater and base_bid(self.contract) == "wellington":
             self._post = 3
@@ -351,15 +363,11 @@ class Hand:
         if discard:
             fee = len(discard) if self.rules.purchase == "ecarte" else 1
             self._pay_kitty(seat, fee)
-            hand = self.hands[seat]
-            for c in discard:
-                hand.remove(c)
-            hand.extend(self.stock[:len(discard)])
+            self._give_up(seat, *discard)
+            self._take(seat, *self.stock[:len(discard)])
             del self.stock[:len(discard)]
-            hand.sort()
-            self.discards.extend(discard)
-            self.seen[seat].extend(discard)
-            self.exchanges.append((seat, len(discard)))
+            self._see(seat, *discard)
+            self.exchanges += ((seat, len(discard)),)
         self._turn += 1
         if self._turn < len(self.active):
             self._ask(self.active[self._turn], EXCHANGE)
@@ -370,51 +378,42 @@ class Hand:
     def _on_peep(self, seat: int, peep: bool) -> None:
         if peep:
             self._pay_kitty(seat, 1)
-            self.peeps.append(seat)
-            self.seen[seat].append(self.peep_card)
+            self.peeps += (seat,)
+            self._see(seat, self.peep_card)
         self._next_in_turn()
 
     def _on_floater_peep(self, seat: int, peep: bool) -> None:
         if peep:
             self._pay_kitty(seat, 1)
-            self.peeps.append(seat)
-            self.seen[seat].append(self.floater)
+            self.peeps += (seat,)
+            self._see(seat, self.floater)
         self._next_in_turn()
 
     def _on_garnet(self, seat: int, take: bool) -> None:
         if not take:
             return self._next_in_turn()
         self.garnet_taker = seat
-        self.hands[seat].extend(self.garnet)
-        self.hands[seat].sort()
+        self._take(seat, *self.garnet)
         self.garnet = []
         self._queue = []
         self._ask(seat, GARNET_DISCARD)
 
     def _on_garnet_discard(self, seat: int, discard: tuple[int, ...]) -> None:
-        hand = self.hands[seat]
-        for c in discard:
-            hand.remove(c)
-        self.discards.extend(discard)
-        self.seen[seat].extend(discard)
+        self._give_up(seat, *discard)
+        self._see(seat, *discard)
         self._bid(seat, "nap")  # taking up Sir Garnet obliges a Nap (000)
         self._next_in_turn()
 
     def _on_peep_exchange(self, seat: int, give: int | None) -> None:
         if give is not None:
-            hand = self.hands[seat]
-            hand.remove(give)
-            hand.append(self.peep_card)
-            hand.sort()
-            self.discards.append(give)
-            self.seen[seat].append(give)
+            self._give_up(seat, give)
+            self._take(seat, self.peep_card)
+            self._see(seat, give)
         self._post_bid()
 
     def _on_floater_discard(self, seat: int, card: int) -> None:
-        self.hands[seat].remove(card)
-        self.discards.append(card)
-        if card != self.floater:
-            self.seen[seat].append(card)
+        self._give_up(seat, card)
+        self._see(seat, card)
         self._post_bid()
 
     def _on_trumps(self, seat: int, suit: int) -> None:
@@ -427,19 +426,22 @@ class Hand:
         """The hot loop: one legal card onto the current trick."""
         self.decisions += 1
         seat = self.to_act
-        self.hands[seat].remove(c)
-        trick = self.trick
-        if not trick and not self.tricks and self.trumps_by_lead:
+        hand = self.hands[seat]
+        i = hand.index(c)
+        self.hands[seat] = hand[:i] + hand[i + 1:]
+        if not self.trick and not self.tricks and self.trumps_by_lead:
             self.trumps = SUIT[c]  # the suit of the first card led is trumps
-        trick.append((seat, c))
+        self.trick = trick = self.trick + ((seat, c),)
         active = self.active
         if len(trick) < len(active):
             i = active.index(seat) + 1
             return self._ask(active[i if i < len(active) else 0], PLAY)
         winner = _trick_winner(trick, self.trumps)
-        self.tricks.append((trick[0][0], tuple(trick), winner))
-        self.trick = []
-        self.won[winner] += 1
+        self.tricks += ((trick[0][0], trick, winner),)
+        self.trick = ()
+        won = list(self.won)
+        won[winner] += 1
+        self.won = tuple(won)
         if self._decided():
             return self._finish(self._verdict())
         self._ask(winner, PLAY)
@@ -467,6 +469,7 @@ class Hand:
         self.to_act = self.kind = self._legal = None
         if result != "passed":
             self._settle(result)
+            self._chips = None
 
     def _stakes(self, made: bool) -> tuple[int, int]:
         base = base_bid(self.contract)
@@ -509,13 +512,15 @@ class Hand:
         """The acting seat's view (or `seat`'s, outside its turn: then `legal` is empty)."""
         acting = seat is None or seat == self.to_act
         s = self.to_act if seat is None else seat
-        chips = tuple(c + d for c, d in zip(self.chips_start, self.delta))
+        chips = self._chips
+        if chips is None:
+            chips = self._chips = tuple(c + d for c, d in zip(self.chips_start, self.delta))
         return View(
             self.kind if acting else None, s, self.legal() if acting and not self.over else (),
             self.rules, self.players, self.dealer, self.active, self.hand_no,
-            tuple(self.hands[s]), chips, self.kitty, self.bids, tuple(self.peeps),
-            tuple(self.exchanges), self.garnet_taker, self.bidder, self.contract, self.trumps,
-            tuple(self.trick), tuple(self.tricks), tuple(self.won), tuple(self.seen[s]),
+            self.hands[s], chips, self.kitty, self.bids, self.peeps,
+            self.exchanges, self.garnet_taker, self.bidder, self.contract, self.trumps,
+            self.trick, self.tricks, self.won, self.seen[s],
         )
 
     @property

@@ -1,0 +1,281 @@
+"""Play one match from plain data: rebuild the bots, supervise every decision, log every hand.
+
+This is what a worker process runs. Nothing here depends on which process runs it or
+when, so a match gives the same log wherever it is played.
+
+Misbehaviour rules (also in the README):
+- a bot that raises, answers illegally or runs out of time faults that decision: the
+  engine applies the kind's default (pass, decline, keep), and in card play that is a
+  revoke, settled as RULES.md §5 says;
+- a bot whose process dies (``os._exit``, a segfault) or hangs past the hard limit is
+  *crashed*: that decision is a fault, and for the rest of the match its seat is played
+  by the engine's fallback (the first legal answer) without asking the bot again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bot import wants_events
+from .engine import Hand, Match
+from .rules import Rules
+
+# Slot layout: a few shared ints per worker that the watchdog reads without locks.
+MATCH, HAND, SEAT, DECISION, TICKET, KILL_TICKET = range(6)
+SLOT_SIZE = 6
+FORMAT = 1
+
+
+class BotTimeout(BaseException):
+    """Raised inside a bot that overran its time; BaseException so `except Exception` in a bot cannot swallow it."""
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to play one match, as plain data."""
+
+    index: int
+    seed: int
+    variant: str
+    rules: dict
+    seats: list[dict]          # per seat: alias, name, params, seed
+    hands: int
+    stack: int = 0
+    timeout: float = 1.0
+    bots_dir: str | None = None
+    path: str | None = None    # where the worker writes the match log
+    spec: dict = field(default_factory=dict)
+    crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
+
+
+class _Seat:
+    """One bot at the table, with its bound decision methods and counters."""
+
+    def __init__(self, bot, alias: str):
+        self.bot, self.alias = bot, alias
+        self.decide = {k: getattr(bot, k) for k in (
+            "bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
+            "peep_exchange", "floater_discard", "trumps")}
+        cls = type(bot)
+        self.events = wants_events(bot)
+        self.hand_start = _overrides(cls, "start_hand")
+        self.hand_end = _overrides(cls, "end_hand")
+        self.decisions = 0
+        self.dead = False
+
+
+def _overrides(cls, name: str) -> bool:
+    from .bot import Bot
+    return getattr(cls, name) is not getattr(Bot, name)
+
+
+_slot: Any = None  # this process's watchdog slot (a RawArray), set by `bind_slot`
+
+
+def bind_slot(slot) -> None:
+    """Point this process at its watchdog slot and let the watchdog interrupt a slow bot."""
+    global _slot
+    _slot = slot
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGUSR1, _on_timeout_signal)
+
+
+def _on_timeout_signal(signum, frame) -> None:
+    s = _slot
+    # Only interrupt the decision the watchdog timed out, never a later one.
+    if s is not None and s[SEAT] >= 0 and s[TICKET] == s[KILL_TICKET]:
+        raise BotTimeout()
+
+
+def play_job(job: Job, registry) -> dict:
+    """Play the match; return its log (a JSON-able dict)."""
+    rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
+    seats = [_Seat(registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
+             for i, s in enumerate(job.seats)]
+    crashes = {(c[0], c[1], c[2]): c[3] for c in job.crashes}
+    match = Match(rules, len(seats), job.seed, job.stack)
+    slot = _slot if _slot is not None else [0] * SLOT_SIZE
+    slot[MATCH] = job.index
+    for i, seat in enumerate(seats):
+        _guarded(seat, slot, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i)))
+    records = []
+    for _ in range(job.hands):
+        hand = match.next_hand()
+        slot[HAND] = hand.hand_no
+        _play_hand(hand, seats, slot, job.timeout, crashes)
+        match.finish(hand)
+        records.append(hand.record())
+    final = match.close()
+    for i, seat in enumerate(seats):
+        if not seat.dead:
+            _guarded(seat, slot, i, seat.bot.end_match)
+    log = {
+        "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
+        "rules": job.rules, "seed": job.seed,
+        "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
+        "crashes": job.crashes, "hands": records,
+    }
+    log["summary"] = summarize(log, final, match.kitty, [s.decisions for s in seats])
+    return log
+
+
+def _match_info(job: Job, rules: Rules, seat: int) -> dict:
+    return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
+            "players": len(job.seats), "rules": rules, "hands": job.hands}
+
+
+def _guarded(seat: _Seat, slot, i: int, call) -> None:
+    """Lifecycle calls (start/end of match or hand, events): a failure there is ignored
+    for play but a time-out still interrupts it, so a bot cannot stall the match."""
+    slot[SEAT] = i
+    slot[TICKET] += 1
+    try:
+        call()
+    except (Exception, BotTimeout):
+        pass
+    finally:
+        slot[SEAT] = -1
+
+
+def _play_hand(hand: Hand, seats: list[_Seat], slot, timeout: float, crashes: dict) -> None:
+    for i, seat in enumerate(seats):
+        if seat.hand_start and not seat.dead:
+            _guarded(seat, slot, i, lambda b=seat.bot, v=hand.view(i): b.start_hand(v))
+    listeners = [(i, s) for i, s in enumerate(seats) if s.events and not s.dead]
+    mark = _mark(hand) if listeners else None
+    while not hand.over:
+        i = hand.to_act
+        seat = seats[i]
+        if seat.dead:
+            hand.apply(hand.legal()[0])  # fallback for a crashed bot: the first legal answer
+        else:
+            reason = crashes.get((hand.hand_no, i, hand.decisions))
+            if reason is not None:
+                seat.dead = True
+                hand.fault(reason)
+            else:
+                _ask(hand, seat, i, slot, timeout)
+        if listeners:
+            mark = _tell(hand, mark, listeners, slot)
+    if listeners or any(s.hand_end for s in seats):
+        public = public_record(hand.record())
+        for i, seat in enumerate(seats):
+            if seat.dead:
+                continue
+            if seat.events:
+                _guarded(seat, slot, i, lambda b=seat.bot: b.observe({"type": "settle", **public}))
+            if seat.hand_end:
+                _guarded(seat, slot, i, lambda b=seat.bot: b.end_hand(public))
+
+
+def _ask(hand: Hand, seat: _Seat, i: int, slot, timeout: float) -> None:
+    """One supervised decision: the bot answers, raises, or is interrupted by the watchdog."""
+    seat.decisions += 1
+    slot[DECISION] = hand.decisions
+    slot[TICKET] += 1
+    slot[SEAT] = i
+    try:
+        answer = seat.decide[hand.kind](hand.view())
+    except BotTimeout:
+        slot[SEAT] = -1
+        return hand.fault(f"time-out: no answer within {timeout:g} s")
+    except Exception as e:
+        slot[SEAT] = -1
+        return hand.fault(f"exception: {type(e).__name__}: {str(e)[:200]}")
+    slot[SEAT] = -1
+    hand.apply(answer)
+
+
+def _mark(hand: Hand) -> tuple:
+    return (len(hand.bids), len(hand.tricks), len(hand.trick), len(hand.peeps),
+            len(hand.exchanges), hand.garnet_taker, hand.trumps)
+
+
+def _tell(hand: Hand, mark: tuple, listeners, slot) -> tuple:
+    """Send the public events since `mark` to the bots that asked for them."""
+    events = []
+    nb, nt, np_, npe, nx, garnet, trumps = mark
+    for seat, bid in hand.bids[nb:]:
+        events.append({"type": "bid", "seat": seat, "bid": bid})
+    for seat in hand.peeps[npe:]:
+        events.append({"type": "peep", "seat": seat})
+    for seat, n in hand.exchanges[nx:]:
+        events.append({"type": "exchange", "seat": seat, "cards": n})
+    if hand.garnet_taker is not None and garnet is None:
+        events.append({"type": "garnet", "seat": hand.garnet_taker})
+    if hand.trumps is not None and trumps is None and not hand.trumps_by_lead:
+        events.append({"type": "trumps", "seat": hand.bidder, "suit": hand.trumps})
+    plays = [p for _, ps, _ in hand.tricks for p in ps] + list(hand.trick)
+    done = sum(len(ps) for _, ps, _ in hand.tricks[:nt]) + np_
+    for seat, card in plays[done:]:
+        events.append({"type": "play", "seat": seat, "card": card})
+    for leader, _, winner in hand.tricks[nt:]:
+        events.append({"type": "trick", "leader": leader, "winner": winner})
+    for event in events:
+        for i, seat in listeners:
+            _guarded(seat, slot, i, lambda b=seat.bot, e=event: b.observe(e))
+    return _mark(hand)
+
+
+PRIVATE_KEYS = ("deal", "peep_card", "floater", "garnet", "pre")
+
+
+def public_record(record: dict) -> dict:
+    """A finished hand as every seat may see it: no dealt cards, no private decisions."""
+    return {k: v for k, v in record.items() if k not in PRIVATE_KEYS}
+
+
+def fault_kind(reason: str) -> str:
+    """'exception: …' → 'exception'; 'illegal answer …' → 'illegal'."""
+    head = reason.split(":", 1)[0]
+    return "illegal" if head.startswith("illegal") else head
+
+
+def summarize(log: dict, final: list[int], kitty: int, decisions: list[int]) -> dict:
+    """Per-seat totals of one match, derived from its hands alone (report and verify reuse it)."""
+    n = len(log["bots"])
+    seats = [{"chips": 0, "hands": 0, "bidder_hands": 0, "bidder_chips": 0, "defender_chips": 0,
+              "contracts": {}, "revokes": 0, "faults": {}, "decisions": decisions[i] if decisions else 0}
+             for i in range(n)]
+    for r in log["hands"]:
+        bidder = r["bidder"]
+        for s in range(n):
+            seat = seats[s]
+            delta = r["chips"][s]
+            seat["hands"] += 1
+            seat["chips"] += delta
+            if bidder == s:
+                seat["bidder_hands"] += 1
+                seat["bidder_chips"] += delta
+                made = seat["contracts"].setdefault(r["contract"], [0, 0])
+                made[0] += 1
+                made[1] += r["result"] == "made"
+            else:
+                seat["defender_chips"] += delta
+        if r.get("revoke") is not None:
+            seats[r["revoke"]]["revokes"] += 1
+        for _, s, _, reason in r.get("faults", ()):
+            kinds = seats[s]["faults"]
+            kinds[fault_kind(reason)] = kinds.get(fault_kind(reason), 0) + 1
+    for hand_no, s, _, reason in log["crashes"]:
+        seats[s]["crashed_at"] = hand_no
+    return {"seats": seats, "final": final, "kitty": kitty, "hands": len(log["hands"])}
+
+
+def dumps(log: dict) -> bytes:
+    """Canonical bytes of a match log: compact, sorted keys, so equal matches give equal files."""
+    return json.dumps(log, separators=(",", ":"), sort_keys=True).encode()
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write to a temporary file then rename, so a reader never sees half a log."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)

@@ -1,0 +1,290 @@
+"""Executors that run matches: a fork-based worker pool that survives dying workers, and
+an in-process one for debugging. Both follow `concurrent.futures.Executor`.
+
+Why not `ProcessPoolExecutor`: one worker killed by a bot (`os._exit`, a segfault, a
+hang we must kill) breaks that pool for every pending match. Here only the future of
+the match that was running fails, with `WorkerDied` saying which seat was deciding;
+the worker is replaced and the pool goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+from collections import deque
+from concurrent.futures import Executor, Future
+from typing import Any, Callable
+
+from .play import DECISION, HAND, KILL_TICKET, MATCH, SEAT, SLOT_SIZE, TICKET, bind_slot
+
+
+class WorkerDied(Exception):
+    """The worker running a task died; `where` is its slot: match, hand, seat, decision."""
+
+    def __init__(self, reason: str, where: dict[str, int]):
+        super().__init__(reason)
+        self.reason, self.where = reason, where
+
+
+def _where(slot) -> dict[str, int]:
+    return {"match": slot[MATCH], "hand": slot[HAND], "seat": slot[SEAT], "decision": slot[DECISION]}
+
+
+class _Watch:
+    """Times the decision a slot shows; says when to interrupt it and when to give up on it."""
+
+    def __init__(self, slot, timeout: float, hard: float):
+        self.slot, self.timeout, self.hard = slot, timeout, hard
+        self.ticket, self.since, self.signalled = -1, 0.0, False
+
+    def check(self, now: float) -> str | None:
+        slot = self.slot
+        ticket = slot[TICKET]
+        if slot[SEAT] < 0 or ticket != self.ticket:
+            self.ticket, self.since, self.signalled = ticket, now, False
+            return None
+        waited = now - self.since
+        if waited >= self.hard:
+            return "kill"
+        if waited >= self.timeout and not self.signalled:
+            self.signalled = True
+            slot[KILL_TICKET] = ticket
+            return "interrupt"
+        return None
+
+
+def _worker_main(conn, slot, initializer, initargs) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    bind_slot(slot)
+    if initializer:
+        initializer(*initargs)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if task is None:
+            return
+        task_id, fn, args = task
+        slot[SEAT] = -1
+        try:
+            out = (task_id, True, fn(*args))
+        except BaseException as e:  # report, never die of a task's error
+            out = (task_id, False, RuntimeError(f"{type(e).__name__}: {e}"))
+        conn.send(out)
+
+
+class _Worker:
+    def __init__(self, ctx, slot, initializer, initargs):
+        self.slot = slot
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child, slot, initializer, initargs), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: tuple | None = None  # (future, task_id, fn, args)
+
+
+class ForkPool(Executor):
+    """A fixed set of forked workers, reused for every task; a dead worker is replaced."""
+
+    def __init__(self, workers: int, timeout: float = 1.0, hard: float | None = None,
+                 initializer: Callable | None = None, initargs: tuple = ()):
+        self._ctx = multiprocessing.get_context("fork")
+        self._init = (initializer, initargs)
+        self._timeout = timeout
+        self._hard = hard if hard is not None else timeout * 3 + 5.0
+        self._pending: deque = deque()
+        self._lock = threading.Lock()
+        self._closing = False
+        self._next_id = 0
+        self._wake_r, self._wake_w = os.pipe()
+        self._workers = [self._spawn() for _ in range(workers)]
+        self._watches = [_Watch(w.slot, timeout, self._hard) for w in self._workers]
+        self._thread = threading.Thread(target=self._manage, name="naparena-pool", daemon=True)
+        self._thread.start()
+
+    def _spawn(self) -> _Worker:
+        slot = self._ctx.RawArray("q", SLOT_SIZE)
+        slot[SEAT] = -1
+        return _Worker(self._ctx, slot, *self._init)
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        if kwargs:
+            raise TypeError("ForkPool.submit takes positional arguments only")
+        future: Future = Future()
+        with self._lock:
+            if self._closing:
+                raise RuntimeError("cannot submit after shutdown")
+            self._pending.append((future, self._next_id, fn, args))
+            self._next_id += 1
+        os.write(self._wake_w, b"x")
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closing = True
+            if cancel_futures:
+                while self._pending:
+                    self._pending.popleft()[0].cancel()
+        os.write(self._wake_w, b"x")
+        if wait:
+            self._thread.join()
+        else:
+            self.terminate()
+
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C): kill the workers, fail what was running."""
+        with self._lock:
+            self._closing = True
+            self._pending.clear()
+        for w in self._workers:
+            if w.process.is_alive():
+                w.process.kill()
+        os.write(self._wake_w, b"x")
+        self._thread.join(timeout=5)
+
+    # --- the manager thread -------------------------------------------------------
+
+    def _manage(self) -> None:
+        tick = max(0.02, min(self._timeout / 4, 0.25))
+        while True:
+            self._dispatch()
+            busy = [w for w in self._workers if w.task]
+            with self._lock:
+                if self._closing and not busy and not self._pending:
+                    break
+            handles = [self._wake_r] + [w.conn for w in busy] + [w.process.sentinel for w in busy]
+            ready = multiprocessing.connection.wait(handles, timeout=tick)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 4096)
+            for i, w in enumerate(self._workers):
+                if w.task and (w.conn in ready or w.process.sentinel in ready):
+                    self._collect(i)
+            self._watch(time.monotonic())
+        for w in self._workers:
+            try:
+                w.conn.send(None)
+            except OSError:
+                pass
+            w.process.join(timeout=5)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    def _dispatch(self) -> None:
+        for w in self._workers:
+            if w.task is not None:
+                continue
+            with self._lock:
+                if not self._pending:
+                    return
+                task = self._pending.popleft()
+            if not task[0].set_running_or_notify_cancel():
+                continue
+            w.task = task
+            w.conn.send(task[1:])
+
+    def _collect(self, i: int) -> None:
+        w = self._workers[i]
+        future = w.task[0]
+        try:
+            if w.conn.poll():
+                _, ok, value = w.conn.recv()
+                w.task = None
+                future.set_result(value) if ok else future.set_exception(value)
+                return
+        except (EOFError, OSError):
+            pass
+        w.process.join(timeout=1)
+        if w.process.is_alive():
+            return
+        self._replace(i, _death(w.process.exitcode))
+
+    def _replace(self, i: int, reason: str) -> None:
+        w = self._workers[i]
+        future, where = w.task[0], _where(w.slot)
+        w.task = None
+        w.conn.close()
+        closing = self._closing
+        if not closing:
+            self._workers[i] = self._spawn()
+            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard)
+        future.set_exception(WorkerDied(reason, where))
+
+    def _watch(self, now: float) -> None:
+        for i, w in enumerate(self._workers):
+            if not w.task:
+                continue
+            action = self._watches[i].check(now)
+            if action == "interrupt":
+                os.kill(w.process.pid, signal.SIGUSR1)
+            elif action == "kill":
+                w.process.kill()
+                w.process.join()
+                self._replace(i, f"hang: killed after {self._hard:g} s without an answer")
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = str(-exitcode)
+        return f"crash: process killed by signal {name}"
+    return f"crash: process exited with code {exitcode}"
+
+
+class InlineExecutor(Executor):
+    """Runs each task at once in this process (`--workers 1`), with the same time-outs.
+
+    A watchdog thread interrupts a bot that overruns; a hang in C code, or a bot that
+    kills its process, cannot be survived here — use two or more workers for that.
+    """
+
+    def __init__(self, timeout: float = 1.0, initializer: Callable | None = None, initargs: tuple = ()):
+        self._slot = [0] * SLOT_SIZE
+        self._slot[SEAT] = -1
+        self._timeout = timeout
+        self._stop = threading.Event()
+        self._main = threading.main_thread().ident
+        bind_slot(self._slot)
+        if threading.current_thread() is threading.main_thread():
+            self._thread = threading.Thread(target=self._watchdog, name="naparena-watchdog", daemon=True)
+            self._thread.start()
+        else:
+            self._thread = None
+        if initializer:
+            initializer(*initargs)
+
+    def _watchdog(self) -> None:
+        watch = _Watch(self._slot, self._timeout, float("inf"))
+        tick = max(0.02, min(self._timeout / 4, 0.25))
+        while not self._stop.wait(tick):
+            if watch.check(time.monotonic()) == "interrupt":
+                signal.pthread_kill(self._main, signal.SIGUSR1)
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as e:
+            future.set_exception(e)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._stop.set()
+        bind_slot(None)
+
+    def terminate(self) -> None:
+        self.shutdown()
+
+
+def make_executor(workers: int, timeout: float, initializer=None, initargs=()) -> Any:
+    """`workers == 1` plays in-process (debugging); more gives a ForkPool."""
+    if workers <= 1:
+        return InlineExecutor(timeout, initializer, initargs)
+    return ForkPool(workers, timeout, initializer=initializer, initargs=initargs)

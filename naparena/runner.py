@@ -1,0 +1,284 @@
+"""Runs a tournament: the run directory, worker pool, match order, crashes, resume, standings.
+
+Matches go to an executor as plain data; each worker plays its match and writes the
+match log itself. The parent consumes results strictly in schedule order, so the
+standings, the disqualifications and every file are the same for any number of
+workers and any completion order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import platform
+import sys
+from concurrent.futures import FIRST_COMPLETED, wait
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable
+
+from . import __version__
+from .errors import RunError
+from .play import Job, dumps, play_job, summarize, write_atomic
+from .plugins import bot_version, load_registry
+from .pool import WorkerDied, make_executor
+from .stats import Standings
+from .tournament import FAULT_MIN_DECISIONS, Tournament, bot_seed, schedule
+
+log = logging.getLogger("naparena")
+
+MANIFEST, STANDINGS, MATCHES = "manifest.json", "standings.json", "matches"
+
+
+# --- in the worker --------------------------------------------------------------------
+
+_registries: dict = {}
+
+
+def run_job(job: Job) -> dict:
+    """Worker entry point: play one match, write its log, return only its summary."""
+    registry = _registries.get(job.bots_dir)
+    if registry is None:
+        registry = _registries[job.bots_dir] = load_registry(job.bots_dir)
+    match_log = play_job(job, registry)
+    write_atomic(job.path, dumps(match_log))
+    for hand in match_log["hands"]:
+        for _, seat, kind, reason in hand.get("faults", ()):
+            log.info("match %d hand %d: %s (%s) %s", job.index, hand["n"], job.seats[seat]["alias"], kind, reason)
+    return match_log["summary"]
+
+
+# --- the run directory ----------------------------------------------------------------
+
+def bots_dir(t: Tournament) -> str | None:
+    """The drop-in folder to load, or None when the default one is simply absent."""
+    path = t.bots_path
+    return str(path) if path.is_dir() or t.bots_dir != "bots" else None
+
+
+def registry_for(t: Tournament):
+    return load_registry(bots_dir(t))
+
+
+def config_hash(t: Tournament) -> str:
+    config = {k: v for k, v in t.as_dict().items() if k != "workers"}
+    return hashlib.blake2b(json.dumps(config, sort_keys=True).encode(), digest_size=4).hexdigest()
+
+
+def manifest(t: Tournament, registry) -> dict:
+    """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
+    config = {k: v for k, v in t.as_dict().items() if k != "workers"}
+    bots = {}
+    for b in t.bots:
+        entry = registry.get(b.name)
+        bots[b.alias] = {"name": b.name, "source": entry.source, "version": bot_version(entry)}
+    return {"format": 1, "naparena": __version__, "python": platform.python_version(),
+            "source": t.path, "config_hash": config_hash(t), "tournament": config, "bots": bots,
+            "seed": t.seed, "matches": len(schedule(t)), "hands": t.total_hands()}
+
+
+def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
+    """A fresh directory `<log_dir>/<name>-<config hash>[-N]`: earlier runs are never touched."""
+    base = Path(log_dir or t.log_path)
+    stem = f"{t.name}-{config_hash(t)}"
+    path, n = base / stem, 1
+    while path.exists():
+        n += 1
+        path = base / f"{stem}-{n}"
+    return path
+
+
+def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
+    """The newest run of this exact configuration, for `--resume`."""
+    base = Path(log_dir or t.log_path)
+    stem = f"{t.name}-{config_hash(t)}"
+    runs = [p for p in base.glob(f"{stem}*") if p.name == stem or p.name.startswith(stem + "-")]
+    if not runs:
+        raise RunError(f"no earlier run of '{t.name}' with this configuration under {base}/ to resume")
+    return max(runs, key=lambda p: int(p.name[len(stem) + 1:] or 1) if p.name != stem else 1)
+
+
+def read_manifest(run_dir: Path) -> dict:
+    try:
+        return json.loads((run_dir / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise RunError(f"{run_dir}: not a run directory (no {MANIFEST})") from None
+    except json.JSONDecodeError as e:
+        raise RunError(f"{run_dir / MANIFEST}: not valid JSON ({e})") from None
+
+
+def match_path(run_dir: Path, index: int) -> Path:
+    return run_dir / MATCHES / f"{index:06d}.json"
+
+
+# --- the run --------------------------------------------------------------------------
+
+Progress = Callable[[int, int, int], None]  # (matches done, hands done, hands this session)
+
+
+class Run:
+    """One run of a tournament into `run_dir`, fresh or resumed."""
+
+    def __init__(self, t: Tournament, registry, run_dir: Path, workers: int | None = None):
+        self.t, self.registry, self.run_dir = t, registry, Path(run_dir)
+        self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
+        self.specs = [s.as_dict() for s in schedule(t)]
+        self.aliases = [b.alias for b in t.bots]
+        self.bots = {b.alias: b for b in t.bots}
+        self.rules = {v.name: v.rules.as_dict() for v in t.variants}
+
+    def prepare(self, resume: bool) -> int:
+        """Write (or check) the manifest; return how many matches are already done."""
+        (self.run_dir / MATCHES).mkdir(parents=True, exist_ok=True)
+        mine = manifest(self.t, self.registry)
+        path = self.run_dir / MANIFEST
+        if path.exists():
+            old = read_manifest(self.run_dir)
+            if old.get("config_hash") != mine["config_hash"]:
+                raise RunError(f"{self.run_dir}: was run with another configuration; start a new run")
+        else:
+            write_atomic(str(path), json.dumps(mine, indent=1, sort_keys=True).encode() + b"\n")
+        for tmp in (self.run_dir / MATCHES).glob("*.tmp*"):
+            tmp.unlink()  # left by an interrupted worker; its match will be played again
+        return sum(1 for s in self.specs if match_path(self.run_dir, s["index"]).exists())
+
+    def job(self, spec: dict, crashes: list | None = None) -> Job:
+        seats = []
+        for i, alias in enumerate(spec["seats"]):
+            b = self.bots[alias]
+            seats.append({"alias": alias, "name": b.name, "params": b.params,
+                          "seed": bot_seed(self.t.seed, spec["index"], i)})
+        return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
+                   rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
+                   stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
+                   path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [])
+
+    def execute(self, progress: Progress | None = None, executor=None) -> dict:
+        """Play every match not yet done; return the standings (also written to disk)."""
+        standings = Standings([v.name for v in self.t.variants], self.aliases)
+        own = executor is None
+        if own:
+            executor = make_executor(self.workers, self.t.timeout)
+        try:
+            self._play_all(standings, executor, progress)
+        except BaseException:
+            if own:
+                getattr(executor, "terminate", executor.shutdown)()
+            raise
+        if own:
+            executor.shutdown()
+        result = standings.result()
+        write_atomic(str(self.run_dir / STANDINGS), json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+        return result
+
+    def _play_all(self, standings: Standings, executor, progress: Progress | None) -> None:
+        window = max(2, self.workers * 3)  # bounded look-ahead keeps memory flat
+        todo = iter(self.specs)
+        futures: dict = {}   # future → (spec, crashes)
+        ready: dict[int, dict | None] = {}
+        next_index, hands_done, session_hands = 0, 0, 0
+        submitted = 0
+        while next_index < len(self.specs):
+            while submitted < len(self.specs) and len(futures) + len(ready) < window:
+                spec = next(todo)
+                submitted += 1
+                path = match_path(self.run_dir, spec["index"])
+                if path.exists():
+                    ready[spec["index"]] = None  # done in an earlier session: read at its turn
+                elif self._disqualified_in(spec, standings):
+                    ready[spec["index"]] = {"skip": True}
+                else:
+                    futures[executor.submit(run_job, self.job(spec))] = (spec, [])
+            if next_index not in ready:
+                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                for f in done:
+                    spec, crashes = futures.pop(f)
+                    self._collect(f, spec, crashes, futures, ready, executor)
+                continue
+            spec = self.specs[next_index]
+            outcome = ready.pop(next_index)
+            summary = self._consume(spec, outcome, standings)
+            if summary is not None:
+                hands_done += summary["hands"]
+                if outcome is not None:
+                    session_hands += summary["hands"]
+            next_index += 1
+            if progress:
+                progress(next_index, hands_done, session_hands)
+
+    def _collect(self, future, spec, crashes, futures, ready, executor) -> None:
+        try:
+            ready[spec["index"]] = {"summary": future.result()}
+        except WorkerDied as died:
+            crash = self._crash(spec, died, crashes)
+            log.warning("match %d: %s", spec["index"], died.reason)
+            futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+
+    def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
+        w = died.where
+        if w["match"] != spec["index"] or w["seat"] < 0:
+            raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
+        crash = [w["hand"], w["seat"], w["decision"], died.reason]
+        if crash in crashes:
+            raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
+        return crash
+
+    def _consume(self, spec: dict, outcome: dict | None, standings: Standings) -> dict | None:
+        """Book match `spec` in schedule order; skip it if one of its bots is disqualified."""
+        path = match_path(self.run_dir, spec["index"])
+        if self._disqualified_in(spec, standings) or (outcome is not None and outcome.get("skip")):
+            reason = "disqualified: " + ", ".join(a for a in spec["seats"] if a in standings.disqualified)
+            write_atomic(str(path), dumps({"format": 1, "match": spec, "skipped": reason}))
+            standings.skip(spec, reason)
+            return None
+        if outcome is None:
+            data = json.loads(path.read_bytes())
+            if "skipped" in data:
+                standings.skip(spec, data["skipped"])
+                return None
+            summary = data["summary"]
+        else:
+            summary = outcome["summary"]
+        standings.add(spec, summary, self.t.duplicate)
+        judge(standings, spec, self.t.max_fault_share)
+        return summary
+
+    def _disqualified_in(self, spec: dict, standings: Standings) -> bool:
+        return any(a in standings.disqualified for a in spec["seats"])
+
+def standings_from_logs(run_dir: Path) -> dict:
+    """Rebuild the standings from the run directory's logs alone (`naparena report`)."""
+    run_dir = Path(run_dir)
+    m = read_manifest(run_dir)
+    config = m["tournament"]
+    variants = [v["name"] for v in config["variants"]]
+    aliases = [b["alias"] for b in config["bots"]]
+    standings = Standings(variants, aliases)
+    files = sorted((run_dir / MATCHES).glob("*.json"))
+    for f in files:
+        data = json.loads(f.read_bytes())
+        if "skipped" in data:
+            standings.skip(data["match"], data["skipped"])
+            continue
+        standings.add(data["match"], data["summary"], config["duplicate"])
+        judge(standings, data["match"], config["max_fault_share"])
+    return standings.result()
+
+
+def is_complete(run_dir: Path) -> bool:
+    return len(list((Path(run_dir) / MATCHES).glob("*.json"))) == read_manifest(Path(run_dir))["matches"]
+
+
+def judge(standings: Standings, spec: dict, share: float) -> None:
+    """Disqualify a bot whose faults exceed the allowed share; decided in schedule order,
+    so the same matches are skipped whatever order the workers finish in."""
+    if share >= 1:
+        return
+    for alias in sorted(set(spec["seats"])):
+        faults, decisions = standings.fault_share(alias)
+        if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
+            standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}
+            log.warning("%s disqualified after match %d: %d faults in %d decisions",
+                        alias, spec["index"], faults, decisions)

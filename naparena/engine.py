@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 from itertools import combinations
+from operator import add, itemgetter
 
 from . import cards
 from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
@@ -27,6 +28,8 @@ PASS = "pass"
 YES_NO = (False, True)
 # Contracts whose winner takes the pool (RULES.md §6, §7.2, §7.6): Nap or above, five tricks.
 KITTY_CONTRACTS = frozenset({"nap", "wellington", "blucher", "bonaparte"})
+
+_new_view = tuple.__new__  # View's fields in order, without NamedTuple's keyword wrapper
 
 _BATCHES = {"3-2": (3, 2), "2-3": (2, 3), "1": (1,)}
 
@@ -94,6 +97,12 @@ def deal_order(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...]
     return tuple(order), per_seat
 
 
+@lru_cache(maxsize=256)
+def _pickers(slots: tuple[tuple[int, ...], ...]) -> tuple:
+    """Per seat, a C-speed getter of that seat's deck positions (None for a seat out)."""
+    return tuple(itemgetter(*p) if p else None for p in slots)
+
+
 class Hand:
     """One deal, from the cards dealt to the settlement."""
 
@@ -103,9 +112,10 @@ class Hand:
         self.players, self.dealer, self.hand_no = players, dealer, hand_no
         self.chips_start, self.kitty_start = chips, kitty
         self.active, slots = deal_order(rules, players, dealer)
+        pickers = _pickers(slots)
         # Public state lives in tuples, replaced rather than mutated, so a View is
         # a snapshot that costs only references.
-        self.hands = [tuple(sorted(deck[i] for i in slots[s])) for s in range(players)]
+        self.hands = [tuple(sorted(pick(deck))) if pick else () for pick in pickers]
         self.dealt = list(self.hands)
         rest = deck[len(self.active) * rules.hand_size:]
         self.peep_card = rest.pop(0) if rules.peep else None
@@ -133,7 +143,8 @@ class Hand:
         self.trick: tuple[tuple[int, int], ...] = ()
         self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
         self.won = (0,) * players
-        self._chips: tuple[int, ...] | None = None
+        self._public: tuple | None = None  # the shared tail of every View, until it changes
+        self._chips: tuple[int, ...] | None = None  # chip totals now, until money moves
         self.revoke: int | None = None
         self.result: str | None = None
         self.decisions = 0
@@ -159,7 +170,7 @@ class Hand:
     def _pay_kitty(self, seat: int, amount: int) -> None:
         self.delta[seat] -= amount
         self.kitty += amount
-        self._chips = None
+        self._public = self._chips = None
 
     def _take(self, seat: int, *cards_in: int) -> None:
         self.hands[seat] = tuple(sorted(self.hands[seat] + cards_in))
@@ -352,6 +363,7 @@ class Hand:
         raise AssertionError(kind)
 
     def _decide(self, kind: str, answer) -> None:
+        self._public = None  # every decision but a card changes what views share
         seat = self.to_act
         if kind == BID:
             self._bid(seat, answer)
@@ -469,7 +481,7 @@ class Hand:
         self.to_act = self.kind = self._legal = None
         if result != "passed":
             self._settle(result)
-            self._chips = None
+        self._public = self._chips = None
 
     def _stakes(self, made: bool) -> tuple[int, int]:
         base = base_bid(self.contract)
@@ -512,16 +524,22 @@ class Hand:
         """The acting seat's view (or `seat`'s, outside its turn: then `legal` is empty)."""
         acting = seat is None or seat == self.to_act
         s = self.to_act if seat is None else seat
+        if seat is None and self.over:
+            raise RuntimeError("the hand is over: no seat is to act; name a seat")
+        public = self._public
+        if public is None:
+            public = self._public = self._shared()
+        return _new_view(View, (
+            self.kind if acting else None, s,
+            (self._legal or self.legal()) if acting and not self.over else (),
+            self.hands[s], self.trumps, self.trick, self.tricks, self.won, self.seen[s]) + public)
+
+    def _shared(self) -> tuple:
         chips = self._chips
         if chips is None:
-            chips = self._chips = tuple(c + d for c, d in zip(self.chips_start, self.delta))
-        return View(
-            self.kind if acting else None, s, self.legal() if acting and not self.over else (),
-            self.rules, self.players, self.dealer, self.active, self.hand_no,
-            self.hands[s], chips, self.kitty, self.bids, self.peeps,
-            self.exchanges, self.garnet_taker, self.bidder, self.contract, self.trumps,
-            self.trick, self.tricks, self.won, self.seen[s],
-        )
+            chips = self._chips = tuple(map(add, self.chips_start, self.delta))
+        return (self.rules, self.players, self.dealer, self.active, self.hand_no, chips, self.kitty,
+                self.bids, self.peeps, self.exchanges, self.garnet_taker, self.bidder, self.contract)
 
     @property
     def chips(self) -> tuple[int, ...]:
@@ -546,27 +564,32 @@ class Hand:
         return out
 
     def record(self) -> dict:
-        """The hand's log entry: plain JSON-able data, small."""
-        r = {"n": self.hand_no, "dealer": self.dealer, "deal": [list(h) for h in self.dealt]}
+        """The hand's log entry: JSON-able data (tuples serialise as arrays), small.
+
+        Keys are inserted in one fixed order, so the JSON text is canonical without sorting.
+        """
+        r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt}
         if self.peep_card is not None:
             r["peep_card"] = self.peep_card
         if self.floater is not None:
             r["floater"] = self.floater
         if self.garnet_dealt:
-            r["garnet"] = list(self.garnet_dealt)
+            r["garnet"] = self.garnet_dealt
         if self.pre:
-            r["pre"] = [[s, k, list(a) if isinstance(a, tuple) else a] for s, k, a in self.pre]
-        r["bids"] = [list(b) for b in self.bids]
-        r["bidder"], r["contract"], r["trumps"] = self.bidder, self.contract, self.trumps
-        r["tricks"] = [[lead, [c for _, c in plays], win] for lead, plays, win in self.tricks]
+            r["pre"] = self.pre
+        r["bids"] = self.bids
+        r["bidder"] = self.bidder
+        r["contract"] = self.contract
+        r["trumps"] = self.trumps
+        r["tricks"] = [(lead, [c for _, c in plays], win) for lead, plays, win in self.tricks]
         if self.trick:
-            r["trick"] = [[s, c] for s, c in self.trick]
+            r["trick"] = self.trick
         if self.revoke is not None:
             r["revoke"] = self.revoke
         if self.faults:
             r["faults"] = self.faults
         r["result"] = self.result
-        r["chips"] = list(self.delta)
+        r["chips"] = self.delta
         r["kitty"] = self.kitty
         return r
 

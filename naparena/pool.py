@@ -19,7 +19,7 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, Callable
 
-from .play import DECISION, HAND, KILL_TICKET, MATCH, SEAT, SLOT_SIZE, TICKET, bind_slot
+from .play import DECISION, HAND, KILL_DECISION, KILL_HAND, MATCH, SEAT, SLOT_SIZE, bind_slot
 
 
 class WorkerDied(Exception):
@@ -39,11 +39,11 @@ class _Watch:
 
     def __init__(self, slot, timeout: float, hard: float):
         self.slot, self.timeout, self.hard = slot, timeout, hard
-        self.ticket, self.since, self.signalled = -1, 0.0, False
+        self.ticket, self.since, self.signalled = None, 0.0, False
 
     def check(self, now: float) -> str | None:
         slot = self.slot
-        ticket = slot[TICKET]
+        ticket = (slot[MATCH], slot[HAND], slot[DECISION])
         if slot[SEAT] < 0 or ticket != self.ticket:
             self.ticket, self.since, self.signalled = ticket, now, False
             return None
@@ -52,7 +52,7 @@ class _Watch:
             return "kill"
         if waited >= self.timeout and not self.signalled:
             self.signalled = True
-            slot[KILL_TICKET] = ticket
+            slot[KILL_HAND], slot[KILL_DECISION] = ticket[1], ticket[2]
             return "interrupt"
         return None
 

@@ -21,7 +21,7 @@ from typing import Callable
 
 from . import __version__
 from .errors import RunError
-from .play import Job, dumps, play_job, summarize, write_atomic
+from .play import Job, dumps, play_job, write_atomic
 from .plugins import bot_version, load_registry
 from .pool import WorkerDied, make_executor
 from .stats import Standings
@@ -43,11 +43,11 @@ def run_job(job: Job) -> dict:
     if registry is None:
         registry = _registries[job.bots_dir] = load_registry(job.bots_dir)
     match_log = play_job(job, registry)
-    write_atomic(job.path, dumps(match_log))
-    for hand in match_log["hands"]:
-        for _, seat, kind, reason in hand.get("faults", ()):
-            log.info("match %d hand %d: %s (%s) %s", job.index, hand["n"], job.seats[seat]["alias"], kind, reason)
-    return match_log["summary"]
+    write_atomic(job.path, bytes(match_log))
+    for i, seat in enumerate(match_log.summary["seats"]):
+        if seat["faults"]:
+            log.info("match %d: %s faulted %s", job.index, job.seats[i]["alias"], seat["faults"])
+    return match_log.summary
 
 
 # --- the run directory ----------------------------------------------------------------

@@ -15,28 +15,30 @@ class View(NamedTuple):
     the floater (unless this seat paid to see it or took it up).
     """
 
-    kind: str                  # the decision: bid, play, peep, exchange, …
+    # What changes from decision to decision…
+    kind: str | None           # the decision: bid, play, peep, exchange, … (None outside a turn)
     seat: int
     legal: tuple               # the legal answers; return one of them
-    rules: Rules
-    players: int
-    dealer: int
-    active: tuple[int, ...]    # seats holding cards, in bidding order
-    hand_no: int
     hand: tuple[int, ...]      # own cards, sorted
-    chips: tuple[int, ...]     # chip totals now, per seat
-    kitty: int
-    bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
-    peeps: tuple[int, ...]                      # seats that paid to peep / see the floater
-    exchanges: tuple[tuple[int, int], ...]      # (seat, number of cards exchanged)
-    garnet_taker: int | None
-    bidder: int | None
-    contract: str | None
     trumps: int | None
     trick: tuple[tuple[int, int], ...]          # (seat, card) played to the current trick
     tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...]  # (leader, plays, winner)
     won: tuple[int, ...]                        # tricks won so far, per seat
     seen: tuple[int, ...]                       # cards seen privately: peep card, floater, own discards
+    # …and what the engine shares between views until bidding, money or exchanges move.
+    rules: Rules
+    players: int
+    dealer: int
+    active: tuple[int, ...]    # seats holding cards, in bidding order
+    hand_no: int
+    chips: tuple[int, ...]     # chip totals now, per seat (this hand's antes and fees included)
+    kitty: int
+    bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
+    peeps: tuple[int, ...]                      # seats that paid to peep / see the floater
+    exchanges: tuple[tuple[int, int], ...]      # (seat, number of cards exchanged)
+    garnet_taker: int | None
+    bidder: int | None                          # the high bidder so far, then the bidder
+    contract: str | None
 
     @property
     def led(self) -> int | None:

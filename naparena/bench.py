@@ -1,0 +1,57 @@
+"""Benchmarks (never tests): engine hands per second with uniformly random legal answers,
+and whole-match throughput through the bot interface with logging."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from .engine import Match
+from .errors import RulesError
+from .rules import VARIANTS, make_rules
+
+
+def engine_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
+                overrides: dict | None = None) -> float:
+    """Hands per second of the bare engine: deal, decide at random, settle. One core."""
+    rules = make_rules(variant, overrides)
+    match = Match(rules, players, seed)
+    rng = random.Random(seed)
+    choice = rng.choice
+    start = time.process_time()
+    for _ in range(hands):
+        hand = match.next_hand()
+        while not hand.over:
+            hand.apply(choice(hand.legal()))
+        match.finish(hand)
+    return hands / (time.process_time() - start)
+
+
+def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1) -> tuple[float, float]:
+    """(hands per second, bytes per hand) of one match of `random` bots through the bot
+    interface, supervision and JSON logging, in this process."""
+    from .play import Job, play_job
+    from .plugins import load_registry
+
+    registry = load_registry(None)
+    seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(players)]
+    job = Job(index=0, seed=seed, variant=variant, rules=make_rules(variant).as_dict(), seats=seats, hands=hands)
+    start = time.process_time()
+    data = bytes(play_job(job, registry))
+    return hands / (time.process_time() - start), len(data) / hands
+
+
+def default_players(variant: str) -> int:
+    """4 where the variant allows it, else the nearest table it can deal."""
+    rules = make_rules(variant)
+    for players in (4, 5, 3, 6, 7, 2):
+        try:
+            rules.check_players(players)
+            return players
+        except RulesError:
+            continue
+    raise RulesError("players", f"variant {variant!r} cannot be dealt at any table size")
+
+
+def all_variants(hands: int) -> list[tuple[str, int, float]]:
+    return [(v, p, engine_rate(v, p, hands)) for v in VARIANTS for p in [default_players(v)]]

@@ -309,6 +309,8 @@ class Hand:
             if base == "bonaparte":
                 return _lowest_of_each_suit(hand)
             if base == "wellington":
+                # Interpretation: "lowest non-trump" is the lowest rank outside trumps;
+                # equal ranks in different suits are all allowed.
                 plain = [c for c in hand if SUIT[c] != self.trumps]
                 low = min(RANK[c] for c in plain)
                 return tuple(c for c in plain if RANK[c] == low)
@@ -498,6 +500,7 @@ class Hand:
         opponents = [s for s in range(self.players) if s != b]
         if result == "revoke" and self.revoke != b:
             # A revoking defender pays the bidder what all opponents would have paid (000).
+            # Interpretation: the kitty stays where it is; only a bid actually made takes it.
             win, _ = self._stakes(True)
             delta[self.revoke] -= win * len(opponents)
             delta[b] += win * len(opponents)
@@ -512,7 +515,8 @@ class Hand:
                 delta[b] += self.kitty
                 self.kitty = 0
         elif self.rules.floater:
-            self._pay_kitty(b, loss * self.players)  # a failed floater bid feeds the kitty (001)
+            # A failed floater bid (or the bidder's revoke) feeds the kitty, not the players (001).
+            self._pay_kitty(b, loss * self.players)
         else:
             for s in opponents:
                 delta[s] += loss
@@ -543,7 +547,13 @@ class Hand:
 
     @property
     def chips(self) -> tuple[int, ...]:
+        """This hand's chip change per seat."""
         return tuple(self.delta)
+
+    @property
+    def kitty_delta(self) -> int:
+        """Chips this hand put into (positive) or took out of (negative) the kitty."""
+        return self.kitty - self.kitty_start
 
     def cards_in_play(self) -> list[int]:
         """Every card of the pack, each exactly once, in gather order (RULES.md §2).

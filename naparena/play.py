@@ -128,7 +128,7 @@ def play_job(job: Job, registry) -> "MatchLog":
             _guarded(seat, slot, i, seat.bot.end_match)
     head = {
         "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
-        "rules": job.rules, "seed": job.seed,
+        "rules": job.rules, "seed": job.seed, "stack": job.stack,
         "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
         "crashes": job.crashes,
     }

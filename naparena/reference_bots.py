@@ -9,7 +9,7 @@ from naparena import strategy
 from naparena.bot import Bot
 from naparena.cards import RANK, SUIT
 from naparena.rules import MISERE_BIDS, TRICKS_NEEDED
-from naparena.strategy import Memory, beats, still_to_play, table_for, winner
+from naparena.strategy import ACE, Memory, beats, still_to_play, table_for, winner
 
 ENOUGH = 1e-9  # an expected value must beat passing by more than rounding noise
 
@@ -41,8 +41,9 @@ class HeuristicBot(Bot):
     the number of hands dealt, so the same cards bid higher at three players than at six.
     Each legal contract is then priced with the variant's payout table (win × payers
     against loss × payers, plus the pool for Nap and above) and the best positive one is
-    bid. That is why Four is rare: under 10/5 Nap stakes a Four-worthy hand usually pays
-    better as a Nap. Misère is priced from how many unseen cards lie under each of ours.
+    bid. This is Peel's reason Four is seldom called: where Nap pays double, a hand
+    nearly sure of four with a fair chance of five is worth more as a Nap; the table
+    decides hand by hand. Misère is priced from the unseen cards under each of ours.
     `aggression` tilts how the odds are read: below 0 bids only near-sure contracts,
     above 0 is Peel's "bold, enterprising person" who calls Nap on a three-trick hand.
 
@@ -78,10 +79,11 @@ class HeuristicBot(Bot):
                 p = min(1.0, p + 0.03)  # an unseen floater can only help: it may be discarded
         return strategy.shift(p, self.aggression)
 
-    def _value(self, view, bid: str, chance: float | None = None) -> float:
+    def _value(self, view, bid: str) -> float:
+        """Expected chips from bidding `bid` (passing is worth 0)."""
         if bid == "pass":
             return 0.0
-        p = self._chance(view, bid) if chance is None else chance
+        p = self._chance(view, bid)
         gain, cost = strategy.stakes(view, _base(bid))
         return p * gain - (1.0 - p) * cost
 
@@ -139,14 +141,12 @@ class HeuristicBot(Bot):
         if strategy.make_chance(hand, "nap", view.rules, t) >= 0.6:
             return ()
         suit = _best_suit(hand, t)
-        ecarte = view.rules.purchase == "ecarte"
-        # Keep trumps and aces always; under écarté (1 chip a card) keep kings too.
-        keep_rank = 11 if ecarte else 12
-        out = [c for c in hand if SUIT[c] != suit and RANK[c] < keep_rank]
-        out.sort(key=lambda c: (RANK[c], c))
+        # Keep the trump suit and side aces; buy for everything else. Even at écarté's
+        # chip a card this paid better, in duplicate play, than keeping kings or buying
+        # fewer cards: the pool goes to a made Nap, and Naps come from long trump suits.
+        out = sorted((c for c in hand if SUIT[c] != suit and RANK[c] < ACE),
+                     key=lambda c: (RANK[c], c))
         out = tuple(sorted(out[:limit]))
-        if ecarte and len(out) > 3:
-            out = tuple(sorted(sorted(out, key=lambda c: (RANK[c], c))[:3]))
         return out if out in legal else ()
 
     def garnet(self, view):

@@ -322,8 +322,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
              {"floater": "001: Nap with a floater", "bids": "001: four to Wellington, each with or without",
               "payouts": "001: win from each player, loss paid into the kitty",
               "pack": "001: 20/24/28/32/36 cards for 3–7 players",
-              "shuffle": "001: shuffle only at the start and after Nap or above is won"},
-             bids=FLOATER_LADDER, payouts="floater", floater=True, shuffle="after_nap"),
+              "shuffle": "001: shuffle only at the start and after Nap or above is won",
+              "dealer_sits_out": "001: 3–7 players, all dealt in (32 cards for 6)"},
+             bids=FLOATER_LADDER, payouts="floater", floater=True, shuffle="after_nap",
+             dealer_sits_out="never"),
 )}
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(Rules))

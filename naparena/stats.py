@@ -59,12 +59,14 @@ class Standings:
         self.skipped: list[dict] = []
         self.disqualified: dict[str, dict] = {}
         self.matches = 0
+        self.kitty = {v: 0 for v in variants}  # chips left in kitties at the ends of matches
 
     def add(self, spec: dict, summary: dict, duplicate: bool) -> None:
         variant = spec["variant"]
         unit = (variant, spec["stream"], spec["table_no"]) + (() if duplicate else (spec["rotation"],))
         per_unit = self.units.setdefault(unit, {})
         self.matches += 1
+        self.kitty[variant] += summary["kitty"]
         for alias, seat in zip(spec["seats"], summary["seats"]):
             bot = self.bots[variant][alias]
             for key in ("hands", "chips", "bidder_hands", "bidder_chips", "defender_chips",
@@ -96,13 +98,13 @@ class Standings:
 
     def result(self) -> dict:
         """The standings as plain JSON-able data, bots best first within each variant."""
-        out = {"matches": self.matches, "unit": "deal set (variant, seed stream, table)",
+        out = {"matches": self.matches, "unit": "deal set",
                "variants": {}, "skipped": self.skipped, "disqualified": self.disqualified}
         for v in self.variants:
             units = [u for k, u in self.units.items() if k[0] == v]
             rows = [self._row(v, a, units) for a in self.aliases if self.bots[v][a]["hands"]]
             rows.sort(key=lambda r: (-r["per100"], r["bot"]))
-            out["variants"][v] = {"bots": rows, "pairs": self._pairs(units)}
+            out["variants"][v] = {"bots": rows, "pairs": self._pairs(units), "kitty": self.kitty[v]}
         return out
 
     def _row(self, variant: str, alias: str, units: list[dict]) -> dict:

@@ -12,6 +12,7 @@ from functools import lru_cache
 from math import comb, exp
 
 from . import cards
+from .engine import KITTY_CONTRACTS
 from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
 from .view import View
 
@@ -132,8 +133,8 @@ def _side_highs(ranks: tuple[int, ...], t: Table) -> tuple[float, ...]:
     """For each of our cards of a suit, highest first: P(no opponent beats it in its suit).
 
     Walk down from the ace: every higher card we do not hold is a threat if an opponent
-    holds it and can keep it back while our higher cards are played (Peel: A J 10 fails
-    only when someone holds K or Q "with a smaller trump to throw away"). Cached by the
+    holds it and can keep it back while our higher cards are played (Peel's A J 10: it
+    fails only to a K or Q guarded by a small one, played under our ace). Cached by the
     ranks alone, which repeat from hand to hand.
     """
     out = t.per_suit - len(ranks)
@@ -288,7 +289,7 @@ def stakes(view: View, base: str) -> tuple[float, float]:
             loss *= 2
     payers = view.players - 1
     gain = win * payers
-    if base in ("nap", "wellington", "blucher", "bonaparte"):
+    if base in KITTY_CONTRACTS:
         gain += view.kitty  # the pool goes to a made Nap or above
     cost = loss * view.players if rules.floater else loss * payers  # floater losses feed the kitty
     return float(gain), float(cost)

@@ -1,0 +1,340 @@
+"""The `naparena` command: thin wrappers that turn core results into tables and exit codes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from . import render
+from .errors import NaparenaError, RunError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
+# Results go to stdout so they can be piped; wide enough for the standings when they are.
+out = Console(width=None if sys.stdout.isatty() else 132)
+err = Console(stderr=True)    # errors, warnings and progress
+
+log = logging.getLogger("naparena")
+
+
+def main() -> None:
+    """Console-script entry point: every project error becomes one line and an exit code."""
+    try:
+        app()
+    except NaparenaError as e:
+        err.print(f"[red]error:[/] {e}", highlight=False)
+        sys.exit(e.exit_code)
+
+
+def _fail(e: NaparenaError) -> typer.Exit:
+    err.print(f"[red]error:[/] {e}", highlight=False)
+    return typer.Exit(e.exit_code)
+
+
+# --- run, resume, report --------------------------------------------------------------
+
+@app.command()
+def run(
+    file: Path = typer.Argument(..., help="tournament file (TOML)"),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1,
+                                          help="worker processes (default: the file's, 0 there = one per core); 1 plays in-process"),
+    log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
+    bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
+    resume: bool = typer.Option(False, "--resume", help="continue the newest unfinished run of this file"),
+    as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+) -> None:
+    """Play a tournament, write JSON logs, print the standings."""
+    from .runner import latest_run_dir, new_run_dir
+    try:
+        t, registry = _load(file, bots_dir)
+        run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
+        result = _execute(t, registry, run_dir, workers, resume, f"naparena run {file} --resume")
+    except NaparenaError as e:
+        raise _fail(e)
+    _show(result, as_json)
+
+
+@app.command()
+def resume(
+    run_dir: Path = typer.Argument(..., help="run directory to continue"),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
+    as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+) -> None:
+    """Continue an interrupted run from its directory."""
+    from .runner import config_hash, read_manifest
+    try:
+        manifest = read_manifest(run_dir)
+        t, registry = _load(Path(manifest["source"]), None)
+        if config_hash(t) != manifest["config_hash"]:
+            raise RunError(f"{manifest['source']} has changed since {run_dir} was started; start a new run")
+        result = _execute(t, registry, run_dir, workers, True, f"naparena resume {run_dir}")
+    except NaparenaError as e:
+        raise _fail(e)
+    _show(result, as_json)
+
+
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+) -> None:
+    """Rebuild the standings from a run's logs alone."""
+    from .runner import is_complete, standings_from_logs
+    try:
+        result = standings_from_logs(run_dir)
+        if not is_complete(run_dir):
+            err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
+    except NaparenaError as e:
+        raise _fail(e)
+    _show(result, as_json)
+
+
+def _load(file: Path, bots_dir: Optional[Path]):
+    import dataclasses
+
+    from .runner import registry_for
+    from .tournament import check_bots, load_tournament
+    t = load_tournament(file)
+    if bots_dir is not None:
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent or "."))
+    registry = registry_for(t)
+    render.failures(err, registry)
+    return check_bots(t, registry), registry
+
+
+def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
+    from .runner import Run
+    runner = Run(t, registry, run_dir, workers)
+    done = runner.prepare(resuming)
+    _log_to(run_dir, runner.workers)
+    total, hands = len(runner.specs), t.total_hands()
+    err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
+              + (f" ({done} matches already done)" if done else ""))
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    started = time.monotonic()
+    try:
+        with _progress() as progress:
+            task = progress.add_task("matches", total=total, hands="0", rate="")
+
+            def tick(matches: int, hands_done: int, session: int) -> None:
+                rate = session / max(time.monotonic() - started, 1e-9)
+                progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+
+            result = runner.execute(progress=tick)
+    except KeyboardInterrupt:
+        kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
+        err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
+                  f"Resume with: {how_to_resume}")
+        raise typer.Exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    elapsed = time.monotonic() - started
+    err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
+    return result
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM ends a run the way Ctrl-C does: finished matches kept
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[hands]} hands"), TextColumn("{task.fields[rate]}"),
+                    TimeRemainingColumn(), console=err, transient=False)
+
+
+def _log_to(run_dir: Path, workers: int) -> None:
+    """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
+
+    multiprocessing-logging forwards the workers' records to these handlers; it needs
+    the fork start method and must be installed before the pool is created.
+    """
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_naparena", False):
+            root.removeHandler(h)
+    file_handler = logging.FileHandler(run_dir / "run.log")
+    file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    file_handler.setLevel(logging.INFO)
+    stderr_handler = logging.StreamHandler(sys.stderr)
+    stderr_handler.setLevel(logging.WARNING)
+    stderr_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    for h in (file_handler, stderr_handler):
+        h._naparena = True
+        root.addHandler(h)
+    log.setLevel(logging.INFO)
+    if workers > 1:
+        import multiprocessing_logging
+        multiprocessing_logging.uninstall_mp_handler()
+        multiprocessing_logging.install_mp_handler()
+
+
+def _show(result: dict, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(result, indent=1, sort_keys=True))
+    else:
+        render.standings(out, result)
+
+
+# --- looking at logs ------------------------------------------------------------------
+
+@app.command()
+def replay(
+    logfile: Path = typer.Argument(..., help="a match log (matches/NNNNNN.json in a run directory)"),
+    hand: Optional[int] = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
+) -> None:
+    """Show the hands of a match trick by trick."""
+    from .verify import load_match
+    try:
+        data = load_match(logfile)
+    except NaparenaError as e:
+        raise _fail(e)
+    if "skipped" in data:
+        out.print(f"match skipped: {data['skipped']}")
+        return
+    records = data["hands"]
+    if hand is not None:
+        if hand >= len(records):
+            raise _fail(RunError(f"{logfile} has hands 0–{len(records) - 1}; there is no hand {hand}"))
+        records = [records[hand]]
+    for record in records:
+        render.hand_replay(out, data, record)
+
+
+@app.command()
+def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
+    """Replay every logged hand through the engine; exit 1 on any mismatch."""
+    from .runner import MATCHES, read_manifest
+    from .verify import load_match, verify_match
+    try:
+        manifest = read_manifest(run_dir)
+    except NaparenaError as e:
+        raise _fail(e)
+    files = sorted((run_dir / MATCHES).glob("*.json"))
+    bad, hands = 0, 0
+    for f in files:
+        try:
+            data = load_match(f)
+            problems = verify_match(data)
+        except NaparenaError as e:
+            problems = [str(e)]
+            data = {}
+        hands += len(data.get("hands", ()))
+        for p in problems:
+            bad += 1
+            err.print(f"[red]mismatch[/] {f.name}: {p}")
+    missing = manifest["matches"] - len(files)
+    status = "ok" if not bad else "FAILED"
+    out.print(f"verify {status}: {len(files)} matches, {hands} hands replayed, {bad} problems"
+              + (f", {missing} matches not played yet" if missing else ""))
+    if bad:
+        raise typer.Exit(1)
+
+
+# --- bots, variants, set-up -----------------------------------------------------------
+
+@app.command()
+def variants(name: Optional[str] = typer.Argument(None, help="a variant to show in full")) -> None:
+    """List the named variants, or every option of one with its source."""
+    from .rules import VARIANTS
+    if name is None:
+        render.variants(out)
+    elif name not in VARIANTS:
+        raise _fail(RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}"))
+    else:
+        render.variant(out, name)
+
+
+@app.command()
+def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
+    """List every bot found, and every plug-in that failed to load."""
+    from .plugins import load_registry
+    try:
+        registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
+    except NaparenaError as e:
+        raise _fail(e)
+    render.bots(out, registry)
+    for f in registry.failures:
+        out.print(f"[red]failed[/] {f}")
+
+
+@app.command()
+def check(
+    bot: str = typer.Argument(..., help="bot name"),
+    bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
+    hands: int = typer.Option(30, "--hands", min=1, help="hands per variant"),
+    timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
+) -> None:
+    """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
+    from .check import check_bot
+    from .plugins import load_registry
+    try:
+        registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
+        results = check_bot(registry, bot, hands=hands, timeout=timeout)
+    except NaparenaError as e:
+        raise _fail(e)
+    render.check(out, bot, results)
+    failed = [r.variant for r in results if not r.ok]
+    if failed:
+        err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
+        raise typer.Exit(1)
+    out.print(f"{bot}: every decision legal in {len(results)} variants")
+
+
+@app.command()
+def init(
+    path: Path = typer.Argument(Path("tournament.toml"), help="file to write"),
+    force: bool = typer.Option(False, "--force", help="overwrite an existing file"),
+) -> None:
+    """Write a starter tournament file listing the bots and variants available here."""
+    from .plugins import load_registry
+    from .rules import VARIANTS
+    from .tournament import starter_toml
+    if path.exists() and not force:
+        raise _fail(RunError(f"{path} exists; use --force to overwrite it"))
+    registry = load_registry(None)
+    names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
+    try:
+        text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
+    except NaparenaError as e:
+        raise _fail(e)
+    path.write_text(text)
+    out.print(f"wrote {path}; run it with: naparena run {path}")
+
+
+@app.command()
+def bench(
+    hands: int = typer.Option(20000, "--hands", min=100, help="hands per measurement"),
+    every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
+    repeat: int = typer.Option(3, "--repeat", min=1, help="best of this many runs (CPU time)"),
+) -> None:
+    """Hands per second on one core: the bare engine with random legal answers, then the
+    same through bots, supervision and JSON logging."""
+    from rich.table import Table
+
+    from .bench import all_variants, engine_rate, match_rate
+    best = lambda f: max(f() for _ in range(repeat))  # noqa: E731 - best of N: least disturbed
+    engine = best(lambda: engine_rate(hands=hands))
+    full = best(lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False}))
+    match, size = match_rate(hands=hands)
+    table = Table(title="naparena bench (one core, CPU time, best of %d)" % repeat)
+    for col in ("measure", "hands/s"):
+        table.add_column(col, justify="left" if col == "measure" else "right")
+    table.add_row("engine, classic, 4 players", f"{engine:,.0f}")
+    table.add_row("engine, classic, 4 players, every trick played", f"{full:,.0f}")
+    table.add_row(f"match of random bots with JSON log ({size:.0f} B/hand)", f"{match:,.0f}")
+    table.add_row("match / engine", f"{match / engine:.2f}")
+    if every_variant:
+        for name, players, rate in all_variants(hands // 2):
+            table.add_row(f"engine, {name}, {players} players", f"{rate:,.0f}")
+    out.print(table)

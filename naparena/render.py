@@ -1,0 +1,195 @@
+"""Rich tables for the CLI: standings, head-to-head, variants, bots, checks and replays.
+
+Presentation only: everything here takes plain data the core modules produced.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from . import cards
+from .rules import VARIANTS, Rules
+
+SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
+
+
+def _ci(ci) -> str:
+    return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
+
+
+def standings(console: Console, result: dict) -> None:
+    """Per variant: the standings, make rates per contract, and the head-to-head table."""
+    for variant, data in result["variants"].items():
+        _bot_table(console, variant, data["bots"], result["unit"])
+        _contract_table(console, variant, data["bots"])
+        if data["pairs"]:
+            _pairs_table(console, variant, data["pairs"])
+        if data["kitty"]:
+            console.print(f"{variant}: {data['kitty']} chips were left in kitties at the ends of matches "
+                          "(kitty_at_end = carried: no player's; chips + kitty sum to zero)")
+    if result["skipped"]:
+        console.print(f"[yellow]{len(result['skipped'])} matches skipped[/] "
+                      f"({result['skipped'][0]['reason']}{', …' if len(result['skipped']) > 1 else ''})")
+    for alias, d in result["disqualified"].items():
+        console.print(f"[red]{alias} disqualified[/] after match {d['after_match']}: "
+                      f"{d['faults']} faults in {d['decisions']} decisions")
+
+
+def _bot_table(console: Console, variant: str, rows: list[dict], unit: str) -> None:
+    table = Table(title=f"{variant}: chips per 100 hands, 95% CI over {unit}s "
+                        "(a deal set = a variant's seed stream at one table, all its rotations)")
+    for col in ("bot", "hands", "chips", "per 100", "95% CI", "seed streams", "bids won",
+                "as bidder", "as defender", "revokes", "errors"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for row in rows:
+        errors = sum(row["faults"].values()) + row["crashes"]
+        detail = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
+        name = row["bot"] + (" [red](disqualified)[/]" if row["disqualified"] else "")
+        spread = "—" if row["streams"] is None else f"{row['streams'][0]:+.1f}..{row['streams'][1]:+.1f}"
+        table.add_row(name, str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}",
+                      _ci(row["ci95"]), spread, f"{row['bids_won']}/{row['bid_attempts']}",
+                      f"{row['bidder_chips']:+d}", f"{row['defender_chips']:+d}", str(row["revokes"]),
+                      f"{errors} ({detail})" if detail else str(errors))
+    console.print(table)
+
+
+def _contract_table(console: Console, variant: str, rows: list[dict]) -> None:
+    contracts = sorted({k for row in rows for k in row["contracts"]}, key=_ladder_order)
+    if not contracts:
+        return
+    table = Table(title=f"{variant}: contracts made / bid")
+    table.add_column("bot")
+    for c in contracts:
+        table.add_column(c, justify="right")
+    for row in rows:
+        cells = []
+        for c in contracts:
+            got = row["contracts"].get(c)
+            cells.append("—" if got is None else f"{got['made']}/{got['bid']} ({got['rate']:.0%})")
+        table.add_row(row["bot"], *cells)
+    console.print(table)
+
+
+def _ladder_order(contract: str) -> tuple[int, str]:
+    from .rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
+    for ladder in (STANDARD_LADDER, SEVEN_LADDER, FLOATER_LADDER):
+        if contract in ladder:
+            return ladder.index(contract), contract
+    return 99, contract
+
+
+def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
+    table = Table(title=f"{variant}: head to head over the same deals, A − B chips per 100 hands")
+    for col in ("A", "B", "deal sets", "A − B", "95% CI", "verdict"):
+        table.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    for p in pairs:
+        ci = p["ci95"]
+        verdict = "too few deal sets" if ci is None else (
+            f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
+        table.add_row(p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), verdict)
+    console.print(table)
+
+
+def variants(console: Console) -> None:
+    table = Table(title="Named variants (naparena variants NAME shows every option)")
+    table.add_column("variant")
+    table.add_column("description")
+    for v in VARIANTS.values():
+        table.add_row(v.name, v.description)
+    console.print(table)
+
+
+def variant(console: Console, name: str) -> None:
+    v = VARIANTS[name]
+    table = Table(title=f"{v.name}: {v.description}")
+    for col in ("option", "value", "source"):
+        table.add_column(col)
+    for option, value in v.options.items():
+        shown = ", ".join(value) if isinstance(value, tuple) else repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+        table.add_row(option, shown, v.sources.get(option, ""))
+    console.print(table)
+
+
+def bots(console: Console, registry) -> None:
+    table = Table(title="Bots")
+    for col in ("bot", "source", "version", "description"):
+        table.add_column(col)
+    from .plugins import bot_version
+    for entry in sorted(registry.bots.values(), key=lambda e: e.name):
+        table.add_row(entry.name, entry.source, bot_version(entry), entry.description)
+    console.print(table)
+
+
+def failures(console: Console, registry) -> None:
+    for f in registry.failures:
+        console.print(f"[red]plug-in failed[/] {f}")
+
+
+def check(console: Console, name: str, results) -> None:
+    table = Table(title=f"naparena check {name}")
+    for col in ("variant", "players", "hands", "decisions", "faults", "median ms", "p95 ms", "max ms", "first error"):
+        table.add_column(col, justify="left" if col in ("variant", "faults", "first error") else "right")
+    for r in results:
+        faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or "none"
+        table.add_row(r.variant, str(r.players), str(r.hands), str(r.decisions),
+                      faults if r.ok else f"[red]{faults}[/]", f"{r.percentile(0.5) * 1e3:.2f}",
+                      f"{r.percentile(0.95) * 1e3:.2f}", f"{r.percentile(1.0) * 1e3:.2f}", r.first_error)
+    console.print(table)
+
+
+def card(c: int, trumps: int | None = None) -> str:
+    text = cards.RANK_NAMES[cards.RANK[c]] + SUIT_SYMBOLS[cards.SUIT[c]]
+    color = "red" if cards.SUIT[c] in (1, 2) else "default"
+    style = f"bold {color}" if trumps is not None and cards.SUIT[c] == trumps else color
+    return f"[{style}]{text}[/]"
+
+
+def hand_replay(console: Console, log: dict, record: dict) -> None:
+    """One hand trick by trick: deal, decisions, bids, tricks, settlement."""
+    aliases = [f"{b['alias']}@{seat}" for seat, b in enumerate(log["bots"])]  # alias@seat: aliases may repeat
+    trumps = record["trumps"]
+    console.rule(f"match {log['match'].get('index', '?')} · hand {record['n']} · "
+                 f"{log['variant']} · dealer {aliases[record['dealer']]}")
+    for seat, held in enumerate(record["deal"]):
+        shown = " ".join(card(c, trumps) for c in held) if held else "(sits out)"
+        console.print(f"  {aliases[seat]:>12}: {shown}")
+    for key in ("peep_card", "floater"):
+        if key in record:
+            console.print(f"  {key.replace('_', ' ')}: {card(record[key])}")
+    for seat, kind, answer in record.get("pre", ()):
+        shown = SUIT_SYMBOLS[answer] if kind == "trumps" else _answer(answer)
+        console.print(f"  {aliases[seat]} {kind}: {shown}")
+    console.print("  bids: " + ", ".join(f"{aliases[s]} {b}" for s, b in record["bids"]))
+    if record["bidder"] is None:
+        console.print("  all passed")
+    else:
+        suit = "no trumps" if trumps is None else f"trumps {SUIT_SYMBOLS[trumps]}"
+        console.print(f"  contract: {aliases[record['bidder']]} {record['contract']}, {suit}")
+    players = len(aliases)
+    for i, (leader, played, winner) in enumerate(record["tricks"], 1):
+        order = [(leader + k) % players for k in range(players)]
+        order = [s for s in order if record["deal"][s]][:len(played)]
+        plays = "  ".join(f"{aliases[s]} {card(c, trumps)}" for s, c in zip(order, played))
+        console.print(f"  trick {i}: {plays}  → {aliases[winner]}")
+    if "revoke" in record:
+        console.print(f"  [red]revoke by {aliases[record['revoke']]}[/]")
+    for decision, seat, kind, reason in record.get("faults", ()):
+        console.print(f"  [yellow]fault[/] {aliases[seat]} ({kind}, decision {decision}): {reason}")
+    console.print(f"  result: {record['result']}; chips " +
+                  ", ".join(f"{aliases[s]} {d:+d}" for s, d in enumerate(record["chips"])) +
+                  f"; kitty {record['kitty']}")
+
+
+def _answer(answer) -> str:
+    if isinstance(answer, list):
+        return " ".join(card(c) for c in answer) or "nothing"
+    if isinstance(answer, bool) or answer is None:
+        return {True: "yes", False: "no", None: "keep"}[answer]
+    if isinstance(answer, int):
+        return card(answer)
+    return str(answer)
+
+
+def rules_line(rules: Rules) -> str:
+    return ", ".join(f"{k}={v}" for k, v in rules.as_dict().items())

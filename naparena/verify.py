@@ -1,0 +1,99 @@
+"""Replay logged hands through the engine: `naparena verify` and `naparena replay` use it.
+
+A match log holds every answer in the order it was given (bids, extra decisions,
+cards, faults by decision number), and the deal seed; feeding those answers to a
+fresh `Match` must reproduce every hand record exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+from typing import Iterator
+
+import orjson
+
+from .engine import BID, PLAY, Hand, Match
+from .errors import RunError
+from .play import MatchSummary
+from .rules import Rules
+
+
+def load_match(path: str | Path) -> dict:
+    try:
+        return json.loads(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise RunError(f"{path}: no such match log") from None
+    except json.JSONDecodeError as e:
+        raise RunError(f"{path}: not valid JSON ({e})") from None
+
+
+def rules_of(log: dict) -> Rules:
+    return Rules(**{**log["rules"], "bids": tuple(log["rules"]["bids"])})
+
+
+def replay(log: dict) -> Iterator[tuple[dict, Hand]]:
+    """(logged record, replayed hand) for every hand of the match, in order."""
+    match = Match(rules_of(log), len(log["bots"]), log["seed"], log.get("stack", 0))
+    for logged in log["hands"]:
+        hand = match.next_hand()
+        _feed(hand, logged)
+        match.finish(hand)
+        yield logged, hand
+
+
+def _feed(hand: Hand, logged: dict) -> None:
+    bids = deque(logged["bids"])
+    pre = deque(logged.get("pre", ()))
+    plays = deque(c for _, cards, _ in logged["tricks"] for c in cards)
+    plays.extend(c for _, c in logged.get("trick", ()))
+    faults = {f[0]: f[3] for f in logged.get("faults", ())}
+    guard = 0
+    while not hand.over:
+        guard += 1
+        if guard > 1000:
+            raise RunError(f"hand {logged.get('n')}: the log does not finish the hand")
+        kind, fault = hand.kind, faults.get(hand.decisions)
+        if kind == BID:
+            while bids and bids[0][0] != hand.to_act:
+                bids.popleft()  # a bid no one was asked for: Sir Garnet's forced Nap
+            answer = bids.popleft()[1] if bids else None
+        elif kind == PLAY:
+            answer = None if fault is not None else (plays.popleft() if plays else None)
+        else:
+            answer = pre.popleft()[2] if pre else None
+            answer = tuple(answer) if isinstance(answer, list) else answer
+        if fault is not None:
+            hand.fault(fault)
+        else:
+            hand.apply(answer)
+
+
+def plain(record: dict) -> dict:
+    """A record as it reads back from JSON (tuples become lists)."""
+    return orjson.loads(orjson.dumps(record))
+
+
+def verify_match(log: dict) -> list[str]:
+    """Every difference between the log and its replay; empty when it reproduces."""
+    if "skipped" in log:
+        return []
+    problems = []
+    summary = MatchSummary(len(log["bots"]))
+    try:
+        for logged, hand in replay(log):
+            again = plain(hand.record())
+            summary.add(logged)
+            if again != logged:
+                keys = sorted(k for k in set(again) | set(logged) if again.get(k) != logged.get(k))
+                problems.append(f"hand {logged.get('n')}: differs in {', '.join(keys)}")
+    except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
+        problems.append(f"cannot be replayed: {e}")
+        return problems
+    logged_seats = log["summary"]["seats"]
+    decisions = [s.get("decisions", 0) for s in logged_seats]
+    again = summary.result(log["summary"]["final"], log["summary"]["kitty"], decisions, log["crashes"])
+    if again["seats"] != logged_seats or again["hands"] != log["summary"]["hands"]:
+        problems.append("summary does not add up to its hands")
+    return problems

@@ -238,7 +238,7 @@ _BASE["bids"] = ()
 
 # Where each option's default comes from; variants override per option.
 _DEFAULT_SOURCES = {
-    "pack": "001 pagat: reduced pack by players (6–7 players: interpretation)",
+    "pack": "001 pagat: reduced pack by active players (2, 6 and 7 players: interpretation)",
     "dealer_sits_out": "000, 003: with six the dealer sits out",
     "shuffle": "000: shuffle before every deal",
     "deal": "000, 001: a round of three, then a round of two",
@@ -267,7 +267,8 @@ def _variant(name, description, sources, **options) -> Variant:
 _CLASSIC = dict(bids=("three", "four", "nap", "wellington", "blucher"), payouts="classic",
                 wellington_lead="lowest_trump")
 _CLASSIC_SRC = {
-    "bids": "000: three, four, nap; Wellington after Nap, Blücher after Wellington",
+    "bids": "000: three, four, nap, plus its Wellington (after Nap) and Blücher (after Wellington)"
+            " variations (interpretation: both included in classic)",
     "payouts": "000: 1 per trick under five; Nap wins 10, loses 5",
     "wellington_lead": "000, 002: the Wellington bidder leads his lowest trump",
 }

@@ -780,7 +780,6 @@ def test_every_named_variant_seats_four():
 # --- documented API -------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: docs/ARCHITECTURE.md documents Hand.kitty_delta; Hand has none")
 def test_hand_reports_its_kitty_delta():
     h = run_out(play(make_hand(rules("peep"), STRONG, extras="9S"), True, "three", *[False, "pass"] * 3))
     assert h.kitty_delta == 1

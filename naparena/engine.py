@@ -103,6 +103,23 @@ def _pickers(slots: tuple[tuple[int, ...], ...]) -> tuple:
     return tuple(itemgetter(*p) if p else None for p in slots)
 
 
+def legal_bids(rules: Rules, bids: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+    """The bids a seat may make after `bids` (also for bots deciding before their bid)."""
+    t = tables(rules)
+    made = {b for _, b in bids}
+    high = max((t.rank[b] for b in made if b != PASS), default=-1)
+    out = [PASS]
+    for b in t.enabled:
+        if t.rank[b] <= high:
+            continue
+        if b == "wellington" and "nap" not in made:
+            continue  # Wellington only after a Nap (000, 001, 002)
+        if b == "blucher" and "wellington" not in made:
+            continue  # Blücher only after a Wellington
+        out.append(b)
+    return tuple(out)
+
+
 class Hand:
     """One deal, from the cards dealt to the settlement."""
 
@@ -217,17 +234,7 @@ class Hand:
             self._begin_turn()
 
     def legal_bids(self) -> tuple[str, ...]:
-        made = {b for _, b in self.bids}
-        out = [PASS]
-        for b in self.t.enabled:
-            if self.t.rank[b] <= self.high:
-                continue
-            if b == "wellington" and "nap" not in made:
-                continue
-            if b == "blucher" and "wellington" not in made:
-                continue
-            out.append(b)
-        return tuple(out)
+        return legal_bids(self.rules, self.bids)
 
     def _bid(self, seat: int, bid: str) -> None:
         self.bids += ((seat, bid),)

@@ -12,7 +12,7 @@ from functools import lru_cache
 from math import comb, exp
 
 from . import cards
-from .engine import KITTY_CONTRACTS
+from .engine import KITTY_CONTRACTS, legal_bids
 from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
 from .view import View
 
@@ -297,18 +297,7 @@ def stakes(view: View, base: str) -> tuple[float, float]:
 
 def possible_bids(view: View) -> tuple[str, ...]:
     """The bids this seat could make now (for decisions taken before its bid)."""
-    rules = view.rules
-    rank = {b: i for i, b in enumerate(rules.ladder)}
-    made = {b for _, b in view.bids}
-    high = max((rank[b] for _, b in view.bids if b in rank), default=-1)
-    out = ["pass"]
-    for b in rules.ladder:
-        if b not in rules.bids or rank[b] <= high:
-            continue
-        if (b == "wellington" and "nap" not in made) or (b == "blucher" and "wellington" not in made):
-            continue
-        out.append(b)
-    return tuple(out)
+    return legal_bids(view.rules, view.bids)
 
 
 def lead_rule(rules: Rules, base: str) -> str:

@@ -186,6 +186,25 @@ def _show(result: dict, as_json: bool) -> None:
         render.standings(out, result)
 
 
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="first run directory"),
+    run_b: Path = typer.Argument(..., help="second run directory (other seeds, or other settings)"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+) -> None:
+    """Compare the same bots across two runs and say whether the differences are real."""
+    from .runner import load_standings
+    from .stats import compare as compare_runs
+    try:
+        result = compare_runs(load_standings(run_a), load_standings(run_b))
+    except NaparenaError as e:
+        raise _fail(e)
+    if as_json:
+        typer.echo(json.dumps(result, indent=1, sort_keys=True))
+    else:
+        render.comparison(out, str(run_a), str(run_b), result)
+
+
 # --- looking at logs ------------------------------------------------------------------
 
 @app.command()

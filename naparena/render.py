@@ -31,6 +31,10 @@ def standings(console: Console, result: dict) -> None:
     if result["skipped"]:
         console.print(f"[yellow]{len(result['skipped'])} matches skipped[/] "
                       f"({result['skipped'][0]['reason']}{', …' if len(result['skipped']) > 1 else ''})")
+    if result.get("sprt"):
+        s = result["sprt"]
+        console.print(f"sequential test {s['a']} vs {s['b']} (delta {s['delta']:+g}): "
+                      f"{s['verdict'] or 'undecided'} after {s['deal_sets']} deal sets (LLR {s['llr']:+.2f})")
     for alias, d in result["disqualified"].items():
         console.print(f"[red]{alias} disqualified[/] after match {d['after_match']}: "
                       f"{d['faults']} faults in {d['decisions']} decisions")
@@ -81,14 +85,36 @@ def _ladder_order(contract: str) -> tuple[int, str]:
 
 def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
     table = Table(title=f"{variant}: head to head over the same deals, A − B chips per 100 hands")
-    for col in ("A", "B", "deal sets", "A − B", "95% CI", "verdict"):
+    for col in ("A", "B", "deal sets", "A − B", "95% CI", "p", "P(A>B)", "verdict"):
         table.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
     for p in pairs:
         ci = p["ci95"]
         verdict = "too few deal sets" if ci is None else (
             f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
-        table.add_row(p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), verdict)
+        pv = "—" if p.get("p_value") is None else f"{p['p_value']:.3g}"
+        sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.2f}"
+        table.add_row(p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict)
     console.print(table)
+
+
+def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None:
+    for variant, data in result["variants"].items():
+        table = Table(title=f"{variant}: A = {name_a}, B = {name_b} (chips per 100 hands; Welch 95% CI)")
+        for col in ("bot", "A", "B", "A − B", "95% CI", "p", "verdict"):
+            table.add_column(col, justify="left" if col in ("bot", "verdict") else "right")
+        for r in data["bots"]:
+            p = "—" if r["p_value"] is None else f"{r['p_value']:.3g}"
+            table.add_row(r["bot"], f"{r['a_per100']:+.2f}", f"{r['b_per100']:+.2f}", f"{r['diff']:+.2f}",
+                          _ci(r["ci95"]), p, r["verdict"])
+        console.print(table)
+        if data["pairs"]:
+            noise = Table(title=f"{variant}: noise of each head-to-head (sd of the paired difference per hand)")
+            for col in ("A", "B", "sd in run A", "sd in run B", "variance B / A"):
+                noise.add_column(col, justify="left" if col in ("A", "B") else "right")
+            for p in data["pairs"]:
+                noise.add_row(p["a"], p["b"], f"{p['a_sd_per_hand']:.2f}", f"{p['b_sd_per_hand']:.2f}",
+                              f"{p['variance_ratio_b_over_a']:.2f}")
+            console.print(noise)
 
 
 def variants(console: Console) -> None:

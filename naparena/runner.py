@@ -25,7 +25,7 @@ from .play import Job, dumps, play_job, write_atomic
 from .plugins import bot_version, load_registry
 from .pool import WorkerDied, make_executor
 from .stats import Standings
-from .tournament import FAULT_MIN_DECISIONS, Tournament, bot_seed, schedule
+from .tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament, bot_seed, schedule
 
 log = logging.getLogger("naparena")
 
@@ -157,7 +157,7 @@ class Run:
 
     def execute(self, progress: Progress | None = None, executor=None) -> dict:
         """Play every match not yet done; return the standings (also written to disk)."""
-        standings = Standings([v.name for v in self.t.variants], self.aliases)
+        standings = Standings([v.name for v in self.t.variants], self.aliases, self.t.duplicate, self.t.sprt)
         own = executor is None
         if own:
             executor = make_executor(self.workers, self.t.timeout)
@@ -187,7 +187,7 @@ class Run:
                 path = match_path(self.run_dir, spec["index"])
                 if path.exists():
                     ready[spec["index"]] = None  # done in an earlier session: read at its turn
-                elif self._disqualified_in(spec, standings):
+                elif skip_reason(spec, standings):
                     ready[spec["index"]] = {"skip": True}
                 else:
                     futures[executor.submit(run_job, self.job(spec))] = (spec, [])
@@ -200,6 +200,8 @@ class Run:
             spec = self.specs[next_index]
             outcome = ready.pop(next_index)
             summary = self._consume(spec, outcome, standings)
+            following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
+            end_of_unit(standings, spec, following)
             if summary is not None:
                 hands_done += summary["hands"]
                 if outcome is not None:
@@ -228,8 +230,8 @@ class Run:
     def _consume(self, spec: dict, outcome: dict | None, standings: Standings) -> dict | None:
         """Book match `spec` in schedule order; skip it if one of its bots is disqualified."""
         path = match_path(self.run_dir, spec["index"])
-        if self._disqualified_in(spec, standings) or (outcome is not None and outcome.get("skip")):
-            reason = "disqualified: " + ", ".join(a for a in spec["seats"] if a in standings.disqualified)
+        reason = skip_reason(spec, standings)
+        if reason:
             write_atomic(str(path), dumps({"format": 1, "match": spec, "skipped": reason}))
             standings.skip(spec, reason)
             return None
@@ -241,30 +243,55 @@ class Run:
             summary = data["summary"]
         else:
             summary = outcome["summary"]
-        standings.add(spec, summary, self.t.duplicate)
+        standings.add(spec, summary)
         judge(standings, spec, self.t.max_fault_share)
         return summary
 
-    def _disqualified_in(self, spec: dict, standings: Standings) -> bool:
-        return any(a in standings.disqualified for a in spec["seats"])
+
+
+def skip_reason(spec: dict, standings: Standings) -> str | None:
+    """Why match `spec` is not played: a disqualified bot, or a decided sequential test."""
+    out = [a for a in spec["seats"] if a in standings.disqualified]
+    if out:
+        return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
+    if standings.sprt_decided(spec):
+        return "sprt decided: " + standings.sprt.verdict
+    return None
+
+
+def end_of_unit(standings: Standings, spec: dict, following: dict | None) -> None:
+    """Close the deal set of `spec` when the next match starts another (schedule order)."""
+    unit = standings.unit_of(spec)
+    if following is None or standings.unit_of(following) != unit:
+        standings.close_unit(unit)
+
 
 def standings_from_logs(run_dir: Path) -> dict:
     """Rebuild the standings from the run directory's logs alone (`naparena report`)."""
+    return load_standings(run_dir).result()
+
+
+def load_standings(run_dir: Path) -> Standings:
+    """The standings accumulator, fed from a run directory's match files in schedule order."""
     run_dir = Path(run_dir)
-    m = read_manifest(run_dir)
-    config = m["tournament"]
+    config = read_manifest(run_dir)["tournament"]
     variants = [v["name"] for v in config["variants"]]
     aliases = [b["alias"] for b in config["bots"]]
-    standings = Standings(variants, aliases)
+    sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
+    standings = Standings(variants, aliases, config["duplicate"], sprt)
     files = sorted((run_dir / MATCHES).glob("*.json"))
-    for f in files:
-        data = json.loads(f.read_bytes())
+    data = json.loads(files[0].read_bytes()) if files else None
+    for i in range(len(files)):
+        following = json.loads(files[i + 1].read_bytes()) if i + 1 < len(files) else None
+        spec = data["match"]
         if "skipped" in data:
-            standings.skip(data["match"], data["skipped"])
-            continue
-        standings.add(data["match"], data["summary"], config["duplicate"])
-        judge(standings, data["match"], config["max_fault_share"])
-    return standings.result()
+            standings.skip(spec, data["skipped"])
+        else:
+            standings.add(spec, data["summary"])
+            judge(standings, spec, config["max_fault_share"])
+        end_of_unit(standings, spec, following["match"] if following else None)
+        data = following
+    return standings
 
 
 def is_complete(run_dir: Path) -> bool:

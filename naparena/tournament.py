@@ -28,7 +28,8 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 NAME_RULE = ("must be a short name of letters, digits and . _ + -"
              " (at most 64, starting with a letter or digit)")
 
-TOP_LEVEL = ("tournament", "bots", "variants")
+TOP_LEVEL = ("tournament", "bots", "variants", "sprt")
+SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
 BOT_KEYS = ("name", "alias", "params")
 REQUIRED = object()
 
@@ -101,6 +102,19 @@ class VariantSpec:
 
 
 @dataclass(frozen=True)
+class SprtSpec:
+    """The optional [sprt] table: stop the head-to-head of `a` and `b` in `variant` once a
+    sequential test decides between "no difference" and "a − b = delta per 100 hands"."""
+
+    a: str
+    b: str
+    delta: float
+    alpha: float
+    beta: float
+    variant: str
+
+
+@dataclass(frozen=True)
 class Tournament:
     """A validated tournament file. `path` is the file as named by the caller ("" if none)."""
 
@@ -118,6 +132,7 @@ class Tournament:
     log_dir: str
     bots: tuple[BotSpec, ...]
     variants: tuple[VariantSpec, ...]
+    sprt: SprtSpec | None = None
     path: str = ""
 
     @property
@@ -141,8 +156,11 @@ class Tournament:
         """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
         between machines, and logs must not."""
         settings = {key: getattr(self, key) for key in SETTINGS}
-        return {**settings, "bots": [b.as_dict() for b in self.bots],
-                "variants": [v.as_dict() for v in self.variants]}
+        out = {**settings, "bots": [b.as_dict() for b in self.bots],
+               "variants": [v.as_dict() for v in self.variants]}
+        if self.sprt is not None:
+            out["sprt"] = dataclasses.asdict(self.sprt)
+        return out
 
 
 @dataclass(frozen=True)
@@ -197,7 +215,8 @@ def parse_tournament(source: str | Mapping, path: str | Path | None, registry: A
     settings = _settings(data, path)
     bots = _bots(data, path)
     variants = _variants(data, settings["table"], path)
-    t = Tournament(**settings, bots=bots, variants=variants, path=path)
+    sprt = _sprt(data, bots, variants, path)
+    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path)
     return check_bots(t, registry) if registry is not None else t
 
 
@@ -324,6 +343,45 @@ def _variants(data: Mapping, table: int, path: str) -> tuple[VariantSpec, ...]:
         named[name] = i
         variants.append(VariantSpec(name, base, overrides, rules))
     return tuple(variants)
+
+
+def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec, ...], path: str) -> SprtSpec | None:
+    table = data.get("sprt")
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise ConfigError(path, "sprt", f"must be a table ([sprt]), got {_show(table)}")
+    _check_keys(table, SPRT_KEYS, path, "sprt")
+    aliases = [b.alias for b in bots]
+    pair = []
+    for key in ("a", "b"):
+        if key not in table:
+            raise ConfigError(path, f"sprt.{key}", "missing: name the two bots (aliases) to compare")
+        alias = _text(table, key, path, "sprt")
+        if alias not in aliases:
+            raise ConfigError(path, f"sprt.{key}", f"'{alias}' is not a bot of this tournament{_hint(alias, aliases)}; "
+                              f"bots: {', '.join(aliases)}")
+        pair.append(alias)
+    if pair[0] == pair[1]:
+        raise ConfigError(path, "sprt.b", "must name a different bot from sprt.a")
+    values = {}
+    for key, default, ok, rule in (("delta", None, lambda v: v != 0, "must not be 0"),
+                                   ("alpha", 0.05, lambda v: 0 < v < 0.5, "must be between 0 and 0.5"),
+                                   ("beta", 0.05, lambda v: 0 < v < 0.5, "must be between 0 and 0.5")):
+        if key not in table:
+            if default is None:
+                raise ConfigError(path, f"sprt.{key}", "missing: the difference in chips per 100 hands to detect")
+            values[key] = default
+            continue
+        value = _typed(table[key], float, path, f"sprt.{key}")
+        if not ok(value) or value != value or value in (float("inf"), float("-inf")):
+            raise ConfigError(path, f"sprt.{key}", f"{rule}, got {_show(table[key])}")
+        values[key] = value
+    names = [v.name for v in variants]
+    variant = _text(table, "variant", path, "sprt") if "variant" in table else names[0]
+    if variant not in names:
+        raise ConfigError(path, "sprt.variant", f"'{variant}' is not a variant of this tournament; variants: {', '.join(names)}")
+    return SprtSpec(pair[0], pair[1], values["delta"], values["alpha"], values["beta"], variant)
 
 
 def _variant_base(entry: Mapping, name: str, path: str, where: str) -> tuple[str, dict]:

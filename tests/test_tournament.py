@@ -149,6 +149,14 @@ BAD_FILES = [
      "cannot deal a table of 2"),
     ("pack-too-small-for-table", variants('name = "mine"\nbase = "sir-garnet"\npack = 24', table=4),
      "variants[1].pack", "24-card pack"),
+    ("sprt-unknown-bot", HEAD + BOT + VARIANT + '[sprt]\na = "random"\nb = "rando"\ndelta = 5.0\n',
+     "sprt.b", "'rando' is not a bot of this tournament"),
+    ("sprt-no-delta", HEAD + bots('name = "random"', 'name = "bold"').split(HEAD)[1] + '[sprt]\na = "random"\nb = "bold"\n',
+     "sprt.delta", "missing"),
+    ("sprt-bad-alpha", HEAD + bots('name = "random"', 'name = "bold"').split(HEAD)[1]
+     + '[sprt]\na = "random"\nb = "bold"\ndelta = 5\nalpha = 0.7\n', "sprt.alpha", "between 0 and 0.5"),
+    ("sprt-same-bot", HEAD + BOT + VARIANT + '[sprt]\na = "random"\nb = "random"\ndelta = 5.0\n',
+     "sprt.b", "different bot"),
     ("syntax-error", '[tournament]\nname = "t\n', "", "TOML syntax error at line 2, column 10"),
     ("missing-value", '[tournament]\nname = "t"\nhands = \n', "", "line 3, column 9: Invalid value"),
 ]

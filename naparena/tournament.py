@@ -228,6 +228,10 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
     bots = []
     for i, bot in enumerate(t.bots, 1):
         entry = registry.bots.get(bot.name)
+        clash = getattr(registry, "clashes", {}).get(bot.name)
+        if clash:
+            raise ConfigError(t.path, f"bots[{i}].name",
+                              f"bot '{bot.name}' is registered by more than one plug-in: {', '.join(clash)}")
         if entry is None:
             available = ", ".join(sorted(registry.bots)) or "none"
             message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"

@@ -29,8 +29,10 @@ from .rules import Rules
 
 # Slot layout: a few shared ints per worker that the watchdog reads without locks.
 # A bot call is known by (MATCH, HAND, DECISION); lifecycle calls use DECISION = -1 - seat.
-MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION = range(6)
-SLOT_SIZE = 6
+# SEAT is the seat inside a bot call, else -1. The watchdog writes the call it timed out
+# to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
+MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
+SLOT_SIZE = 7
 FORMAT = 1
 
 
@@ -100,32 +102,32 @@ def play_job(job: Job, registry) -> "MatchLog":
     rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
     seats = [_Seat(registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
-    crashes = {(c[0], c[1], c[2]): c[3] for c in job.crashes}
+    watch = _Watch(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
+                   {(c[0], c[1], c[2]): c[3] for c in job.crashes})
     match = Match(rules, len(seats), job.seed, job.stack)
-    slot = _slot if _slot is not None else [0] * SLOT_SIZE
-    slot[MATCH] = job.index
+    watch.slot[MATCH], watch.slot[HAND] = job.index, -1
     for i, seat in enumerate(seats):
-        _guarded(seat, slot, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i)))
+        watch.hook(seat, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i)))
     summary = MatchSummary(len(seats))
     hands = []  # each hand as JSON bytes at once: cheap to keep and never traced by the GC
     # Most matches need no events, no hand hooks and no crash replay: keep that path lean.
-    fast = not crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
+    fast = not job.crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
     decide, counts = [s.decide for s in seats], [0] * len(seats)
     for _ in range(job.hands):
         hand = match.next_hand()
-        slot[HAND] = hand.hand_no
+        watch.slot[HAND] = hand.hand_no
         if fast:
-            _fast_loop(hand, decide, counts, slot, job.timeout)
+            _fast_loop(hand, decide, counts, watch)
         else:
-            _play_hand(hand, seats, slot, job.timeout, crashes)
+            _play_hand(hand, seats, watch)
         match.finish(hand)
         record = hand.record()
         summary.add(record)
         hands.append(orjson.dumps(record))
     final = match.close()
+    watch.slot[HAND] = job.hands
     for i, seat in enumerate(seats):
-        if not seat.dead:
-            _guarded(seat, slot, i, seat.bot.end_match)
+        watch.hook(seat, i, seat.bot.end_match)
     head = {
         "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
         "rules": job.rules, "seed": job.seed, "stack": job.stack,
@@ -163,39 +165,62 @@ def _match_info(job: Job, rules: Rules, seat: int) -> dict:
             "players": len(job.seats), "rules": rules, "hands": job.hands}
 
 
-def _guarded(seat: _Seat, slot, i: int, call) -> None:
-    """Lifecycle calls (start/end of match or hand, events): a failure there is ignored
-    for play but a time-out still interrupts it, so a bot cannot stall the match."""
-    slot[SEAT] = i
-    slot[DECISION] = -1 - i
-    try:
-        call()
-    except (Exception, BotTimeout):
-        pass
-    finally:
-        slot[SEAT] = -1
+class _Watch:
+    """This process's side of the watchdog: the slot it reads, the time limit, and the
+    crashes a replay must not repeat, keyed (hand, seat, decision)."""
+
+    def __init__(self, slot, timeout: float, crashes: dict):
+        self.slot, self.timeout, self.crashes = slot, timeout, crashes
+        self.late = f"time-out: no answer within {timeout:g} s"
+
+    def overran(self) -> bool:
+        """Did the watchdog time out the call that just returned? (A bot may catch the
+        interrupt and answer anyway; its answer still comes too late.)"""
+        slot = self.slot
+        if not slot[KILLED]:
+            return False
+        slot[KILLED] = 0
+        return slot[KILL_HAND] == slot[HAND] and slot[KILL_DECISION] == slot[DECISION]
+
+    def hook(self, seat: _Seat, i: int, call) -> None:
+        """A lifecycle call (match or hand start and end, events). A failure there is not a
+        decision, so it costs nothing in play; a time-out still interrupts it, and a crash
+        in it makes the seat dead like a crash in a decision."""
+        if seat.dead:
+            return
+        slot = self.slot
+        if (slot[HAND], i, -1 - i) in self.crashes:
+            seat.dead = True
+            return
+        slot[DECISION] = -1 - i
+        slot[SEAT] = i
+        try:
+            call()
+        except (Exception, SystemExit, BotTimeout):
+            pass
+        finally:
+            slot[SEAT] = -1
+            self.overran()
 
 
-def _play_hand(hand: Hand, seats: list[_Seat], slot, timeout: float, crashes: dict) -> None:
+def _play_hand(hand: Hand, seats: list[_Seat], watch: _Watch) -> None:
     for i, seat in enumerate(seats):
-        if seat.hand_start and not seat.dead:
-            _guarded(seat, slot, i, lambda b=seat.bot, v=hand.view(i): b.start_hand(v))
+        if seat.hand_start:
+            watch.hook(seat, i, lambda b=seat.bot, v=hand.view(i): b.start_hand(v))
     listeners = [(i, s) for i, s in enumerate(seats) if s.events and not s.dead]
-    _careful_loop(hand, seats, slot, timeout, crashes, listeners)
+    _careful_loop(hand, seats, watch, listeners)
     if listeners or any(s.hand_end for s in seats):
         public = public_record(hand.record())
         for i, seat in enumerate(seats):
-            if seat.dead:
-                continue
             if seat.events:
-                _guarded(seat, slot, i, lambda b=seat.bot: b.observe({"type": "settle", **public}))
+                watch.hook(seat, i, lambda b=seat.bot: b.observe({"type": "settle", **public}))
             if seat.hand_end:
-                _guarded(seat, slot, i, lambda b=seat.bot: b.end_hand(public))
+                watch.hook(seat, i, lambda b=seat.bot: b.end_hand(public))
 
 
-def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], slot, timeout: float) -> None:
+def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: _Watch) -> None:
     """The common case, kept lean: every seat alive, nobody listening for events."""
-    view = hand.view
+    view, slot = hand.view, watch.slot
     while not hand.over:
         i = hand.to_act
         counts[i] += 1
@@ -205,16 +230,20 @@ def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], slot, timeout:
             answer = decide[i][hand.kind](view())
         except BotTimeout:
             slot[SEAT] = -1
-            hand.fault(f"time-out: no answer within {timeout:g} s")
-        except Exception as e:
+            watch.overran()
+            hand.fault(watch.late)
+        except (Exception, SystemExit) as e:
             slot[SEAT] = -1
-            hand.fault(f"exception: {type(e).__name__}: {str(e)[:200]}")
+            hand.fault(_exception(e))
         else:
             slot[SEAT] = -1
-            hand.apply(answer)
+            if slot[KILLED] and watch.overran():
+                hand.fault(watch.late)
+            else:
+                hand.apply(answer)
 
 
-def _careful_loop(hand: Hand, seats: list[_Seat], slot, timeout: float, crashes: dict, listeners) -> None:
+def _careful_loop(hand: Hand, seats: list[_Seat], watch: _Watch, listeners) -> None:
     """Every other case: crash replay, dead seats, event listeners."""
     mark = _mark(hand) if listeners else None
     while not hand.over:
@@ -223,18 +252,19 @@ def _careful_loop(hand: Hand, seats: list[_Seat], slot, timeout: float, crashes:
         if seat.dead:
             hand.apply(hand.legal()[0])  # fallback for a crashed bot: the first legal answer
         else:
-            reason = crashes.get((hand.hand_no, i, hand.decisions))
+            reason = watch.crashes.get((hand.hand_no, i, hand.decisions))
             if reason is not None:
                 seat.dead = True
                 hand.fault(reason)
             else:
-                _ask(hand, seat, i, slot, timeout)
+                _ask(hand, seat, i, watch)
         if listeners:
-            mark = _tell(hand, mark, listeners, slot)
+            mark = _tell(hand, mark, listeners, watch)
 
 
-def _ask(hand: Hand, seat: _Seat, i: int, slot, timeout: float) -> None:
+def _ask(hand: Hand, seat: _Seat, i: int, watch: _Watch) -> None:
     """One supervised decision: the bot answers, raises, or is interrupted by the watchdog."""
+    slot = watch.slot
     seat.decisions += 1
     slot[DECISION] = hand.decisions
     slot[SEAT] = i
@@ -242,12 +272,19 @@ def _ask(hand: Hand, seat: _Seat, i: int, slot, timeout: float) -> None:
         answer = seat.decide[hand.kind](hand.view())
     except BotTimeout:
         slot[SEAT] = -1
-        return hand.fault(f"time-out: no answer within {timeout:g} s")
-    except Exception as e:
+        watch.overran()
+        return hand.fault(watch.late)
+    except (Exception, SystemExit) as e:
         slot[SEAT] = -1
-        return hand.fault(f"exception: {type(e).__name__}: {str(e)[:200]}")
+        return hand.fault(_exception(e))
     slot[SEAT] = -1
+    if watch.overran():
+        return hand.fault(watch.late)
     hand.apply(answer)
+
+
+def _exception(e: BaseException) -> str:
+    return f"exception: {type(e).__name__}: {str(e)[:200]}"
 
 
 def _mark(hand: Hand) -> tuple:
@@ -255,7 +292,7 @@ def _mark(hand: Hand) -> tuple:
             len(hand.exchanges), hand.garnet_taker, hand.trumps)
 
 
-def _tell(hand: Hand, mark: tuple, listeners, slot) -> tuple:
+def _tell(hand: Hand, mark: tuple, listeners, watch: _Watch) -> tuple:
     """Send the public events since `mark` to the bots that asked for them."""
     events = []
     nb, nt, np_, npe, nx, garnet, trumps = mark
@@ -277,7 +314,7 @@ def _tell(hand: Hand, mark: tuple, listeners, slot) -> tuple:
         events.append({"type": "trick", "leader": leader, "winner": winner})
     for event in events:
         for i, seat in listeners:
-            _guarded(seat, slot, i, lambda b=seat.bot, e=event: b.observe(e))
+            watch.hook(seat, i, lambda b=seat.bot, e=event: b.observe(e))
     return _mark(hand)
 
 

@@ -19,7 +19,7 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, Callable
 
-from .play import DECISION, HAND, KILL_DECISION, KILL_HAND, MATCH, SEAT, SLOT_SIZE, bind_slot
+from .play import DECISION, HAND, KILL_DECISION, KILL_HAND, KILLED, MATCH, SEAT, SLOT_SIZE, bind_slot
 
 
 class WorkerDied(Exception):
@@ -53,6 +53,7 @@ class _Watch:
         if waited >= self.timeout and not self.signalled:
             self.signalled = True
             slot[KILL_HAND], slot[KILL_DECISION] = ticket[1], ticket[2]
+            slot[KILLED] = 1
             return "interrupt"
         return None
 
@@ -175,17 +176,31 @@ class ForkPool(Executor):
         os.close(self._wake_w)
 
     def _dispatch(self) -> None:
-        for w in self._workers:
+        for i, w in enumerate(self._workers):
             if w.task is not None:
                 continue
             with self._lock:
                 if not self._pending:
                     return
                 task = self._pending.popleft()
-            if not task[0].set_running_or_notify_cancel():
-                continue
+            future = task[0]
+            if not future.running() and not future.set_running_or_notify_cancel():
+                continue  # cancelled while it waited
             w.task = task
-            w.conn.send(task[1:])
+            try:
+                w.conn.send(task[1:])
+            except OSError:  # the worker died while idle: replace it; the task goes first again
+                w.task = None
+                with self._lock:
+                    self._pending.appendleft(task)
+                self._fresh(i)
+
+    def _fresh(self, i: int) -> None:
+        """Put a new worker in place `i` (the old one is dead or being replaced)."""
+        self._workers[i].conn.close()
+        if not self._closing:
+            self._workers[i] = self._spawn()
+            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard)
 
     def _collect(self, i: int) -> None:
         w = self._workers[i]
@@ -207,11 +222,7 @@ class ForkPool(Executor):
         w = self._workers[i]
         future, where = w.task[0], _where(w.slot)
         w.task = None
-        w.conn.close()
-        closing = self._closing
-        if not closing:
-            self._workers[i] = self._spawn()
-            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard)
+        self._fresh(i)
         future.set_exception(WorkerDied(reason, where))
 
     def _watch(self, now: float) -> None:

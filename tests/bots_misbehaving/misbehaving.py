@@ -1,0 +1,138 @@
+"""Drop-in bots for the misbehaviour tests: `steady` behaves; `misbehave` can misbehave
+in a decision in every way the supervisor must survive, chosen by its parameters;
+`fragile` kills its process in a lifecycle hook instead.
+
+All answer with a seeded random legal answer, drawn the same way, so until the first
+misbehaviour a `misbehave` seat plays exactly what a `steady` seat (or a `misbehave`
+seat with mode "none") plays in its place.
+"""
+
+import ctypes
+import faulthandler
+import os
+import resource
+import signal
+import sys
+import time
+
+import naparena
+from naparena.bot import Bot
+
+
+class Steady(Bot):
+    name = "steady"
+    description = "Well-behaved: a seeded random legal answer at every decision."
+
+    def _answer(self, view):
+        return self.rng.choice(view.legal)
+
+    def bid(self, view):
+        return self._answer(view)
+
+    def play(self, view):
+        return self._answer(view)
+
+
+class Misbehaving(Steady):
+    """Misbehaves in `bid` and `play` when its trigger fires.
+
+    Trigger: the bot's `every`-th decision of a match (counted over bid and play),
+    only in hand `hand` and match `match` when those are 0 or more, at most `times`
+    times a match when that is more than 0.
+    """
+
+    name = "misbehave"
+    description = "Raises, answers illegally, overruns, hangs or kills its process on cue."
+    params = {"mode": "raise", "every": 3, "hand": -1, "match": -1, "times": 0, "sleep": 0.5}
+
+    def start_match(self, info):
+        self.match_index = info["match"]
+        self.calls = 0
+        self.fired = 0
+
+    def _fires(self, view) -> bool:
+        self.calls += 1
+        if self.mode == "none" or self.calls % self.every:
+            return False
+        if self.hand >= 0 and view.hand_no != self.hand:
+            return False
+        if self.match >= 0 and self.match_index != self.match:
+            return False
+        if self.times and self.fired >= self.times:
+            return False
+        self.fired += 1
+        return True
+
+    def bid(self, view):
+        if self._fires(view):
+            return self._misbehave(view, "junk-bid")
+        return self._answer(view)
+
+    def play(self, view):
+        if self._fires(view):
+            # The lowest card it does not hold: never legal.
+            return self._misbehave(view, next(c for c in range(52) if c not in view.hand))
+        return self._answer(view)
+
+    def _misbehave(self, view, illegal):
+        mode = self.mode
+        if mode == "raise":
+            raise ValueError(f"deliberate failure at decision {self.calls}")
+        if mode == "illegal":
+            return illegal
+        if mode == "slow":
+            time.sleep(self.sleep)
+            return self._answer(view)
+        if mode == "spin":
+            while True:
+                pass
+        if mode == "swallow":
+            try:
+                time.sleep(self.sleep)
+            except BaseException:  # the bare-except habit: swallows the watchdog's interrupt too
+                pass
+            return self._answer(view)
+        if mode == "sysexit":
+            sys.exit(1)
+        if mode == "block":
+            # The watchdog's interrupt signal stays pending: only the hard limit ends this.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+            time.sleep(self.sleep)
+            return self._answer(view)
+        if mode == "exit":
+            os._exit(3)
+        if mode == "segv":
+            # Keep the crash quiet and cheap: no traceback dump, no core file.
+            faulthandler.disable()
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            ctypes.string_at(0)
+        raise AssertionError(f"unknown mode {mode!r}")
+
+
+class Fragile(Misbehaving):
+    """Kills its own process in a lifecycle hook (`hook`), not in a decision."""
+
+    name = "fragile"
+    description = "Kills its process in start_match, start_hand or end_match."
+    params = {**Misbehaving.params, "mode": "none", "hook": "start_match"}
+
+    def _dies_in(self, hook, hand_no=None):
+        if hook == self.hook and self.match in (-1, self.match_index) and self.hand in (-1, hand_no):
+            os._exit(3)
+
+    def start_match(self, info):
+        super().start_match(info)
+        self._dies_in("start_match")
+
+    def start_hand(self, view):
+        self._dies_in("start_hand", view.hand_no)
+
+    def end_match(self):
+        self._dies_in("end_match")
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Steady)
+    register(Misbehaving)
+    register(Fragile)

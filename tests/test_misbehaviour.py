@@ -1,0 +1,423 @@
+"""Misbehaving bots in real tournaments on the fork pool: every fault is counted in the
+standings, chips are conserved, the tournament completes, and no other match changes.
+
+The bots live in `tests/bots_misbehaving/` (a drop-in folder). How "no other match
+changes" is checked: every tournament here has the same five seats — p1, p2, p3, bad, p4
+at tables of four — and is compared with one control run in which `bad` is the same
+`misbehave` bot with mode "none". Deal seeds hang off (master seed, variant, stream,
+table number) and bot seeds off (master seed, match index, seat), never off bot names,
+and the table numbers come from the seats' positions in the list, which both runs
+share. So a match without `bad` (table 1: p1 p2 p3 p4) must give the very same bytes,
+and in a match with `bad` every hand before its first fault must be the same too,
+because until it misbehaves it draws the same random answers as the control.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from naparena.cli import app
+from naparena.plugins import DISABLE_AUTOLOAD_ENV
+from naparena.runner import MATCHES, STANDINGS, Run, registry_for
+from naparena.tournament import check_bots, parse_tournament
+
+BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
+TIMEOUT = 0.2
+HARD = TIMEOUT * 3 + 5  # ForkPool's default hard limit for a decision
+VARIANTS = ("classic", "floater")  # floater: antes and failed bids move chips through the kitty
+SEATS = (("p1", "random", {}), ("p2", "heuristic", {}), ("p3", "cautious", {}),
+         ("bad", "misbehave", None), ("p4", "bold", {}))
+WELL_BEHAVED = {"mode": "none"}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_installed_plugins():
+    # Only naparena's own bots and the drop-in folder: an installed plug-in must not
+    # change what these tournaments play. Fork workers inherit the environment.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(DISABLE_AUTOLOAD_ENV, "1")
+        yield
+
+
+def config(bad_params: dict, *, bad_name: str = "misbehave", hands: int = 20,
+           timeout: float = TIMEOUT, share: float = 1.0, workers: int = 2,
+           seats=SEATS, variants=VARIANTS) -> dict:
+    """A tournament as the parsed TOML mapping; `max_fault_share = 1.0` never disqualifies."""
+    bots = []
+    for alias, name, params in seats:
+        if params is None:
+            name, params = bad_name, bad_params
+        bots.append({"name": name, "alias": alias, "params": params})
+    return {"tournament": {"name": "misbehaviour", "seed": 11, "hands": hands, "table": 4,
+                           "workers": workers, "timeout": timeout, "max_fault_share": share,
+                           "bots_dir": str(BOTS_DIR)},
+            "bots": bots, "variants": [{"name": v} for v in variants]}
+
+
+def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
+    """Run the tournament into `run_dir` through the runner and its executor."""
+    t = parse_tournament(config_, run_dir.parent / "tournament.toml")
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    run = Run(t, registry, run_dir, workers)
+    assert run.workers == (workers or t.workers)
+    assert run.prepare(False) == 0
+    result = run.execute()
+    assert json.loads((run_dir / STANDINGS).read_text()) == result
+    return result
+
+
+def match_files(run_dir: Path) -> dict[int, bytes]:
+    return {int(f.stem): f.read_bytes() for f in sorted((run_dir / MATCHES).glob("*.json"))}
+
+
+def logs(run_dir: Path) -> dict[int, dict]:
+    return {i: json.loads(data) for i, data in match_files(run_dir).items()}
+
+
+def kind_of(reason: str) -> str:
+    """The fault kind the report files a reason under: 'exception: …' → 'exception'."""
+    return "illegal" if reason.startswith("illegal answer") else reason.split(":", 1)[0]
+
+
+def row(result: dict, variant: str, alias: str) -> dict:
+    rows = [r for r in result["variants"][variant]["bots"] if r["bot"] == alias]
+    assert len(rows) == 1, f"{alias} has no row in {variant}"
+    return rows[0]
+
+
+def bad_seat(log: dict) -> int | None:
+    aliases = [b["alias"] for b in log["bots"]]
+    return aliases.index("bad") if "bad" in aliases else None
+
+
+def bad_faults(log: dict) -> list[tuple[int, list]]:
+    """(hand number, fault) for every fault of the `bad` seat in a match log."""
+    seat = bad_seat(log)
+    return [(hand["n"], f) for hand in log["hands"] for f in hand.get("faults", ()) if f[1] == seat]
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory) -> tuple[dict, dict[int, bytes]]:
+    """The tournament with `bad` well-behaved: what every other run is compared with."""
+    run_dir = tmp_path_factory.mktemp("control") / "run"
+    result = play(config(WELL_BEHAVED), run_dir)
+    files = match_files(run_dir)
+    for log in map(json.loads, files.values()):
+        assert not any("faults" in hand for hand in log["hands"])
+    return result, files
+
+
+def check_run(result: dict, run_dir: Path, control) -> dict[int, dict]:
+    """What must hold whatever `bad` did: the tournament completed, chips are conserved,
+    the standings count exactly the faults, revokes and crashes the logs hold, the other
+    bots never faulted, and nothing changed outside `bad`'s misbehaviour."""
+    control_result, control_files = control
+    files = match_files(run_dir)
+    assert sorted(files) == sorted(control_files), "every scheduled match has a log"
+    assert result["skipped"] == [] and result["disqualified"] == {}
+    assert result["matches"] == len(files)
+    parsed = {i: json.loads(data) for i, data in files.items()}
+
+    counted = {v: {a: {"faults": Counter(), "revokes": 0, "crashes": 0} for a, _, _ in SEATS}
+               for v in VARIANTS}
+    for i, log in parsed.items():
+        kitty = 0
+        for hand in log["hands"]:
+            assert sum(hand["chips"]) + hand["kitty"] - kitty == 0, f"match {i} hand {hand['n']}"
+            kitty = hand["kitty"]
+        summary = log["summary"]
+        assert sum(s["chips"] for s in summary["seats"]) + kitty == 0, f"match {i}"
+        assert sum(summary["final"]) + summary["kitty"] == log["stack"] * len(summary["final"])
+        for seat, s in enumerate(summary["seats"]):
+            assert s["chips"] == sum(hand["chips"][seat] for hand in log["hands"])
+        aliases = [b["alias"] for b in log["bots"]]
+        books = counted[log["variant"]]
+        for hand in log["hands"]:
+            for _, seat, _, reason in hand.get("faults", ()):
+                books[aliases[seat]]["faults"][kind_of(reason)] += 1
+            if "revoke" in hand:
+                books[aliases[hand["revoke"]]]["revokes"] += 1
+        for seat, s in enumerate(summary["seats"]):
+            books[aliases[seat]]["crashes"] += "crashed_at" in s
+        assert {c[1] for c in log["crashes"]} <= {bad_seat(log)}
+
+        seat = bad_seat(log)
+        if seat is None:
+            assert files[i] == control_files[i], f"match {i} without bad changed"
+            continue
+        before = json.loads(control_files[i])
+        faulted = [n for n, _ in bad_faults(log)] + [c[0] for c in log["crashes"]]
+        first = min(faulted, default=len(log["hands"]))
+        assert log["hands"][:first] == before["hands"][:first], f"match {i}: a hand before the fault changed"
+        if first < len(log["hands"]):  # later deals may differ: some variants gather the played cards
+            assert log["hands"][first]["deal"] == before["hands"][first]["deal"]
+        if not faulted:
+            assert log["summary"] == before["summary"]
+
+    for v in VARIANTS:
+        table = result["variants"][v]
+        assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0, f"{v}: chips not conserved"
+        for alias, _, _ in SEATS:
+            r, books = row(result, v, alias), counted[v][alias]
+            assert r["faults"] == dict(books["faults"]), f"{v} {alias}: faults"
+            assert r["revokes"] == books["revokes"], f"{v} {alias}: revokes"
+            assert r["crashes"] == books["crashes"], f"{v} {alias}: crashes"
+            if alias != "bad":
+                assert r["faults"] == {} and r["crashes"] == 0
+                assert r["revokes"] == row(control_result, v, alias)["revokes"] == 0
+    return parsed
+
+
+def matches_with_bad(logs_: dict[int, dict], variant: str) -> list[int]:
+    return [i for i, log in logs_.items() if log["variant"] == variant and bad_seat(log) is not None]
+
+
+# --- 1. exceptions ---------------------------------------------------------------------
+
+def test_a_raising_bot_faults_with_exceptions_and_revokes(tmp_path, control):
+    result = play(config({"mode": "raise", "every": 3}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        bad = row(result, v, "bad")
+        assert set(bad["faults"]) == {"exception"} and bad["faults"]["exception"] > 10
+        assert bad["revokes"] > 0 and bad["crashes"] == 0
+    for log in parsed.values():
+        for _, (_, _, _, reason) in bad_faults(log):
+            assert reason.startswith("exception: ValueError: deliberate failure at decision ")
+
+
+# --- 2. illegal answers ------------------------------------------------------------------
+
+def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, control):
+    result = play(config({"mode": "illegal", "every": 4}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    kinds = Counter()
+    for log in parsed.values():
+        seat = bad_seat(log)
+        for hand in log["hands"]:
+            for decision, s, kind, reason in hand.get("faults", ()):
+                kinds[kind] += 1
+                assert reason.startswith("illegal answer ")
+                if kind == "play":
+                    # A card it does not hold: a revoke, and the hand ends there.
+                    assert hand["revoke"] == s == seat and hand["result"] == "revoke"
+                    assert hand["faults"][-1][0] == decision
+                else:
+                    assert kind == "bid" and reason == "illegal answer 'junk-bid'"
+                    assert [s, "pass"] in hand["bids"]  # the default: a pass
+    assert kinds["play"] > 0 and kinds["bid"] > 0
+    for v in VARIANTS:
+        bad = row(result, v, "bad")
+        assert set(bad["faults"]) == {"illegal"} and bad["revokes"] > 0
+
+
+# --- 3. time-outs ----------------------------------------------------------------------
+
+def test_a_bot_overrunning_its_time_is_interrupted_with_a_time_out(tmp_path, control):
+    # Overrun once a match, at its 4th decision. The watchdog looks on a tick, so it
+    # interrupts up to two ticks after the limit; sleeping three times the limit keeps
+    # the answer from slipping in first on a loaded machine.
+    result = play(config({"mode": "slow", "every": 4, "times": 1, "sleep": 3 * TIMEOUT}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        bad = row(result, v, "bad")
+        assert bad["faults"] == {"time-out": len(matches_with_bad(parsed, v))}
+        assert bad["crashes"] == 0
+    for i in matches_with_bad(parsed, "classic"):
+        [(_, (_, _, _, reason))] = bad_faults(parsed[i])
+        assert reason == f"time-out: no answer within {TIMEOUT:g} s"
+
+
+def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(tmp_path, control):
+    result = play(config({"mode": "spin", "every": 4, "times": 1}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        bad = row(result, v, "bad")
+        assert bad["faults"] == {"time-out": len(matches_with_bad(parsed, v))}
+        assert bad["crashes"] == 0  # interrupted in its worker, not killed
+    assert all(log["crashes"] == [] for log in parsed.values())
+
+
+# --- 4. a hang signals cannot end -------------------------------------------------------
+
+def test_a_hang_that_blocks_the_interrupt_is_killed_at_the_hard_limit(tmp_path, control):
+    hang_match = 9  # classic, table 2, with bad; one hang keeps the test to one hard limit
+    result = play(config({"mode": "block", "every": 5, "times": 1, "match": hang_match, "sleep": 120.0}),
+                  tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    bad = row(result, "classic", "bad")
+    assert bad["faults"] == {"hang": 1} and bad["crashes"] == 1
+    assert row(result, "floater", "bad")["faults"] == {}
+    log = parsed[hang_match]
+    seat = bad_seat(log)
+    [[hand_no, crashed_seat, decision, reason]] = log["crashes"]
+    assert crashed_seat == seat and reason == f"hang: killed after {HARD:g} s without an answer"
+    [(n, [d, s, _, why])] = bad_faults(log)
+    assert (n, d, s, why) == (hand_no, decision, seat, reason)
+    assert log["summary"]["seats"][seat]["crashed_at"] == hand_no
+    # Every other match with bad never saw it misbehave: identical to the control.
+    assert [i for i, lg in parsed.items() if lg["crashes"]] == [hang_match]
+
+
+# --- 5. a bot that kills its own process -------------------------------------------------
+
+@pytest.mark.parametrize("mode, reason", [
+    ("exit", "crash: process exited with code 3"),
+    ("segv", "crash: process killed by signal SIGSEGV"),
+])
+def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path, control, mode, reason):
+    bad_params = {"mode": mode, "every": 13, "times": 1}  # dies at its 13th decision of every match
+    result = play(config(bad_params), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        crashed = matches_with_bad(parsed, v)
+        assert row(result, v, "bad")["crashes"] == len(crashed) > 0
+        assert row(result, v, "bad")["faults"] == {"crash": len(crashed)}
+    for i, log in parsed.items():
+        seat = bad_seat(log)
+        if seat is None:
+            continue
+        [[hand_no, crashed_seat, decision, why]] = log["crashes"]
+        assert (crashed_seat, why) == (seat, reason)
+        # The replay stops asking the bot at the decision it died in: its only fault is
+        # there, and the engine's fallback answers legally for the rest of the match.
+        [(n, fault)] = bad_faults(log)
+        assert (n, fault[0], fault[3]) == (hand_no, decision, reason)
+        assert log["summary"]["seats"][seat]["crashed_at"] == hand_no
+        if log["variant"] == "classic":  # only bids and plays, so the bot's own count is the engine's
+            assert log["summary"]["seats"][seat]["decisions"] == 12, "asked again after its crash"
+    # Replays are deterministic: the same tournament again gives the same bytes.
+    again = play(config(bad_params), tmp_path / "again")
+    assert again == result
+    assert match_files(tmp_path / "again") == match_files(tmp_path / "run")
+
+
+# --- 6. disqualification -----------------------------------------------------------------
+
+def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_count(tmp_path, control):
+    always = config({"mode": "raise", "every": 1}, share=0.25)
+    result = play(always, tmp_path / "two", workers=2)
+    inline = play(always, tmp_path / "one", workers=1)
+    assert (tmp_path / "two" / STANDINGS).read_bytes() == (tmp_path / "one" / STANDINGS).read_bytes()
+    assert match_files(tmp_path / "two") == match_files(tmp_path / "one")
+    assert inline == result
+
+    parsed = logs(tmp_path / "two")
+    with_bad = [i for i, log in sorted(parsed.items()) if "bad" in log["match"]["seats"]]
+    first, later = with_bad[0], with_bad[1:]
+    played = parsed[first]
+    assert played["summary"]["hands"] == 20
+    seat = bad_seat(played)
+    decisions = played["summary"]["seats"][seat]["decisions"]
+    assert decisions >= 20
+    assert result["disqualified"] == {"bad": {"after_match": first, "faults": decisions, "decisions": decisions}}
+    assert result["skipped"] == [{"match": i, "reason": "disqualified: bad"} for i in later]
+    for i in later:
+        assert parsed[i] == {"format": 1, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
+    _, control_files = control
+    for i, log in parsed.items():
+        if "bad" not in log["match"]["seats"]:
+            assert match_files(tmp_path / "two")[i] == control_files[i]
+    variant = played["variant"]
+    bad = row(result, variant, "bad")
+    assert bad["disqualified"] and bad["faults"] == {"exception": decisions}
+    for v, table in result["variants"].items():
+        assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
+
+
+# --- 7. the view leaks nothing ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def peeks(tmp_path_factory) -> tuple[list[dict], dict[int, dict]]:
+    """What the peeking bot found at every decision, and the match logs to judge it by."""
+    base = tmp_path_factory.mktemp("peek")
+    out = base / "found"
+    out.mkdir()
+    seats = (("spy", "peeking", {"out": str(out)}), ("p1", "random", {}),
+             ("p2", "heuristic", {}), ("p3", "bold", {}))
+    # A generous time limit: walking the heap for referrers is slow, and a time-out
+    # here would only hide what the bot could see.
+    result = play(config({}, seats=seats, variants=("classic",), timeout=5.0), base / "run")
+    assert row(result, "classic", "spy")["faults"] == {}
+    found = [json.loads(line) for f in sorted(out.glob("*.jsonl")) for line in f.read_text().splitlines()]
+    return found, logs(base / "run")
+
+
+def _holdings(found: dict, parsed: dict[int, dict]) -> tuple[set, set]:
+    """(own holding, other seats' dealt hands and holdings) at that decision, as card tuples."""
+    hand = parsed[found["match"]]["hands"][found["hand"]]
+    played = set(found["played"])
+    own, others = None, set()
+    for seat, dealt in enumerate(hand["deal"]):
+        holding = tuple(c for c in dealt if c not in played)
+        if seat == found["seat"]:
+            own = holding
+        else:
+            others |= {t for t in (tuple(dealt), holding) if len(t) >= 2}
+    return own, others
+
+
+def test_the_view_leads_to_no_other_seats_cards(peeks):
+    found, parsed = peeks
+    assert {(f["match"]) for f in found} == set(parsed) and len(found) > 100
+    for f in found:
+        own, others = _holdings(f, parsed)
+        seen = set(map(tuple, f["view"]))
+        assert own in seen or len(own) < 2, "the walk must at least find the bot's own cards"
+        assert not seen & others, f"match {f['match']} hand {f['hand']}: another seat's cards in the view"
+        assert f["view_engine"] == []
+
+
+# Not tested: objects *referring to* the view (gc.get_referrers, stack frames). Bots run
+# in the worker's interpreter, so one that sets out to inspect the interpreter can find
+# the engine; naparena compares strategies and is no sandbox (see README). What a bot is
+# given, and everything reachable from it, is tested above.
+
+
+# --- `naparena check` --------------------------------------------------------------------
+
+def test_check_passes_a_well_behaved_drop_in_bot():
+    result = CliRunner().invoke(app, ["check", "steady", "--bots-dir", str(BOTS_DIR), "--hands", "5"])
+    assert result.exit_code == 0, result.output
+    assert "steady: every decision legal in 12 variants" in result.stdout
+
+
+def test_check_fails_a_raising_drop_in_bot_and_says_why():
+    result = CliRunner().invoke(app, ["check", "misbehave", "--bots-dir", str(BOTS_DIR), "--hands", "5"])
+    assert result.exit_code == 1, result.output
+    assert "misbehave failed in 12 variant(s)" in result.stderr
+    assert "exception" in result.stdout
+    assert "every decision legal" not in result.output
+
+
+# --- misbehaviour that is easy to get wrong ---------------------------------------------
+
+def test_a_bot_calling_sys_exit_faults_like_any_raising_bot(tmp_path, control):
+    result = play(config({"mode": "sysexit", "every": 7, "times": 1}), tmp_path / "run")
+    check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        assert set(row(result, v, "bad")["faults"]) == {"exception"}
+
+
+def test_a_bot_swallowing_the_interrupt_still_times_out(tmp_path, control):
+    late_match = 9
+    result = play(config({"mode": "swallow", "every": 4, "times": 2, "match": late_match,
+                          "sleep": 3 * TIMEOUT}), tmp_path / "run")
+    check_run(result, tmp_path / "run", control)
+    assert row(result, "classic", "bad")["faults"] == {"time-out": 2}
+
+
+@pytest.mark.parametrize("hook", ["start_match", "start_hand", "end_match"])
+def test_a_bot_dying_in_a_lifecycle_hook_is_a_crash(tmp_path, control, hook):
+    died_in = 9
+    bad_params = {"hook": hook, "match": died_in, "hand": 2 if hook == "start_hand" else -1}
+    result = play(config(bad_params, bad_name="fragile"), tmp_path / "run")
+    assert result["skipped"] == [] and result["matches"] == len(control[1])
+    assert row(result, "classic", "bad")["crashes"] == 1
+    assert row(result, "floater", "bad")["crashes"] == 0

@@ -98,23 +98,26 @@ def deal_order(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...]
 
 
 @lru_cache(maxsize=256)
-def _pickers(slots: tuple[tuple[int, ...], ...]) -> tuple:
-    """Per seat, a C-speed getter of that seat's deck positions (None for a seat out)."""
-    return tuple(itemgetter(*p) if p else None for p in slots)
+def _layout(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...], tuple]:
+    """(active seats, per seat a C-speed getter of its deck positions, None for a seat out)."""
+    active, slots = deal_order(rules, players, dealer)
+    return active, tuple(itemgetter(*p) if p else None for p in slots)
 
 
 def legal_bids(rules: Rules, bids: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
     """The bids a seat may make after `bids` (also for bots deciding before their bid)."""
     t = tables(rules)
-    made = {b for _, b in bids}
-    high = max((t.rank[b] for b in made if b != PASS), default=-1)
+    return _bids_over(t, max((t.rank[b] for _, b in bids if b != PASS), default=-1), bids)
+
+
+def _bids_over(t: _Tables, high: int, bids: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
     out = [PASS]
     for b in t.enabled:
         if t.rank[b] <= high:
             continue
-        if b == "wellington" and "nap" not in made:
+        if b == "wellington" and not any(x == "nap" for _, x in bids):
             continue  # Wellington only after a Nap (000, 001, 002)
-        if b == "blucher" and "wellington" not in made:
+        if b == "blucher" and not any(x == "wellington" for _, x in bids):
             continue  # Blücher only after a Wellington
         out.append(b)
     return tuple(out)
@@ -128,8 +131,7 @@ class Hand:
         self.rules, self.t = rules, tables(rules)
         self.players, self.dealer, self.hand_no = players, dealer, hand_no
         self.chips_start, self.kitty_start = chips, kitty
-        self.active, slots = deal_order(rules, players, dealer)
-        pickers = _pickers(slots)
+        self.active, pickers = _layout(rules, players, dealer)
         # Public state lives in tuples, replaced rather than mutated, so a View is
         # a snapshot that costs only references.
         self.hands = [tuple(sorted(pick(deck))) if pick else () for pick in pickers]
@@ -234,7 +236,7 @@ class Hand:
             self._begin_turn()
 
     def legal_bids(self) -> tuple[str, ...]:
-        return legal_bids(self.rules, self.bids)
+        return _bids_over(self.t, self.high, self.bids)
 
     def _bid(self, seat: int, bid: str) -> None:
         self.bids += ((seat, bid),)

@@ -84,6 +84,14 @@ class Rules:
     floater: bool = False
     kitty_at_end: str = "carried"
 
+    def __hash__(self) -> int:
+        # Rules key the engine's lookup caches once per hand: hash the fields once.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @property
     def ladder(self) -> tuple[str, ...]:
         if self.floater:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import signal
 import sys
 import time
@@ -58,7 +59,7 @@ def run(
     try:
         t, registry = _load(file, bots_dir)
         run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-        result = _execute(t, registry, run_dir, workers, resume, f"naparena run {file} --resume")
+        result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
     except NaparenaError as e:
         raise _fail(e)
     _show(result, as_json)
@@ -68,16 +69,21 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
+    bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
-    """Continue an interrupted run from its directory."""
-    from .runner import config_hash, read_manifest
+    """Continue an interrupted run from its directory (from any working directory)."""
+    from .runner import config_hash, read_manifest, read_where
     try:
         manifest = read_manifest(run_dir)
-        t, registry = _load(Path(manifest["source"]), None)
+        where = read_where(run_dir)
+        if not where.get("file"):
+            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
+        drop_ins = bots_dir or (Path(where["bots_dir"]) if where.get("bots_dir") else None)
+        t, registry = _load(Path(where["file"]), drop_ins)
         if config_hash(t) != manifest["config_hash"]:
-            raise RunError(f"{manifest['source']} has changed since {run_dir} was started; start a new run")
-        result = _execute(t, registry, run_dir, workers, True, f"naparena resume {run_dir}")
+            raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
+        result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
     except NaparenaError as e:
         raise _fail(e)
     _show(result, as_json)
@@ -138,6 +144,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
         raise typer.Exit(130)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _drop_run_logging()
     elapsed = time.monotonic() - started
     err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
     return result
@@ -157,12 +164,13 @@ def _log_to(run_dir: Path, workers: int) -> None:
     """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
 
     multiprocessing-logging forwards the workers' records to these handlers; it needs
-    the fork start method and must be installed before the pool is created.
+    the fork start method and must be installed before the pool is created. It wraps
+    the handlers, so unwrap before replacing ours (a second run in one process).
     """
+    import multiprocessing_logging
+
     root = logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_naparena", False):
-            root.removeHandler(h)
+    _drop_run_logging()
     file_handler = logging.FileHandler(run_dir / "run.log")
     file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
     file_handler.setLevel(logging.INFO)
@@ -174,9 +182,16 @@ def _log_to(run_dir: Path, workers: int) -> None:
         root.addHandler(h)
     log.setLevel(logging.INFO)
     if workers > 1:
-        import multiprocessing_logging
-        multiprocessing_logging.uninstall_mp_handler()
-        multiprocessing_logging.install_mp_handler()
+        multiprocessing_logging.install_mp_handler(root)
+
+
+def _drop_run_logging() -> None:
+    """Remove (and flush) the handlers a run added, wrapped by multiprocessing-logging or not."""
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_naparena", False) or getattr(getattr(h, "sub_handler", None), "_naparena", False):
+            root.removeHandler(h)
+            h.close()  # a wrapper's close drains the records still coming from workers
 
 
 def _show(result: dict, as_json: bool) -> None:
@@ -321,7 +336,7 @@ def init(
     from .tournament import starter_toml
     if path.exists() and not force:
         raise _fail(RunError(f"{path} exists; use --force to overwrite it"))
-    registry = load_registry(None)
+    registry = load_registry("bots" if Path("bots").is_dir() else None)
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     try:
         text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")

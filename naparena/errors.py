@@ -38,4 +38,7 @@ class PluginError(NaparenaError):
 
 
 class RunError(NaparenaError):
-    """A run directory that cannot be resumed, reported or verified."""
+    """Bad input outside a tournament file: a run directory that cannot be resumed,
+    reported or verified, an unknown variant name, a hand a log does not have."""
+
+    exit_code = 2

@@ -29,7 +29,7 @@ from .tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament, bot_seed, sch
 
 log = logging.getLogger("naparena")
 
-MANIFEST, STANDINGS, MATCHES = "manifest.json", "standings.json", "matches"
+MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 
 
 # --- in the worker --------------------------------------------------------------------
@@ -37,11 +37,20 @@ MANIFEST, STANDINGS, MATCHES = "manifest.json", "standings.json", "matches"
 _registries: dict = {}
 
 
+def _drop_in_key(folder: str | None) -> tuple:
+    """What a worker's cached registry depends on: the folder and its files' mtimes."""
+    if folder is None:
+        return (None,)
+    path = Path(folder).resolve()
+    return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
+
+
 def run_job(job: Job) -> dict:
     """Worker entry point: play one match, write its log, return only its summary."""
-    registry = _registries.get(job.bots_dir)
+    key = _drop_in_key(job.bots_dir)
+    registry = _registries.get(key)
     if registry is None:
-        registry = _registries[job.bots_dir] = load_registry(job.bots_dir)
+        registry = _registries[key] = load_registry(job.bots_dir)
     match_log = play_job(job, registry)
     write_atomic(job.path, bytes(match_log))
     for i, seat in enumerate(match_log.summary["seats"]):
@@ -62,8 +71,13 @@ def registry_for(t: Tournament):
     return load_registry(bots_dir(t))
 
 
+# Where things are on this machine is not what a run is: leave it out of the hash, so a
+# run can be resumed from another directory or with --bots-dir.
+_NOT_HASHED = ("workers", "bots_dir", "log_dir")
+
+
 def config_hash(t: Tournament) -> str:
-    config = {k: v for k, v in t.as_dict().items() if k != "workers"}
+    config = {k: v for k, v in t.as_dict().items() if k not in _NOT_HASHED}
     return hashlib.blake2b(json.dumps(config, sort_keys=True).encode(), digest_size=4).hexdigest()
 
 
@@ -98,6 +112,15 @@ def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     if not runs:
         raise RunError(f"no earlier run of '{t.name}' with this configuration under {base}/ to resume")
     return max(runs, key=lambda p: int(p.name[len(stem) + 1:] or 1) if p.name != stem else 1)
+
+
+def read_where(run_dir: Path) -> dict:
+    """Where a run's tournament file and drop-in bots are (absolute), for resuming it."""
+    try:
+        return json.loads((Path(run_dir) / WHERE).read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        m = read_manifest(Path(run_dir))
+        return {"file": m.get("source"), "bots_dir": None}
 
 
 def read_manifest(run_dir: Path) -> dict:
@@ -140,6 +163,12 @@ class Run:
                 raise RunError(f"{self.run_dir}: was run with another configuration; start a new run")
         else:
             write_atomic(str(path), json.dumps(mine, indent=1, sort_keys=True).encode() + b"\n")
+        # Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
+        # which must not depend on where the run was started.
+        drop_ins = bots_dir(self.t)
+        where = {"file": str(Path(self.t.path).resolve()) if self.t.path else None,
+                 "bots_dir": str(Path(drop_ins).resolve()) if drop_ins else None}
+        write_atomic(str(self.run_dir / WHERE), json.dumps(where, indent=1).encode() + b"\n")
         for tmp in (self.run_dir / MATCHES).glob("*.tmp*"):
             tmp.unlink()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if match_path(self.run_dir, s["index"]).exists())

@@ -43,7 +43,8 @@ def replay(log: dict) -> Iterator[tuple[dict, Hand]]:
         yield logged, hand
 
 
-def _feed(hand: Hand, logged: dict) -> None:
+def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
+    """Give the hand its logged answers; count each seat's answered decisions."""
     bids = deque(logged["bids"])
     pre = deque(logged.get("pre", ()))
     plays = deque(c for _, cards, _ in logged["tricks"] for c in cards)
@@ -64,6 +65,8 @@ def _feed(hand: Hand, logged: dict) -> None:
         else:
             answer = pre.popleft()[2] if pre else None
             answer = tuple(answer) if isinstance(answer, list) else answer
+        if decisions is not None and not (fault or "").startswith(("crash:", "hang:")):
+            decisions[hand.to_act] += 1
         if fault is not None:
             hand.fault(fault)
         else:
@@ -76,13 +79,23 @@ def plain(record: dict) -> dict:
 
 
 def verify_match(log: dict) -> list[str]:
-    """Every difference between the log and its replay; empty when it reproduces."""
+    """Every difference between the log and its replay; empty when it reproduces.
+
+    Checks each hand record, and the summary: per-seat totals, final chips and the kitty
+    left at the end. The bots' decision counts are replayed too, for matches without a
+    crash (after a crash, which hook calls reached the dead bot is not in the log).
+    """
     if "skipped" in log:
         return []
     problems = []
-    summary = MatchSummary(len(log["bots"]))
+    players = len(log["bots"])
+    match = Match(rules_of(log), players, log["seed"], log.get("stack", 0))
+    summary, decisions = MatchSummary(players), [0] * players
     try:
-        for logged, hand in replay(log):
+        for logged in log["hands"]:
+            hand = match.next_hand()
+            _feed(hand, logged, decisions)
+            match.finish(hand)
             again = plain(hand.record())
             summary.add(logged)
             if again != logged:
@@ -91,9 +104,12 @@ def verify_match(log: dict) -> list[str]:
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems
-    logged_seats = log["summary"]["seats"]
-    decisions = [s.get("decisions", 0) for s in logged_seats]
-    again = summary.result(log["summary"]["final"], log["summary"]["kitty"], decisions, log["crashes"])
-    if again["seats"] != logged_seats or again["hands"] != log["summary"]["hands"]:
-        problems.append("summary does not add up to its hands")
+    final = match.close()
+    logged_summary = log["summary"]
+    if log["crashes"]:
+        decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
+    again = summary.result(final, match.kitty, decisions, log["crashes"])
+    for key in ("seats", "final", "kitty", "hands"):
+        if again[key] != logged_summary.get(key):
+            problems.append(f"summary: {key} does not match the replayed hands")
     return problems

@@ -321,7 +321,7 @@ def test_shipped_tournament_budgets():
     quick = load("quickstart")
     assert {b.name for b in quick.bots} == {"heuristic", "random", "cautious", "bold"}
     assert [v.name for v in quick.variants] == ["classic", "pagat"]
-    assert (quick.table, quick.duplicate, quick.seeds, quick.total_hands()) == (4, True, 2, 16_000)
+    assert (quick.table, quick.duplicate, quick.seeds, quick.total_hands()) == (4, True, 8, 32_000)
     every = load("all-variants")
     assert [v.name for v in every.variants] == list(VARIANTS)
     assert {b.name for b in every.bots} == {"random", "heuristic"}

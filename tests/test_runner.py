@@ -1,0 +1,819 @@
+"""Runner: the same bytes for any number of workers and any global RNG, resume after
+kill -9, SIGTERM and Ctrl-C, verify and report, the JSON schemas of every file a run
+writes, and a parent whose memory grows with deal sets, not hands."""
+
+import copy
+import functools
+import json
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import tomli_w
+from typer.testing import CliRunner
+
+from naparena import plugins
+from naparena.cli import app
+from naparena.play import Job
+from naparena.rules import CHOICES, FLOATER_LADDER, OPTION_NAMES, SEVEN_LADDER, STANDARD_LADDER, VARIANTS
+from naparena.runner import (
+    MANIFEST,
+    MATCHES,
+    STANDINGS,
+    Run,
+    match_path,
+    new_run_dir,
+    registry_for,
+    run_job,
+    standings_from_logs,
+)
+from naparena.stats import Standings
+from naparena.tournament import SETTINGS, SPRT_KEYS, check_bots, load_tournament
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_BOT = REPO / "bots" / "example_bot.py"
+
+# Drop-in bots written next to each test tournament. Each answers from its own rng, so
+# their logs are as reproducible as the reference bots'.
+TEST_BOTS = '''
+import os
+import time
+
+import naparena
+from naparena.bot import Bot
+
+
+class Slowpoke(Bot):
+    name = "slowpoke"
+    description = "random answers; from match 2 on, naps at the start of each match if told to"
+
+    def start_match(self, info):
+        # Sleeping changes no answer, so a slow run and a fast run write the same logs.
+        if info["match"] >= 2:
+            time.sleep(float(os.environ.get("SLOWPOKE_SLEEP", "0")))
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+class Grumpy(Bot):
+    name = "grumpy"
+    description = "now and then an illegal bid or an exception in play"
+
+    def bid(self, view):
+        return "banana" if self.rng.random() < 0.1 else self.rng.choice(view.legal)
+
+    def play(self, view):
+        if self.rng.random() < 0.03:
+            raise ValueError("grumpy today")
+        return self.rng.choice(view.legal)
+
+
+class Shy(Bot):
+    name = "shy"
+    description = "never bids"
+
+    def bid(self, view):
+        return "pass"
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+class Crashy(Bot):
+    name = "crashy"
+    description = "kills its worker process at its first card of hand 1"
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        if view.hand_no == 1:
+            os._exit(3)
+        return self.rng.choice(view.legal)
+
+
+class Broken(Bot):
+    name = "broken"
+    description = "bids four when it can, then raises on every card"
+
+    def bid(self, view):
+        return "four" if "four" in view.legal else "pass"
+
+    def play(self, view):
+        raise RuntimeError("no cards today")
+
+
+@naparena.hookimpl
+def register_bots(register):
+    for cls in (Slowpoke, Grumpy, Shy, Crashy, Broken):
+        register(cls)
+'''
+
+
+def _second_bot() -> str:
+    """`heuristic` when the reference bots are there, else the example drop-in."""
+    return "heuristic" if "heuristic" in plugins.load_registry(None).bots else "example"
+
+
+SECOND = _second_bot()
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch):
+    # Installed plug-ins must not change what these tests see; drop-in modules must not
+    # leak from one test into the next.
+    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
+    monkeypatch.setattr("naparena.runner._registries", {})  # worker registries are built afresh
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name == plugins.DROP_IN_PACKAGE or name.startswith(plugins.DROP_IN_PACKAGE + "."):
+            del sys.modules[name]
+
+
+# --- helpers --------------------------------------------------------------------------
+
+def write_tournament(folder: Path, *, name="t", bots=("random", SECOND), variants=("classic",),
+                     hands=20, seeds=1, table=4, sprt=None, **settings) -> Path:
+    """A tournament file `t.toml` in `folder`, with the test bots in `folder/bots`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bots").mkdir(exist_ok=True)
+    (folder / "bots" / "testbots.py").write_text(TEST_BOTS)
+    shutil.copy(EXAMPLE_BOT, folder / "bots" / "example_bot.py")
+    # A generous time limit: a decision timed out by a busy machine would change the logs
+    # these tests compare byte for byte.
+    settings.setdefault("timeout", 5.0)
+    data = {"tournament": {"name": name, "seed": 2026, "seeds": seeds, "hands": hands, "table": table,
+                           **settings},
+            "bots": [{"name": b} for b in bots], "variants": [{"name": v} for v in variants]}
+    if sprt:
+        data["sprt"] = sprt
+    path = folder / "t.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+def naparena(*args, cwd, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """`python -m naparena ARGS` in a child process, as a person would run it."""
+    full = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1", "PYTHONHASHSEED": "0", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "naparena", *map(str, args)], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def start_naparena(*args, cwd, env=None) -> subprocess.Popen:
+    """Start `python -m naparena ARGS` in its own process group, so its workers can be signalled too."""
+    full = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1", "PYTHONHASHSEED": "0", **(env or {})}
+    # A shell starting pytest in the background makes it ignore SIGINT, and an ignored
+    # signal stays ignored in children: let the child see Ctrl-C as a terminal would send it.
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", "naparena", *map(str, args)], cwd=cwd, env=full,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_dir_in(log_dir: Path) -> Path:
+    [run_dir] = [p for p in Path(log_dir).iterdir() if p.is_dir()]
+    return run_dir
+
+
+def snapshot(run_dir: Path) -> dict[str, bytes]:
+    """Every canonical file of a run directory (not run.log), by relative path."""
+    files = {MANIFEST: (run_dir / MANIFEST).read_bytes(), STANDINGS: (run_dir / STANDINGS).read_bytes()}
+    for f in sorted((run_dir / MATCHES).iterdir()):
+        files[f"{MATCHES}/{f.name}"] = f.read_bytes()
+    return files
+
+
+def assert_same_files(got: dict[str, bytes], expected: dict[str, bytes]) -> None:
+    assert sorted(got) == sorted(expected)
+    differing = [name for name in expected if got[name] != expected[name]]
+    assert not differing, f"files differ: {differing}"
+
+
+def played_matches(run_dir: Path) -> int:
+    return sum(1 for _ in (run_dir / MATCHES).glob("*.json"))
+
+
+def run_in_process(path: Path, log_dir: Path, workers: int = 1) -> tuple[Path, dict]:
+    """What `naparena run` does, minus the terminal: returns the run directory and standings."""
+    t = load_tournament(path)
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    run_dir = new_run_dir(t, log_dir)
+    runner = Run(t, registry, run_dir, workers)
+    runner.prepare(False)
+    return run_dir, runner.execute()
+
+
+def live_members(pgid: int) -> list[int]:
+    """Processes of a process group that are still running (zombies do not count)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces, so split after the last ')'.
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def wait_until_gone(pgid: int, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while live_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not live_members(pgid), "worker processes outlived the run"
+
+
+def wait_for_first_match(proc: subprocess.Popen, log_dir: Path, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not list(Path(log_dir).glob(f"*/{MATCHES}/*.json")):
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended before any match was written: {proc.communicate()}")
+        assert time.monotonic() < deadline, "no match was written in time"
+        time.sleep(0.02)
+
+
+# --- runs shared by several tests -----------------------------------------------------
+
+PLAIN_BOTS = ("random", SECOND, "example", "grumpy")
+PLAIN_VARIANTS = ("classic", "peep", "purchase", "floater")
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """One tournament run with 1, 2 and 3 workers: (folder, {workers: (run dir, --json stdout)})."""
+    folder = tmp_path_factory.mktemp("plain")
+    write_tournament(folder, bots=PLAIN_BOTS, variants=PLAIN_VARIANTS, hands=25, seeds=2)
+    runs = {}
+    for workers in (1, 2, 3):
+        done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
+        assert done.returncode == 0, done.stderr
+        runs[workers] = (run_dir_in(folder / f"w{workers}"), done.stdout)
+    return folder, runs
+
+
+@pytest.fixture(scope="module")
+def misfits(tmp_path_factory):
+    """Bots that crash their worker, fault, and get disqualified; with 2 and 3 workers."""
+    folder = tmp_path_factory.mktemp("misfits")
+    write_tournament(folder, bots=("random", "crashy", "broken", "grumpy"), hands=12, table=3)
+    runs = {}
+    for workers in (2, 3):
+        done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
+        assert done.returncode == 0, done.stderr
+        runs[workers] = (run_dir_in(folder / f"w{workers}"), done.stdout)
+    return folder, runs
+
+
+@pytest.fixture(scope="module")
+def sequential(tmp_path_factory):
+    """A head-to-head stopped by its [sprt] test; with 1 and 3 workers."""
+    folder = tmp_path_factory.mktemp("sprt")
+    write_tournament(folder, bots=("random", SECOND), variants=("classic", "pagat"), hands=20, seeds=10,
+                     sprt={"a": SECOND, "b": "random", "delta": 50.0})
+    runs = {}
+    for workers in (1, 3):
+        done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
+        assert done.returncode == 0, done.stderr
+        runs[workers] = (run_dir_in(folder / f"w{workers}"), done.stdout)
+    return folder, runs
+
+
+@pytest.fixture(scope="module")
+def every_variant(tmp_path_factory):
+    """tournaments/all-variants.toml cut down to 5 hands a match, plus six-handed tables
+    (the dealer sits out) and peel's eldest-one rule, so every kind of hand record occurs."""
+    folder = tmp_path_factory.mktemp("every-variant")
+    write_tournament(folder)  # for its bots folder
+    data = tomllib.loads((REPO / "tournaments" / "all-variants.toml").read_text())
+    data["tournament"]["hands"] = 5
+    data["bots"] = [{"name": "random"}, {"name": SECOND}]
+    (folder / "all.toml").write_text(tomli_w.dumps(data))
+    # Six at a table: the dealer sits out. Nobody bids: classic redeals, peel plays 'one'.
+    six = write_tournament(folder / "six", name="six", bots=("shy",), variants=("classic", "peel"),
+                           hands=10, table=6)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
+        return [run_in_process(folder / "all.toml", folder / "logs", workers=2)[0],
+                run_in_process(six, folder / "logs", workers=1)[0]]
+
+
+# --- determinism ----------------------------------------------------------------------
+
+def test_every_file_and_the_standings_are_the_same_for_one_two_and_three_workers(plain):
+    _, runs = plain
+    (one, one_json), (two, two_json), (three, three_json) = runs[1], runs[2], runs[3]
+    expected = snapshot(one)
+    assert len([f for f in expected if f.startswith(MATCHES)]) == 4 * 2 * 4  # variants x seeds x rotations
+    assert_same_files(snapshot(two), expected)
+    assert_same_files(snapshot(three), expected)
+    assert one_json == two_json == three_json
+    assert json.loads(one_json) == json.loads(expected[STANDINGS])
+
+
+def test_faults_happened_in_the_plain_run_so_determinism_covers_them(plain):
+    _, runs = plain
+    standings = json.loads(runs[1][1])
+    grumpy = [row for v in standings["variants"].values() for row in v["bots"] if row["bot"] == "grumpy"]
+    assert sum(sum(row["faults"].values()) for row in grumpy) > 0
+    assert not standings["disqualified"]
+
+
+def test_crashes_and_disqualification_replay_the_same_for_two_and_three_workers(misfits):
+    _, runs = misfits
+    (two, two_json), (three, three_json) = runs[2], runs[3]
+    assert_same_files(snapshot(three), snapshot(two))
+    assert two_json == three_json
+    standings = json.loads(two_json)
+    assert list(standings["disqualified"]) == ["broken"]
+    assert standings["skipped"], "matches of the disqualified bot must be skipped"
+    logs = [json.loads(f.read_bytes()) for f in sorted((two / MATCHES).glob("*.json"))]
+    assert any(log.get("crashes") for log in logs), "crashy must have crashed a worker"
+    assert all(log["match"]["index"] == i for i, log in enumerate(logs))
+
+
+def test_a_decided_sequential_test_skips_the_same_matches_for_one_and_three_workers(sequential):
+    _, runs = sequential
+    (one, one_json), (three, three_json) = runs[1], runs[3]
+    assert_same_files(snapshot(three), snapshot(one))
+    assert one_json == three_json
+    standings = json.loads(one_json)
+    assert standings["sprt"]["verdict"]
+    assert standings["skipped"] and all(s["reason"].startswith("sprt decided: ") for s in standings["skipped"])
+    skipped_files = [f for f in (one / MATCHES).glob("*.json") if b'"skipped"' in f.read_bytes()]
+    assert len(skipped_files) == len(standings["skipped"])
+
+
+def test_nothing_depends_on_the_global_rng(tmp_path, monkeypatch):
+    path = write_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "ecarte"), hands=15)
+    random.seed(1)
+    calm, calm_standings = run_in_process(path, tmp_path / "calm", workers=1)
+
+    # The global RNG seeded differently and every module-level function made to raise:
+    # any use of it by the engine, the runner or a bot would fault or fail the run.
+    random.seed(987654321)
+    random.random()
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the global RNG was used")
+
+    for fn in ("random", "randrange", "randint", "choice", "choices", "shuffle", "sample", "uniform",
+               "getrandbits", "gauss", "seed"):
+        monkeypatch.setattr(random, fn, forbidden)
+    for workers in (1, 2):
+        disturbed, disturbed_standings = run_in_process(path, tmp_path / f"disturbed{workers}", workers=workers)
+        assert_same_files(snapshot(disturbed), snapshot(calm))
+        assert disturbed_standings == calm_standings
+
+
+LATE_BOT = '''
+import naparena
+from naparena.bot import Bot
+
+
+class Late(Bot):
+    name = "late"
+    description = "first legal answer; lives only in the second folder"
+
+    def bid(self, view):
+        return view.legal[0]
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Late)
+'''
+
+
+def test_a_second_run_in_the_same_process_sees_its_own_drop_in_bots(tmp_path, monkeypatch):
+    write_tournament(tmp_path / "first", bots=("random", "grumpy"), hands=5)
+    write_tournament(tmp_path / "second", bots=("random", "late"), hands=5)
+    (tmp_path / "second" / "bots" / "late.py").write_text(LATE_BOT)
+    monkeypatch.chdir(tmp_path / "first")
+    run_in_process(Path("t.toml"), Path("logs"))
+    monkeypatch.chdir(tmp_path / "second")
+    _, standings = run_in_process(Path("t.toml"), Path("logs"))
+    assert {row["bot"] for row in standings["variants"]["classic"]["bots"]} == {"random", "late"}
+
+
+def test_hash_seed_changes_no_file(tmp_path):
+    write_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "misere"), hands=15)
+    outputs = []
+    for hash_seed in ("1", "2"):
+        done = naparena("run", "t.toml", "--workers", 2, "--log-dir", f"h{hash_seed}", "--json",
+                        cwd=tmp_path, env={"PYTHONHASHSEED": hash_seed})
+        assert done.returncode == 0, done.stderr
+        outputs.append((snapshot(run_dir_in(tmp_path / f"h{hash_seed}")), done.stdout))
+    assert_same_files(outputs[1][0], outputs[0][0])
+    assert outputs[1][1] == outputs[0][1]
+
+
+# --- interrupted runs -----------------------------------------------------------------
+
+SLOW_MATCHES = 2 * 4 * 2  # variants x seeds x rotations of (random, slowpoke, random, slowpoke)
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory):
+    """A tournament that is slow only when SLOWPOKE_SLEEP is set, and its uninterrupted run."""
+    folder = tmp_path_factory.mktemp("slow")
+    write_tournament(folder, bots=("random", "slowpoke"), variants=("classic", "pagat"), hands=40, seeds=4)
+    done = naparena("run", "t.toml", "--workers", 2, "--log-dir", "reference", "--json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return folder, snapshot(run_dir_in(folder / "reference")), done.stdout
+
+
+def interrupted_run(folder: Path, log_dir: str, send) -> tuple[subprocess.Popen, str, str]:
+    """Start a slow run, let it write its first match, then `send(proc)`; return after it ends."""
+    proc = start_naparena("run", "t.toml", "--workers", 2, "--log-dir", log_dir, cwd=folder,
+                          env={"SLOWPOKE_SLEEP": "0.8"})
+    try:
+        wait_for_first_match(proc, folder / log_dir)
+        send(proc)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    wait_until_gone(proc.pid)
+    return proc, out, err
+
+
+def resume_and_compare(folder: Path, log_dir: str, reference: dict, reference_json: str) -> None:
+    run_dir = run_dir_in(folder / log_dir)
+    kept = played_matches(run_dir)
+    assert 1 <= kept < SLOW_MATCHES, "the run must be interrupted part-way"
+    done = naparena("run", "t.toml", "--resume", "--log-dir", log_dir, "--workers", 2, "--json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert f"{kept} matches already done" in " ".join(done.stderr.split())
+    assert run_dir_in(folder / log_dir) == run_dir, "resume must continue the same run directory"
+    assert not list((run_dir / MATCHES).glob("*.tmp*")), "half-written logs must be cleaned away"
+    assert_same_files(snapshot(run_dir), reference)
+    assert done.stdout == reference_json
+
+
+def test_resume_after_kill_9_gives_the_same_files_and_standings(slow):
+    folder, reference, reference_json = slow
+
+    def kill_9(proc):
+        os.killpg(proc.pid, signal.SIGKILL)  # the parent and every worker, no chance to tidy up
+
+    proc, _, _ = interrupted_run(folder, "killed", kill_9)
+    assert proc.returncode == -signal.SIGKILL
+    resume_and_compare(folder, "killed", reference, reference_json)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the parent", "Ctrl-C to the process group"])
+def test_sigterm_and_ctrl_c_stop_cleanly_say_how_to_resume_and_resume_completes(slow, how):
+    folder, reference, reference_json = slow
+    log_dir = "terminated" if how.startswith("SIGTERM") else "interrupted"
+
+    def send(proc):
+        if how.startswith("SIGTERM"):
+            os.kill(proc.pid, signal.SIGTERM)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
+
+    proc, _, err = interrupted_run(folder, log_dir, send)
+    assert proc.returncode == 130, err
+    message = " ".join(err.split())
+    assert "Traceback" not in err
+    assert "interrupted" in message
+    kept = played_matches(run_dir_in(folder / log_dir))
+    assert f"{kept} of {SLOW_MATCHES} matches are kept" in message
+    assert f"Resume with: naparena resume {log_dir}/" in message
+    resume_and_compare(folder, log_dir, reference, reference_json)
+
+
+def test_the_resume_hint_continues_the_interrupted_run(slow):
+    folder, _, _ = slow
+    proc, _, err = interrupted_run(folder, "hinted", lambda p: os.kill(p.pid, signal.SIGTERM))
+    assert proc.returncode == 130
+    message = " ".join(err.split())
+    hint = shlex.split(message[message.index("Resume with: ") + len("Resume with: "):])
+    assert hint[:2] == ["naparena", "resume"]
+    done = naparena(*hint[1:], cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert played_matches(run_dir_in(folder / "hinted")) == SLOW_MATCHES
+
+
+# --- verify and report ----------------------------------------------------------------
+
+def cli(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_verify_passes_on_untouched_runs(plain, misfits):
+    for run_dir, _ in list(plain[1].values())[:1] + list(misfits[1].values())[:1]:
+        result = cli("verify", run_dir)
+        assert result.exit_code == 0, result.output
+        assert "verify ok" in result.stdout
+        assert f"{played_matches(run_dir)} matches" in result.stdout
+
+
+def pick_hand(run_dir: Path) -> tuple[Path, dict, int]:
+    """The first match log whose hand 2 was played to at least one full trick."""
+    for f in sorted((run_dir / MATCHES).glob("*.json")):
+        log = json.loads(f.read_bytes())
+        if "hands" in log and len(log["hands"]) > 2 and log["hands"][2]["tricks"]:
+            return f, log, 2
+    raise AssertionError("no suitable hand")
+
+
+def edit_trick_card(hand):
+    leader, cards, _ = hand["tricks"][0]
+    held = set(hand["deal"][leader])
+    # A card of another seat: the leader cannot have played it, whatever else it held.
+    other = next(c for seat, dealt in enumerate(hand["deal"]) if seat != leader for c in dealt
+                 if c not in held and c not in cards)
+    cards[0] = other
+
+
+def edit_chip_delta(hand):
+    hand["chips"][0] += 1
+    hand["chips"][1] -= 1  # still sums as before, so only a replay can tell
+
+
+def edit_winner(hand):
+    leader, cards, winner = hand["tricks"][0]
+    hand["tricks"][0][2] = next(s for s in range(len(hand["deal"])) if s != winner and hand["deal"][s])
+
+
+def edit_dealt_card(hand):
+    seat = next(s for s, dealt in enumerate(hand["deal"]) if dealt)
+    hand["deal"][seat][0], hand["deal"][seat + 1][0] = hand["deal"][seat + 1][0], hand["deal"][seat][0]
+
+
+@pytest.mark.parametrize("edit", [edit_trick_card, edit_chip_delta, edit_winner, edit_dealt_card])
+def test_verify_names_the_match_and_hand_of_a_hand_edited_log(plain, tmp_path, edit):
+    run_dir = shutil.copytree(plain[1][1][0], tmp_path / "run")
+    f, log, n = pick_hand(run_dir)
+    edit(log["hands"][n])
+    f.write_text(json.dumps(log, separators=(",", ":")) + "\n")
+    result = cli("verify", run_dir)
+    assert result.exit_code == 1, result.output
+    problems = " ".join(result.stderr.split())
+    assert f"mismatch {f.name}: hand {n}" in problems
+    assert "FAILED" in result.stdout
+    others = [line for line in result.stderr.splitlines() if line.startswith("mismatch") and f.name not in line]
+    assert not others, "only the edited match may be reported"
+
+
+@pytest.mark.parametrize("field", ["kitty", "final"])
+def test_verify_catches_an_edited_match_summary(plain, tmp_path, field):
+    run_dir = shutil.copytree(plain[1][1][0], tmp_path / "run")
+    f, log, _ = pick_hand(run_dir)
+    if field == "kitty":
+        log["summary"]["kitty"] += 7
+    else:
+        log["summary"]["final"][0] += 3
+    f.write_text(json.dumps(log, separators=(",", ":")) + "\n")
+    result = cli("verify", run_dir)
+    assert result.exit_code == 1
+    assert f.name in result.stderr
+
+
+def test_report_json_equals_the_run_json_standings(plain, misfits, sequential):
+    for run_dir, run_json in (plain[1][2], misfits[1][2], sequential[1][3]):
+        result = cli("report", run_dir, "--json")
+        assert result.exit_code == 0, result.output
+        assert result.stdout == run_json
+        assert standings_from_logs(run_dir) == json.loads(run_json)
+
+
+def test_report_of_an_unfinished_run_says_so_and_counts_what_was_played(plain, tmp_path):
+    run_dir = shutil.copytree(plain[1][1][0], tmp_path / "run")
+    for f in sorted((run_dir / MATCHES).glob("*.json"))[8:]:
+        f.unlink()
+    result = cli("report", run_dir, "--json")
+    assert result.exit_code == 0
+    assert "unfinished" in result.stderr
+    assert json.loads(result.stdout)["matches"] == 8
+
+
+# --- memory: the parent keeps totals, not hands ---------------------------------------
+
+def footprint(value) -> int:
+    """Containers and their items, counted recursively: what grows when data is kept."""
+    if isinstance(value, dict):
+        return 1 + sum(footprint(k) + footprint(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return 1 + sum(footprint(v) for v in value)
+    return 1
+
+
+def fake_summary(hands: int, seats: int = 4) -> dict:
+    seat = {"chips": 3 * hands, "hands": hands, "bidder_hands": hands // 3, "bidder_chips": hands,
+            "defender_chips": 2 * hands, "contracts": {"three": [hands // 3, hands // 4]}, "revokes": 1,
+            "faults": {"exception": 1}, "decisions": 4 * hands}
+    return {"seats": [copy.deepcopy(seat) for _ in range(seats)], "final": [0] * seats, "kitty": 0,
+            "hands": hands}
+
+
+def fill(standings: Standings, deal_sets: int, rotations: int, hands: int) -> None:
+    index = 0
+    for table_no in range(deal_sets):
+        for rotation in range(rotations):
+            spec = {"index": index, "variant": "classic", "stream": 0, "table_no": table_no,
+                    "rotation": rotation, "seats": ["a", "b", "a", "b"]}
+            standings.add(spec, fake_summary(hands), duplicate=True)
+            index += 1
+
+
+def state(standings: Standings) -> int:
+    return footprint(vars(standings))
+
+
+def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
+    few_hands, many_hands, many_matches, more_sets = (Standings(["classic"], ["a", "b"]) for _ in range(4))
+    fill(few_hands, deal_sets=3, rotations=2, hands=10)
+    fill(many_hands, deal_sets=3, rotations=2, hands=100_000)
+    fill(many_matches, deal_sets=3, rotations=200, hands=10)
+    fill(more_sets, deal_sets=30, rotations=2, hands=10)
+    assert state(many_hands) == state(few_hands)
+    assert state(many_matches) == state(few_hands)
+    assert state(more_sets) > state(few_hands)  # the measure does see what is kept
+    assert many_matches.matches == 600 and len(many_matches.units) == 3
+
+
+def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
+    path = write_tournament(tmp_path, hands=40)
+    t = load_tournament(path)
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    runner = Run(t, registry, tmp_path / "run", workers=1)
+    runner.prepare(False)
+    job = runner.job(runner.specs[0])
+    assert isinstance(job, Job)
+    returned = run_job(job)
+    written = json.loads(match_path(runner.run_dir, 0).read_bytes())
+    assert len(written["hands"]) == 40
+    assert returned == written["summary"]
+    assert set(returned) == {"seats", "final", "kitty", "hands"} and returned["hands"] == 40
+
+
+# --- JSON schemas ---------------------------------------------------------------------
+
+def schema(name: str) -> dict:
+    return json.loads((resources.files("naparena") / "schemas" / f"{name}.schema.json").read_text())
+
+
+@functools.cache
+def validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema(name))
+
+
+def errors(name: str, data) -> list[str]:
+    return [f"{e.json_path}: {e.message[:200]}" for e in validator(name).iter_errors(data)]
+
+
+@pytest.mark.parametrize("name", ["match", "manifest", "standings"])
+def test_schemas_are_valid_draft_2020_12_and_ship_in_the_package(name):
+    s = schema(name)
+    assert s["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(s)
+
+
+def all_run_files(run_dirs):
+    for run_dir in run_dirs:
+        yield "manifest", run_dir / MANIFEST
+        yield "standings", run_dir / STANDINGS
+        for f in sorted((run_dir / MATCHES).glob("*.json")):
+            yield "match", f
+
+
+def test_every_file_of_real_runs_matches_its_schema(every_variant, plain, misfits, sequential):
+    run_dirs = every_variant + [plain[1][1][0], misfits[1][2][0], sequential[1][1][0]]
+    seen_keys, seen_results, seen_pre, checked = set(), set(), set(), 0
+    for name, f in all_run_files(run_dirs):
+        data = json.loads(f.read_bytes())
+        assert not errors(name, data), (f, errors(name, data))
+        checked += 1
+        for hand in data.get("hands", ()) if name == "match" else ():
+            seen_keys |= set(hand)
+            seen_results.add(hand["result"])
+            seen_pre |= {kind for _, kind, _ in hand.get("pre", ())}
+    for _, run_json in (plain[1][1], sequential[1][1]):
+        assert not errors("standings", json.loads(run_json))  # what --json prints
+    # The runs must have produced every optional part of a hand record, else this proves little.
+    assert seen_keys >= {"peep_card", "floater", "garnet", "pre", "trick", "revoke", "faults"}
+    assert seen_results == {"made", "lost", "revoke", "passed"}
+    assert seen_pre >= {"exchange", "peep", "floater_peep", "garnet", "peep_exchange"}
+    assert checked > 60
+
+
+def test_the_runs_cover_skipped_files_crashes_and_sitting_out(every_variant, misfits):
+    logs = [json.loads(f.read_bytes()) for name, f in all_run_files(every_variant + [misfits[1][2][0]])
+            if name == "match"]
+    assert any("skipped" in log for log in logs)
+    assert any(log.get("crashes") for log in logs)
+    assert any(any(seat.get("crashed_at") is not None for seat in log["summary"]["seats"])
+               for log in logs if "summary" in log)
+    assert any([] in hand["deal"] for log in logs for hand in log.get("hands", ()))
+    assert any(hand["contract"] == "one" for log in logs for hand in log.get("hands", ()))
+
+
+# Hand-broken logs: each must be rejected. (name, what to do to a played match log)
+def _hand(log):
+    return next(h for h in log["hands"] if h["tricks"])
+
+
+BROKEN_MATCHES = [
+    ("card 52 in a deal", lambda log: _hand(log)["deal"][0].__setitem__(0, 52)),
+    ("negative card in a trick", lambda log: _hand(log)["tricks"][0][1].__setitem__(0, -1)),
+    ("card named, not numbered", lambda log: _hand(log)["tricks"][0][1].__setitem__(0, "AS")),
+    ("result 'won'", lambda log: _hand(log).__setitem__("result", "won")),
+    ("unknown bid", lambda log: _hand(log)["bids"].append([0, "grand"])),
+    ("seat 7", lambda log: _hand(log).__setitem__("dealer", 7)),
+    ("trick without winner", lambda log: _hand(log)["tricks"][0].pop()),
+    ("fault of three parts", lambda log: _hand(log).__setitem__("faults", [[0, 1, "bid"]])),
+    ("fault of an unknown kind", lambda log: _hand(log).__setitem__("faults", [[0, 1, "sulk", "exception: x"]])),
+    ("revoke result without revoking seat", lambda log: _hand(log).__setitem__("result", "revoke")),
+    ("unknown key in a hand", lambda log: _hand(log).__setitem__("comment", "nice")),
+    ("missing chips", lambda log: _hand(log).pop("chips")),
+    ("unknown top-level key", lambda log: log.__setitem__("pid", 1234)),
+    ("missing summary", lambda log: log.pop("summary")),
+    ("format 2", lambda log: log.__setitem__("format", 2)),
+    ("unknown rules option", lambda log: log["rules"].__setitem__("jokers", True)),
+    ("rules value out of range", lambda log: log["rules"].__setitem__("deal", "4-1")),
+    ("unknown fault kind in summary", lambda log: log["summary"]["seats"][0]["faults"].__setitem__("oops", 1)),
+    ("seed beyond 64 bits", lambda log: log.__setitem__("seed", 2 ** 64)),
+]
+
+
+@pytest.mark.parametrize("edit", [e for _, e in BROKEN_MATCHES], ids=[n for n, _ in BROKEN_MATCHES])
+def test_hand_broken_match_logs_are_rejected(plain, edit):
+    f = plain[1][1][0] / MATCHES / "000000.json"
+    log = json.loads(f.read_bytes())
+    assert not errors("match", log)
+    edit(log)
+    assert errors("match", log)
+
+
+def test_hand_broken_skipped_manifest_and_standings_files_are_rejected(misfits):
+    run_dir = misfits[1][2][0]
+    skipped = next(json.loads(f.read_bytes()) for f in sorted((run_dir / MATCHES).glob("*.json"))
+                   if b'"skipped"' in f.read_bytes())
+    assert not errors("match", skipped)
+    assert errors("match", {**skipped, "hands": []})
+    assert errors("match", {**skipped, "skipped": "felt like it"})
+    manifest = json.loads((run_dir / MANIFEST).read_bytes())
+    assert not errors("manifest", manifest)
+    assert errors("manifest", {k: v for k, v in manifest.items() if k != "config_hash"})
+    assert errors("manifest", {**manifest, "started": "2026-01-01T00:00:00"})
+    broken = copy.deepcopy(manifest)
+    broken["tournament"]["workers"] = 2  # not part of what a run was
+    assert errors("manifest", broken)
+    standings = json.loads((run_dir / STANDINGS).read_bytes())
+    assert not errors("standings", standings)
+    broken = copy.deepcopy(standings)
+    next(iter(broken["variants"].values()))["bots"][0]["ci95"] = 1.5
+    assert errors("standings", broken)
+    assert errors("standings", {**standings, "unit": "match"})
+
+
+def test_schemas_agree_with_the_code():
+    match, manifest = schema("match"), schema("manifest")
+    rules = match["$defs"]["rules"]
+    assert rules == manifest["$defs"]["rules"]
+    assert set(rules["required"]) == set(rules["properties"]) == set(OPTION_NAMES)
+    for option, allowed in CHOICES.items():
+        assert rules["properties"][option]["enum"] == list(allowed), option
+    contracts = set(STANDARD_LADDER) | set(SEVEN_LADDER) | set(FLOATER_LADDER)
+    assert set(match["$defs"]["contract"]["enum"]) == contracts
+    assert set(match["$defs"]["bid"]["enum"]) == contracts - {"one"} | {"pass"}
+    assert set(schema("standings")["$defs"]["contract"]["enum"]) == contracts
+    config = manifest["$defs"]["config"]
+    assert set(config["properties"]) == set(SETTINGS) - {"workers"} | {"bots", "variants", "sprt"}
+    assert set(config["properties"]["sprt"]["properties"]) == set(SPRT_KEYS)
+    base = config["properties"]["variants"]["items"]["properties"]["base"]
+    assert base["enum"] == list(VARIANTS)
+    rules_only = jsonschema.Draft202012Validator({"$ref": "#/$defs/rules", "$defs": match["$defs"]})
+    for variant in VARIANTS.values():  # every shipped variant's options are valid rules
+        options = {**variant.options, "bids": list(variant.options["bids"])}
+        assert not list(rules_only.iter_errors(options)), variant.name

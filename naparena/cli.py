@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -42,30 +43,38 @@ def _fail(e: NaparenaError) -> typer.Exit:
     return typer.Exit(e.exit_code)
 
 
+def _command(fn):
+    """Register a command whose project errors become one message and an exit code."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NaparenaError as e:
+            raise _fail(e) from None
+    return app.command()(wrapper)
+
+
 # --- run, resume, report --------------------------------------------------------------
 
-@app.command()
+@_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1,
                                           help="worker processes (default: the file's, 0 there = one per core); 1 plays in-process"),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
-    resume: bool = typer.Option(False, "--resume", help="continue the newest unfinished run of this file"),
+    resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from .runner import latest_run_dir, new_run_dir
-    try:
-        t, registry = _load(file, bots_dir)
-        run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-        result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
-    except NaparenaError as e:
-        raise _fail(e)
+    t, registry = _load(file, bots_dir)
+    run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
+    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
     _show(result, as_json)
 
 
-@app.command()
+@_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
@@ -74,34 +83,28 @@ def resume(
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from .runner import config_hash, read_manifest, read_where
-    try:
-        manifest = read_manifest(run_dir)
-        where = read_where(run_dir)
-        if not where.get("file"):
-            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
-        drop_ins = bots_dir or (Path(where["bots_dir"]) if where.get("bots_dir") else None)
-        t, registry = _load(Path(where["file"]), drop_ins)
-        if config_hash(t) != manifest["config_hash"]:
-            raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
-        result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
-    except NaparenaError as e:
-        raise _fail(e)
+    manifest = read_manifest(run_dir)
+    where = read_where(run_dir)
+    if not where.get("file"):
+        raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
+    drop_ins = bots_dir or (Path(where["bots_dir"]) if where.get("bots_dir") else None)
+    t, registry = _load(Path(where["file"]), drop_ins)
+    if config_hash(t) != manifest["config_hash"]:
+        raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
+    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
     _show(result, as_json)
 
 
-@app.command()
+@_command
 def report(
     run_dir: Path = typer.Argument(..., help="run directory"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from .runner import is_complete, standings_from_logs
-    try:
-        result = standings_from_logs(run_dir)
-        if not is_complete(run_dir):
-            err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
-    except NaparenaError as e:
-        raise _fail(e)
+    result = standings_from_logs(run_dir)
+    if not is_complete(run_dir):
+        err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
     _show(result, as_json)
 
 
@@ -141,7 +144,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
                   f"Resume with: {how_to_resume}")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
         _drop_run_logging()
@@ -201,7 +204,7 @@ def _show(result: dict, as_json: bool) -> None:
         render.standings(out, result)
 
 
-@app.command()
+@_command
 def compare(
     run_a: Path = typer.Argument(..., help="first run directory"),
     run_b: Path = typer.Argument(..., help="second run directory (other seeds, or other settings)"),
@@ -210,10 +213,7 @@ def compare(
     """Compare the same bots across two runs and say whether the differences are real."""
     from .runner import load_standings
     from .stats import compare as compare_runs
-    try:
-        result = compare_runs(load_standings(run_a), load_standings(run_b))
-    except NaparenaError as e:
-        raise _fail(e)
+    result = compare_runs(load_standings(run_a), load_standings(run_b))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
@@ -222,38 +222,32 @@ def compare(
 
 # --- looking at logs ------------------------------------------------------------------
 
-@app.command()
+@_command
 def replay(
     logfile: Path = typer.Argument(..., help="a match log (matches/NNNNNN.json in a run directory)"),
     hand: Optional[int] = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
 ) -> None:
     """Show the hands of a match trick by trick."""
     from .verify import load_match
-    try:
-        data = load_match(logfile)
-    except NaparenaError as e:
-        raise _fail(e)
+    data = load_match(logfile)
     if "skipped" in data:
         out.print(f"match skipped: {data['skipped']}")
         return
     records = data["hands"]
     if hand is not None:
         if hand >= len(records):
-            raise _fail(RunError(f"{logfile} has hands 0–{len(records) - 1}; there is no hand {hand}"))
+            raise RunError(f"{logfile} has hands 0–{len(records) - 1}; there is no hand {hand}")
         records = [records[hand]]
     for record in records:
         render.hand_replay(out, data, record)
 
 
-@app.command()
+@_command
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
     from .runner import MATCHES, read_manifest
     from .verify import load_match, verify_match
-    try:
-        manifest = read_manifest(run_dir)
-    except NaparenaError as e:
-        raise _fail(e)
+    manifest = read_manifest(run_dir)
     files = sorted((run_dir / MATCHES).glob("*.json"))
     bad, hands = 0, 0
     for f in files:
@@ -277,32 +271,29 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
 
 # --- bots, variants, set-up -----------------------------------------------------------
 
-@app.command()
+@_command
 def variants(name: Optional[str] = typer.Argument(None, help="a variant to show in full")) -> None:
     """List the named variants, or every option of one with its source."""
     from .rules import VARIANTS
     if name is None:
         render.variants(out)
     elif name not in VARIANTS:
-        raise _fail(RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}"))
+        raise RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}")
     else:
         render.variant(out, name)
 
 
-@app.command()
+@_command
 def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
     """List every bot found, and every plug-in that failed to load."""
     from .plugins import load_registry
-    try:
-        registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
-    except NaparenaError as e:
-        raise _fail(e)
+    registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
     render.bots(out, registry)
     for f in registry.failures:
         out.print(f"[red]failed[/] {f}")
 
 
-@app.command()
+@_command
 def check(
     bot: str = typer.Argument(..., help="bot name"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
@@ -312,11 +303,8 @@ def check(
     """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
     from .check import check_bot
     from .plugins import load_registry
-    try:
-        registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
-        results = check_bot(registry, bot, hands=hands, timeout=timeout)
-    except NaparenaError as e:
-        raise _fail(e)
+    registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
+    results = check_bot(registry, bot, hands=hands, timeout=timeout)
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
     if failed:
@@ -325,7 +313,7 @@ def check(
     out.print(f"{bot}: every decision legal in {len(results)} variants")
 
 
-@app.command()
+@_command
 def init(
     path: Path = typer.Argument(Path("tournament.toml"), help="file to write"),
     force: bool = typer.Option(False, "--force", help="overwrite an existing file"),
@@ -335,18 +323,15 @@ def init(
     from .rules import VARIANTS
     from .tournament import starter_toml
     if path.exists() and not force:
-        raise _fail(RunError(f"{path} exists; use --force to overwrite it"))
+        raise RunError(f"{path} exists; use --force to overwrite it")
     registry = load_registry("bots" if Path("bots").is_dir() else None)
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
-    try:
-        text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
-    except NaparenaError as e:
-        raise _fail(e)
+    text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
     path.write_text(text)
     out.print(f"wrote {path}; run it with: naparena run {path}")
 
 
-@app.command()
+@_command
 def bench(
     hands: int = typer.Option(20000, "--hands", min=100, help="hands per measurement"),
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),

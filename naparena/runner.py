@@ -13,9 +13,7 @@ import json
 import logging
 import os
 import platform
-import sys
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 

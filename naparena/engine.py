@@ -399,17 +399,17 @@ class Hand:
             self._begin_turn()
 
     def _on_peep(self, seat: int, peep: bool) -> None:
-        if peep:
-            self._pay_kitty(seat, 1)
-            self.peeps += (seat,)
-            self._see(seat, self.peep_card)
-        self._next_in_turn()
+        self._peep(seat, peep, self.peep_card)
 
     def _on_floater_peep(self, seat: int, peep: bool) -> None:
+        self._peep(seat, peep, self.floater)
+
+    def _peep(self, seat: int, peep: bool, card: int) -> None:
+        """Pay 1 to the kitty to see `card` privately; that a seat peeped is public."""
         if peep:
             self._pay_kitty(seat, 1)
             self.peeps += (seat,)
-            self._see(seat, self.floater)
+            self._see(seat, card)
         self._next_in_turn()
 
     def _on_garnet(self, seat: int, take: bool) -> None:

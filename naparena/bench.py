@@ -7,8 +7,7 @@ import random
 import time
 
 from .engine import Match
-from .errors import RulesError
-from .rules import VARIANTS, make_rules
+from .rules import VARIANTS, default_table, make_rules
 
 
 def engine_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
@@ -41,17 +40,5 @@ def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, s
     return hands / (time.process_time() - start), len(data) / hands
 
 
-def default_players(variant: str) -> int:
-    """4 where the variant allows it, else the nearest table it can deal."""
-    rules = make_rules(variant)
-    for players in (4, 5, 3, 6, 7, 2):
-        try:
-            rules.check_players(players)
-            return players
-        except RulesError:
-            continue
-    raise RulesError("players", f"variant {variant!r} cannot be dealt at any table size")
-
-
 def all_variants(hands: int) -> list[tuple[str, int, float]]:
-    return [(v, p, engine_rate(v, p, hands)) for v in VARIANTS for p in [default_players(v)]]
+    return [(v, p, engine_rate(v, p, hands)) for v in VARIANTS for p in [default_table(make_rules(v))]]

@@ -13,10 +13,6 @@ _BY_NAME = {n: c for c, n in enumerate(NAMES)}
 PACK_SIZES = (20, 24, 28, 32, 36, 40, 52)
 
 
-def card(rank: str, suit: str) -> int:
-    return SUIT_LETTERS.index(suit) * 13 + RANK_NAMES.index(rank)
-
-
 def name(c: int) -> str:
     return NAMES[c]
 

@@ -7,11 +7,10 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from .bench import default_players
 from .engine import Match
-from .errors import RulesError
-from .play import fault_kind
-from .rules import VARIANTS, make_rules
+from .play import Supervisor, Seat, fault_kind
+from .pool import InlineExecutor
+from .rules import VARIANTS, default_table, make_rules
 from .tournament import derive_seed
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
@@ -40,35 +39,42 @@ class VariantCheck:
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
               timeout: float = 1.0, variants: list[str] | None = None) -> list[VariantCheck]:
-    """Play `name` in seat 0 of every variant; its faults and decision times per variant."""
+    """Play `name` in seat 0 of every variant; its faults and decision times per variant.
+
+    Decisions are supervised as in a tournament (exceptions, illegal answers, the
+    watchdog's time-outs); a bot that kills the process cannot be survived here.
+    """
     entry = registry.get(name)
     params = entry.cls.validate_params(params or {})
-    results = []
-    for variant in variants or list(VARIANTS):
-        players = default_players(variant)
-        results.append(_check_variant(registry, name, params, variant, players, hands, timeout))
-    return results
-
-
-def _check_variant(registry, name, params, variant, players, hands, timeout) -> VariantCheck:
-    rules = make_rules(variant)
+    executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
     try:
-        rules.check_players(players)
-    except RulesError as e:  # pragma: no cover - default_players only returns dealable tables
-        raise RulesError(e.option, f"{variant}: {e.message}") from None
+        supervisor = Supervisor(executor.slot, timeout, {})
+        return [_check_variant(registry, name, params, variant, default_table(make_rules(variant)),
+                               hands, supervisor) for variant in variants or list(VARIANTS)]
+    finally:
+        executor.shutdown()
+
+
+def _check_variant(registry, name, params, variant, players, hands, supervisor) -> VariantCheck:
+    rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant)
-    bots = [registry.make(name, params, random.Random(seed), 0)]
-    bots += [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
+    bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
+    others = [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
     report = VariantCheck(variant, players)
     match = Match(rules, players, seed)
     for _ in range(hands):
         hand = match.next_hand()
+        supervisor.new_hand(hand.hand_no)
         while not hand.over:
             seat = hand.to_act
             if seat == 0:
-                _ask(hand, bots[0], report, timeout)
+                report.decisions += 1
+                start = time.perf_counter()
+                answer, fault = supervisor.ask(hand, bot.decide[hand.kind], 0)
+                report.times.append(time.perf_counter() - start)
+                hand.fault(fault) if fault else hand.apply(answer)
             else:
-                hand.apply(getattr(bots[seat], hand.kind)(hand.view()))
+                hand.apply(getattr(others[seat - 1], hand.kind)(hand.view()))
         for _, seat, kind, reason in hand.record().get("faults", ()):
             if seat == 0:
                 key = fault_kind(reason)
@@ -77,18 +83,3 @@ def _check_variant(registry, name, params, variant, players, hands, timeout) -> 
         match.finish(hand)
         report.hands += 1
     return report
-
-
-def _ask(hand, bot, report: VariantCheck, timeout: float) -> None:
-    report.decisions += 1
-    start = time.perf_counter()
-    try:
-        answer = getattr(bot, hand.kind)(hand.view())
-    except Exception as e:
-        report.times.append(time.perf_counter() - start)
-        return hand.fault(f"exception: {type(e).__name__}: {str(e)[:200]}")
-    took = time.perf_counter() - start
-    report.times.append(took)
-    if took > timeout:
-        return hand.fault(f"time-out: no answer within {timeout:g} s")
-    hand.apply(answer)

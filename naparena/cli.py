@@ -30,12 +30,8 @@ log = logging.getLogger("naparena")
 
 
 def main() -> None:
-    """Console-script entry point: every project error becomes one line and an exit code."""
-    try:
-        app()
-    except NaparenaError as e:
-        err.print(f"[red]error:[/] {e}", highlight=False)
-        sys.exit(e.exit_code)
+    """Console-script entry point (`python -m naparena` too)."""
+    app()
 
 
 def _fail(e: NaparenaError) -> typer.Exit:
@@ -115,7 +111,7 @@ def _load(file: Path, bots_dir: Optional[Path]):
     from .tournament import check_bots, load_tournament
     t = load_tournament(file)
     if bots_dir is not None:
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent or "."))
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
     registry = registry_for(t)
     render.failures(err, registry)
     return check_bots(t, registry), registry
@@ -245,27 +241,14 @@ def replay(
 @_command
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
-    from .runner import MATCHES, read_manifest
-    from .verify import load_match, verify_match
-    manifest = read_manifest(run_dir)
-    files = sorted((run_dir / MATCHES).glob("*.json"))
-    bad, hands = 0, 0
-    for f in files:
-        try:
-            data = load_match(f)
-            problems = verify_match(data)
-        except NaparenaError as e:
-            problems = [str(e)]
-            data = {}
-        hands += len(data.get("hands", ()))
-        for p in problems:
-            bad += 1
-            err.print(f"[red]mismatch[/] {f.name}: {p}")
-    missing = manifest["matches"] - len(files)
-    status = "ok" if not bad else "FAILED"
-    out.print(f"verify {status}: {len(files)} matches, {hands} hands replayed, {bad} problems"
+    from .verify import verify_run
+    matches, hands, problems, missing = verify_run(run_dir)
+    for name, problem in problems:
+        err.print(f"[red]mismatch[/] {name}: {problem}")
+    status = "ok" if not problems else "FAILED"
+    out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
-    if bad:
+    if problems:
         raise typer.Exit(1)
 
 
@@ -287,7 +270,7 @@ def variants(name: Optional[str] = typer.Argument(None, help="a variant to show 
 def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
     """List every bot found, and every plug-in that failed to load."""
     from .plugins import load_registry
-    registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
+    registry = load_registry(bots_dir)
     render.bots(out, registry)
     for f in registry.failures:
         out.print(f"[red]failed[/] {f}")
@@ -303,7 +286,7 @@ def check(
     """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
     from .check import check_bot
     from .plugins import load_registry
-    registry = load_registry(bots_dir if bots_dir.is_dir() or str(bots_dir) != "bots" else None)
+    registry = load_registry(bots_dir)
     results = check_bot(registry, bot, hands=hands, timeout=timeout)
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
@@ -324,7 +307,7 @@ def init(
     from .tournament import starter_toml
     if path.exists() and not force:
         raise RunError(f"{path} exists; use --force to overwrite it")
-    registry = load_registry("bots" if Path("bots").is_dir() else None)
+    registry = load_registry("bots")
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
     path.write_text(text)

@@ -13,7 +13,7 @@ from itertools import combinations
 from operator import add, itemgetter
 
 from . import cards
-from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
+from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, nap_or_above, stakes
 from .view import View
 
 SUIT = cards.SUIT
@@ -26,8 +26,6 @@ GARNET, GARNET_DISCARD, PEEP_EXCHANGE, FLOATER_DISCARD, TRUMPS = (
 
 PASS = "pass"
 YES_NO = (False, True)
-# Contracts whose winner takes the pool (RULES.md §6, §7.2, §7.6): Nap or above, five tricks.
-KITTY_CONTRACTS = frozenset({"nap", "wellington", "blucher", "bonaparte"})
 
 _new_view = tuple.__new__  # View's fields in order, without NamedTuple's keyword wrapper
 
@@ -60,8 +58,9 @@ class _Tables:
         self.rank = {b: i for i, b in enumerate(rules.ladder)}
         self.enabled = tuple(b for b in rules.ladder if b in rules.bids)
         self.nap_rank = self.rank.get("nap", self.rank.get("nap-with"))
-        self.payouts = PAYOUTS[rules.payouts]
         self.tricks = rules.hand_size
+        # Contracts that, made, take the pool and (after_nap) bring a shuffle.
+        self.nap_or_above = frozenset(base_bid(b) for b in rules.ladder if nap_or_above(rules, base_bid(b)))
 
 
 @lru_cache(maxsize=64)
@@ -494,15 +493,8 @@ class Hand:
             self._settle(result)
         self._public = self._chips = None
 
-    def _stakes(self, made: bool) -> tuple[int, int]:
-        base = base_bid(self.contract)
-        win, loss = self.t.payouts[base]
-        doubling = self.rules.doubling
-        if base in BIG_BIDS and doubling != "none":
-            win *= 2
-            if doubling == "double_big_both":
-                loss *= 2
-        return win, loss
+    def _stakes(self) -> tuple[int, int]:
+        return stakes(self.rules, base_bid(self.contract))
 
     def _settle(self, result: str) -> None:
         b, delta = self.bidder, self.delta
@@ -510,17 +502,17 @@ class Hand:
         if result == "revoke" and self.revoke != b:
             # A revoking defender pays the bidder what all opponents would have paid (000).
             # Interpretation: the kitty stays where it is; only a bid actually made takes it.
-            win, _ = self._stakes(True)
+            win, _ = self._stakes()
             delta[self.revoke] -= win * len(opponents)
             delta[b] += win * len(opponents)
             return
         made = result == "made"
-        win, loss = self._stakes(made)
+        win, loss = self._stakes()
         if made:
             for s in opponents:
                 delta[s] -= win
             delta[b] += win * len(opponents)
-            if base_bid(self.contract) in KITTY_CONTRACTS and self.kitty:
+            if base_bid(self.contract) in self.t.nap_or_above and self.kitty:
                 delta[b] += self.kitty
                 self.kitty = 0
         elif self.rules.floater:
@@ -595,7 +587,7 @@ class Hand:
         if self.garnet_dealt:
             r["garnet"] = self.garnet_dealt
         if self.pre:
-            r["pre"] = self.pre
+            r["pre"] = tuple(map(tuple, self.pre))
         r["bids"] = self.bids
         r["bidder"] = self.bidder
         r["contract"] = self.contract
@@ -606,9 +598,9 @@ class Hand:
         if self.revoke is not None:
             r["revoke"] = self.revoke
         if self.faults:
-            r["faults"] = self.faults
+            r["faults"] = tuple(map(tuple, self.faults))
         r["result"] = self.result
-        r["chips"] = self.delta
+        r["chips"] = tuple(self.delta)  # copies: a record must not reach back into the hand
         r["kitty"] = self.kitty
         return r
 
@@ -676,7 +668,7 @@ class Match:
         self.kitty = hand.kitty
         if self.rules.shuffle == "after_nap":
             # Shuffle again only after a won Nap or above; otherwise gather the cards (001).
-            self._shuffle = hand.result == "made" and base_bid(hand.contract) in KITTY_CONTRACTS
+            self._shuffle = hand.result == "made" and base_bid(hand.contract) in hand.t.nap_or_above
             self.deck = hand.cards_in_play()
         self.dealer = (self.dealer + 1) % self.players
         self.hand_no += 1

@@ -9,12 +9,11 @@ Misbehaviour rules (also in the README):
   revoke, settled as RULES.md §5 says;
 - a bot whose process dies (``os._exit``, a segfault) or hangs past the hard limit is
   *crashed*: that decision is a fault, and for the rest of the match its seat is played
-  by the engine's fallback (the first legal answer) without asking the bot again.
+  with the first legal answer, without asking the bot again.
 """
 
 from __future__ import annotations
 
-import orjson
 import os
 import random
 import signal
@@ -23,14 +22,17 @@ from dataclasses import dataclass, field
 from operator import add
 from typing import Any
 
-from .bot import wants_events
+import orjson
+
+from .bot import DECISIONS, Bot, wants_events
 from .engine import Hand, Match
 from .rules import Rules
 
 # Slot layout: a few shared ints per worker that the watchdog reads without locks.
-# A bot call is known by (MATCH, HAND, DECISION); lifecycle calls use DECISION = -1 - seat.
-# SEAT is the seat inside a bot call, else -1. The watchdog writes the call it timed out
-# to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
+# A bot call is known by (MATCH, HAND, DECISION): a decision's number in its hand, or for
+# a lifecycle call (start_match, observe, …) -1 - its number among the hand's lifecycle
+# calls. SEAT is the seat inside a bot call, else -1. The watchdog writes the call it
+# timed out to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
 MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
 FORMAT = 1
@@ -58,14 +60,12 @@ class Job:
     crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
 
 
-class _Seat:
+class Seat:
     """One bot at the table, with its bound decision methods and counters."""
 
     def __init__(self, bot, alias: str):
         self.bot, self.alias = bot, alias
-        self.decide = {k: getattr(bot, k) for k in (
-            "bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
-            "peep_exchange", "floater_discard", "trumps")}
+        self.decide = {k: getattr(bot, k) for k in DECISIONS}
         cls = type(bot)
         self.events = wants_events(bot)
         self.hand_start = _overrides(cls, "start_hand")
@@ -75,17 +75,17 @@ class _Seat:
 
 
 def _overrides(cls, name: str) -> bool:
-    from .bot import Bot
     return getattr(cls, name) is not getattr(Bot, name)
 
 
 _slot: Any = None  # this process's watchdog slot (a RawArray), set by `bind_slot`
+_in_worker = False  # in a worker SIGINT is ignored, so a KeyboardInterrupt is a bot's own
 
 
-def bind_slot(slot) -> None:
+def bind_slot(slot, worker: bool = False) -> None:
     """Point this process at its watchdog slot and let the watchdog interrupt a slow bot."""
-    global _slot
-    _slot = slot
+    global _slot, _in_worker
+    _slot, _in_worker = slot, worker
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGUSR1, _on_timeout_signal)
 
@@ -100,12 +100,13 @@ def _on_timeout_signal(signum, frame) -> None:
 def play_job(job: Job, registry) -> "MatchLog":
     """Play the match; return its log."""
     rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
-    seats = [_Seat(registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
+    seats = [Seat(registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
-    watch = _Watch(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
+    watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
     match = Match(rules, len(seats), job.seed, job.stack)
-    watch.slot[MATCH], watch.slot[HAND] = job.index, -1
+    watch.slot[MATCH] = job.index
+    watch.new_hand(-1)
     for i, seat in enumerate(seats):
         watch.hook(seat, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i)))
     summary = MatchSummary(len(seats))
@@ -115,7 +116,7 @@ def play_job(job: Job, registry) -> "MatchLog":
     decide, counts = [s.decide for s in seats], [0] * len(seats)
     for _ in range(job.hands):
         hand = match.next_hand()
-        watch.slot[HAND] = hand.hand_no
+        watch.new_hand(hand.hand_no)
         if fast:
             _fast_loop(hand, decide, counts, watch)
         else:
@@ -125,7 +126,7 @@ def play_job(job: Job, registry) -> "MatchLog":
         summary.add(record)
         hands.append(orjson.dumps(record))
     final = match.close()
-    watch.slot[HAND] = job.hands
+    watch.new_hand(job.hands)
     for i, seat in enumerate(seats):
         watch.hook(seat, i, seat.bot.end_match)
     head = {
@@ -165,13 +166,14 @@ def _match_info(job: Job, rules: Rules, seat: int) -> dict:
             "players": len(job.seats), "rules": rules, "hands": job.hands}
 
 
-class _Watch:
+class Supervisor:
     """This process's side of the watchdog: the slot it reads, the time limit, and the
     crashes a replay must not repeat, keyed (hand, seat, decision)."""
 
     def __init__(self, slot, timeout: float, crashes: dict):
         self.slot, self.timeout, self.crashes = slot, timeout, crashes
         self.late = f"time-out: no answer within {timeout:g} s"
+        self.hooks = 0  # lifecycle calls so far in this hand: they number the hook calls
 
     def overran(self) -> bool:
         """Did the watchdog time out the call that just returned? (A bot may catch the
@@ -182,28 +184,61 @@ class _Watch:
         slot[KILLED] = 0
         return slot[KILL_HAND] == slot[HAND] and slot[KILL_DECISION] == slot[DECISION]
 
-    def hook(self, seat: _Seat, i: int, call) -> None:
+    def new_hand(self, hand_no: int) -> None:
+        self.slot[HAND] = hand_no
+        self.hooks = 0
+
+    def hook(self, seat: Seat, i: int, call) -> None:
         """A lifecycle call (match or hand start and end, events). A failure there is not a
         decision, so it costs nothing in play; a time-out still interrupts it, and a crash
-        in it makes the seat dead like a crash in a decision."""
+        in it makes the seat dead from that very call on, as a replay will see it."""
         if seat.dead:
             return
         slot = self.slot
-        if (slot[HAND], i, -1 - i) in self.crashes:
+        self.hooks += 1
+        number = -self.hooks
+        if (slot[HAND], i, number) in self.crashes:
             seat.dead = True
             return
-        slot[DECISION] = -1 - i
+        slot[DECISION] = number
         slot[SEAT] = i
         try:
             call()
-        except (Exception, SystemExit, BotTimeout):
-            pass
+        except BaseException as e:
+            if not _bot_failure(e):
+                raise
         finally:
             slot[SEAT] = -1
             self.overran()
 
+    def ask(self, hand: Hand, decide, i: int) -> tuple[object, str | None]:
+        """One supervised decision: (the bot's answer, None) or (None, why it faulted)."""
+        slot = self.slot
+        slot[DECISION] = hand.decisions
+        slot[SEAT] = i
+        try:
+            answer = decide(hand.view())
+        except BaseException as e:
+            slot[SEAT] = -1
+            if isinstance(e, BotTimeout):
+                self.overran()
+                return None, self.late
+            if not _bot_failure(e):
+                raise
+            return None, _exception(e)
+        slot[SEAT] = -1
+        if slot[KILLED] and self.overran():
+            return None, self.late
+        return answer, None
 
-def _play_hand(hand: Hand, seats: list[_Seat], watch: _Watch) -> None:
+
+def _bot_failure(e: BaseException) -> bool:
+    """Is `e` the bot's own failure? Anything a bot raises is, except, when playing
+    in-process, the user's Ctrl-C (a worker ignores SIGINT, so there it is the bot's)."""
+    return _in_worker or not isinstance(e, KeyboardInterrupt)
+
+
+def _play_hand(hand: Hand, seats: list[Seat], watch: Supervisor) -> None:
     for i, seat in enumerate(seats):
         if seat.hand_start:
             watch.hook(seat, i, lambda b=seat.bot, v=hand.view(i): b.start_hand(v))
@@ -218,8 +253,12 @@ def _play_hand(hand: Hand, seats: list[_Seat], watch: _Watch) -> None:
                 watch.hook(seat, i, lambda b=seat.bot: b.end_hand(public))
 
 
-def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: _Watch) -> None:
-    """The common case, kept lean: every seat alive, nobody listening for events."""
+def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: Supervisor) -> None:
+    """The common case, kept lean: every seat alive, nobody listening for events.
+
+    The same supervision as `Supervisor.ask`, written out inline because it runs once per
+    decision of every match.
+    """
     view, slot = hand.view, watch.slot
     while not hand.over:
         i = hand.to_act
@@ -228,13 +267,15 @@ def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: _Watch)
         slot[SEAT] = i
         try:
             answer = decide[i][hand.kind](view())
-        except BotTimeout:
+        except BaseException as e:
             slot[SEAT] = -1
-            watch.overran()
-            hand.fault(watch.late)
-        except (Exception, SystemExit) as e:
-            slot[SEAT] = -1
-            hand.fault(_exception(e))
+            if isinstance(e, BotTimeout):
+                watch.overran()
+                hand.fault(watch.late)
+            elif _bot_failure(e):
+                hand.fault(_exception(e))
+            else:
+                raise
         else:
             slot[SEAT] = -1
             if slot[KILLED] and watch.overran():
@@ -243,44 +284,24 @@ def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: _Watch)
                 hand.apply(answer)
 
 
-def _careful_loop(hand: Hand, seats: list[_Seat], watch: _Watch, listeners) -> None:
+def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -> None:
     """Every other case: crash replay, dead seats, event listeners."""
     mark = _mark(hand) if listeners else None
     while not hand.over:
         i = hand.to_act
         seat = seats[i]
         if seat.dead:
-            hand.apply(hand.legal()[0])  # fallback for a crashed bot: the first legal answer
+            hand.apply(hand.legal()[0])  # a crashed bot's seat: the first legal answer
         else:
+            seat.decisions += 1
             reason = watch.crashes.get((hand.hand_no, i, hand.decisions))
             if reason is not None:
                 seat.dead = True
-                hand.fault(reason)
             else:
-                _ask(hand, seat, i, watch)
+                answer, reason = watch.ask(hand, seat.decide[hand.kind], i)
+            hand.fault(reason) if reason is not None else hand.apply(answer)
         if listeners:
             mark = _tell(hand, mark, listeners, watch)
-
-
-def _ask(hand: Hand, seat: _Seat, i: int, watch: _Watch) -> None:
-    """One supervised decision: the bot answers, raises, or is interrupted by the watchdog."""
-    slot = watch.slot
-    seat.decisions += 1
-    slot[DECISION] = hand.decisions
-    slot[SEAT] = i
-    try:
-        answer = seat.decide[hand.kind](hand.view())
-    except BotTimeout:
-        slot[SEAT] = -1
-        watch.overran()
-        return hand.fault(watch.late)
-    except (Exception, SystemExit) as e:
-        slot[SEAT] = -1
-        return hand.fault(_exception(e))
-    slot[SEAT] = -1
-    if watch.overran():
-        return hand.fault(watch.late)
-    hand.apply(answer)
 
 
 def _exception(e: BaseException) -> str:
@@ -292,7 +313,7 @@ def _mark(hand: Hand) -> tuple:
             len(hand.exchanges), hand.garnet_taker, hand.trumps)
 
 
-def _tell(hand: Hand, mark: tuple, listeners, watch: _Watch) -> tuple:
+def _tell(hand: Hand, mark: tuple, listeners, watch: Supervisor) -> tuple:
     """Send the public events since `mark` to the bots that asked for them."""
     events = []
     nb, nt, np_, npe, nx, garnet, trumps = mark
@@ -322,8 +343,12 @@ PRIVATE_KEYS = ("deal", "peep_card", "floater", "garnet", "pre")
 
 
 def public_record(record: dict) -> dict:
-    """A finished hand as every seat may see it: no dealt cards, no private decisions."""
-    return {k: v for k, v in record.items() if k not in PRIVATE_KEYS}
+    """A finished hand as every seat may see it: no dealt cards, no private decisions, and
+    faults by kind only (an illegal answer may hold the bot's own cards)."""
+    public = {k: v for k, v in record.items() if k not in PRIVATE_KEYS}
+    if "faults" in public:
+        public["faults"] = tuple((d, s, k, fault_kind(r)) for d, s, k, r in public["faults"])
+    return public
 
 
 def fault_kind(reason: str) -> str:
@@ -371,8 +396,10 @@ class MatchSummary:
                           "bidder_chips": b["chips"], "defender_chips": chips - b["chips"],
                           "contracts": b["contracts"], "revokes": self.revokes[s],
                           "faults": self.faults[s], "decisions": decisions[s]})
-        for hand_no, s, _, _ in crashes:
+        for hand_no, s, decision, reason in crashes:
             seats[s]["crashed_at"] = hand_no
+            if decision < 0:  # a crash in a lifecycle call: no decision faulted, count it here
+                seats[s]["faults"][fault_kind(reason)] = seats[s]["faults"].get(fault_kind(reason), 0) + 1
         return {"seats": seats, "final": list(final), "kitty": kitty, "hands": self.hands}
 
 

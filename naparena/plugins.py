@@ -4,6 +4,7 @@ in one ``Registry``; a broken plug-in is recorded as a failure and the rest stil
 
 from __future__ import annotations
 
+import copy
 import importlib
 import importlib.machinery
 import importlib.metadata
@@ -105,7 +106,8 @@ class Registry:
     def make(self, name: str, params: Mapping[str, Any], rng: Random, seat: int) -> Bot:
         """A new bot for ``seat``, after checking ``params`` against the bot's own."""
         cls = self.get(name).cls
-        return cls(rng, seat, **cls.validate_params(params))
+        # A deep copy: a bot that changes a list parameter must not change the next match's.
+        return cls(rng, seat, **cls.validate_params(copy.deepcopy(dict(params))))
 
 
 def bot_version(entry: BotEntry) -> str:
@@ -256,7 +258,7 @@ def _bots_folder(bots_dir: str | Path | None) -> Path | None:
     folder = Path(bots_dir)
     if folder.is_dir():
         return folder
-    if bots_dir == DEFAULT_BOTS_DIR and not folder.exists():
+    if str(bots_dir) == DEFAULT_BOTS_DIR and not folder.exists():
         return None  # most projects have no drop-ins
     problem = "is not a folder" if folder.exists() else "does not exist"
     raise PluginError(f"bots folder '{bots_dir}' {problem}")

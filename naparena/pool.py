@@ -60,7 +60,7 @@ class _Watch:
 
 def _worker_main(conn, slot, initializer, initargs) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    bind_slot(slot)
+    bind_slot(slot, worker=True)
     if initializer:
         initializer(*initargs)
     while True:
@@ -256,12 +256,12 @@ class InlineExecutor(Executor):
     """
 
     def __init__(self, timeout: float = 1.0, initializer: Callable | None = None, initargs: tuple = ()):
-        self._slot = [0] * SLOT_SIZE
-        self._slot[SEAT] = -1
+        self.slot = [0] * SLOT_SIZE
+        self.slot[SEAT] = -1
         self._timeout = timeout
         self._stop = threading.Event()
         self._main = threading.main_thread().ident
-        bind_slot(self._slot)
+        bind_slot(self.slot)
         if threading.current_thread() is threading.main_thread():
             self._thread = threading.Thread(target=self._watchdog, name="naparena-watchdog", daemon=True)
             self._thread.start()
@@ -271,7 +271,7 @@ class InlineExecutor(Executor):
             initializer(*initargs)
 
     def _watchdog(self) -> None:
-        watch = _Watch(self._slot, self._timeout, float("inf"))
+        watch = _Watch(self.slot, self._timeout, float("inf"))
         tick = max(0.02, min(self._timeout / 4, 0.25))
         while not self._stop.wait(tick):
             if watch.check(time.monotonic()) == "interrupt":

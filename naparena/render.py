@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import cards
-from .rules import VARIANTS, Rules
+from .rules import VARIANTS
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -27,7 +27,7 @@ def standings(console: Console, result: dict) -> None:
             _pairs_table(console, variant, data["pairs"])
         if data["kitty"]:
             console.print(f"{variant}: {data['kitty']} chips were left in kitties at the ends of matches "
-                          "(kitty_at_end = carried: no player's; chips + kitty sum to zero)")
+                          "(no player's: chips + kitty sum to zero)")
     if result["skipped"]:
         console.print(f"[yellow]{len(result['skipped'])} matches skipped[/] "
                       f"({result['skipped'][0]['reason']}{', …' if len(result['skipped']) > 1 else ''})")
@@ -47,7 +47,7 @@ def _bot_table(console: Console, variant: str, rows: list[dict], unit: str) -> N
                 "as bidder", "as defender", "revokes", "errors"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for row in rows:
-        errors = sum(row["faults"].values()) + row["crashes"]
+        errors = sum(row["faults"].values())  # crashes are faults too (kind crash or hang)
         detail = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
         name = row["bot"] + (" [red](disqualified)[/]" if row["disqualified"] else "")
         spread = "—" if row["streams"] is None else f"{row['streams'][0]:+.1f}..{row['streams'][1]:+.1f}"
@@ -215,7 +215,3 @@ def _answer(answer) -> str:
     if isinstance(answer, int):
         return card(answer)
     return str(answer)
-
-
-def rules_line(rules: Rules) -> str:
-    return ", ".join(f"{k}={v}" for k, v in rules.as_dict().items())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -138,6 +139,35 @@ class Rules:
                 f"a {size}-card pack cannot deal {active} hands of {self.hand_size}"
                 f" plus {self.extra_cards()} extra cards ({need} needed)",
             )
+
+
+def default_table(rules: Rules) -> int:
+    """4 seats where the variant allows it, else the nearest table it can deal."""
+    for players in (4, 5, 3, 6, 7, 2):
+        try:
+            rules.check_players(players)
+            return players
+        except RulesError:
+            continue
+    raise RulesError("players", "this variant cannot be dealt at any table size")
+
+
+def stakes(rules: Rules, base: str) -> tuple[int, int]:
+    """(win, loss) per opponent for contract `base` (no floater suffix), doubling applied."""
+    win, loss = PAYOUTS[rules.payouts][base]
+    if base in BIG_BIDS and rules.doubling != "none":
+        win *= 2
+        if rules.doubling == "double_big_both":
+            loss *= 2
+    return win, loss
+
+
+@lru_cache(maxsize=1024)
+def nap_or_above(rules: Rules, base: str) -> bool:
+    """Does contract `base` rank at Nap or above on this game's ladder? Such a contract,
+    made, takes the pool (001, 004) and, with `shuffle = "after_nap"`, brings a shuffle."""
+    bases = [b.split("-", 1)[0] for b in rules.ladder]
+    return "nap" in bases and bases.index(base) >= bases.index("nap")
 
 
 @dataclass(frozen=True)
@@ -311,8 +341,8 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
              {**_CLASSIC_SRC, "bids": "000: mis ranks between three and four"},
              **{**_CLASSIC, "bids": ("three", "mis", "four", "nap", "wellington", "blucher")}),
     _variant("peep", "classic plus a peep card: pay 1 to see it, the bidder may exchange for it",
-             {**_CLASSIC_SRC, "peep": "000: Peep Nap",
-              "kitty_at_end": "interpretation: the pool goes to a bidder who makes Nap or above"},
+             {**_CLASSIC_SRC, "peep": "000: Peep Nap (interpretation: the pool goes to the next bidder"
+              " who makes Nap or above)"},
              **_CLASSIC, peep=True),
     _variant("purchase", "pagat plus Purchase Nap: pay 1 to swap any number of cards before bidding",
              {**_PAGAT_SRC, "purchase": "001: Purchase Nap, pool to the first made Nap or above"},

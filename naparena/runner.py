@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import platform
+import sys
 from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Callable
@@ -20,7 +21,7 @@ from typing import Callable
 from . import __version__
 from .errors import RunError
 from .play import Job, dumps, play_job, write_atomic
-from .plugins import bot_version, load_registry
+from .plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from .pool import WorkerDied, make_executor
 from .stats import Standings
 from .tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament, bot_seed, schedule
@@ -51,9 +52,6 @@ def run_job(job: Job) -> dict:
         registry = _registries[key] = load_registry(job.bots_dir)
     match_log = play_job(job, registry)
     write_atomic(job.path, bytes(match_log))
-    for i, seat in enumerate(match_log.summary["seats"]):
-        if seat["faults"]:
-            log.info("match %d: %s faulted %s", job.index, job.seats[i]["alias"], seat["faults"])
     return match_log.summary
 
 
@@ -82,13 +80,21 @@ def config_hash(t: Tournament) -> str:
 def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k != "workers"}
-    bots = {}
-    for b in t.bots:
-        entry = registry.get(b.name)
-        bots[b.alias] = {"name": b.name, "source": entry.source, "version": bot_version(entry)}
+    bots = {b.alias: {"name": b.name, **_identity(registry.get(b.name))} for b in t.bots}
     return {"format": 1, "naparena": __version__, "python": platform.python_version(),
-            "source": t.path, "config_hash": config_hash(t), "tournament": config, "bots": bots,
+            "config_hash": config_hash(t), "tournament": config, "bots": bots,
             "seed": t.seed, "matches": len(schedule(t)), "hands": t.total_hands()}
+
+
+def _identity(entry) -> dict:
+    """Where a bot comes from and which version, independent of where the run started:
+    a drop-in file is named by its file name and the hash of its contents."""
+    module = sys.modules.get(entry.cls.__module__)
+    path = getattr(module, "__file__", None)
+    if entry.cls.__module__.startswith(DROP_IN_PACKAGE + ".") and path:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        return {"source": f"drop-in file {Path(path).name}", "version": f"sha256:{digest}"}
+    return {"source": entry.source, "version": bot_version(entry)}
 
 
 def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
@@ -106,10 +112,13 @@ def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     """The newest run of this exact configuration, for `--resume`."""
     base = Path(log_dir or t.log_path)
     stem = f"{t.name}-{config_hash(t)}"
-    runs = [p for p in base.glob(f"{stem}*") if p.name == stem or p.name.startswith(stem + "-")]
+    runs = {1: base / stem} if (base / stem).is_dir() else {}
+    for p in base.glob(f"{stem}-*"):
+        if p.name[len(stem) + 1:].isdigit() and p.is_dir():
+            runs[int(p.name[len(stem) + 1:])] = p
     if not runs:
         raise RunError(f"no earlier run of '{t.name}' with this configuration under {base}/ to resume")
-    return max(runs, key=lambda p: int(p.name[len(stem) + 1:] or 1) if p.name != stem else 1)
+    return runs[max(runs)]
 
 
 def read_where(run_dir: Path) -> dict:
@@ -150,11 +159,13 @@ class Run:
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules.as_dict() for v in t.variants}
 
-    def prepare(self, resume: bool) -> int:
-        """Write (or check) the manifest; return how many matches are already done."""
+    def prepare(self, resume: bool = False) -> int:
+        """Write (or, resuming, check) the manifest; return how many matches are already done."""
         (self.run_dir / MATCHES).mkdir(parents=True, exist_ok=True)
         mine = manifest(self.t, self.registry)
         path = self.run_dir / MANIFEST
+        if path.exists() and not resume:
+            raise RunError(f"{self.run_dir} already holds a run; resume it or start a new one")
         if path.exists():
             old = read_manifest(self.run_dir)
             if old.get("config_hash") != mine["config_hash"]:
@@ -242,8 +253,9 @@ class Run:
             ready[spec["index"]] = {"summary": future.result()}
         except WorkerDied as died:
             crash = self._crash(spec, died, crashes)
-            log.warning("match %d: %s", spec["index"], died.reason)
             futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+        except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
+            raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
 
     def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
         w = died.where
@@ -271,9 +283,20 @@ class Run:
         else:
             summary = outcome["summary"]
         standings.add(spec, summary)
+        _note(spec, summary)
         judge(standings, spec, self.t.max_fault_share)
         return summary
 
+
+
+def _note(spec: dict, summary: dict) -> None:
+    """Faults and crashes to run.log, in schedule order like everything else."""
+    for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
+        if s["faults"]:
+            faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
+            log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
+        if "crashed_at" in s:
+            log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
 
 
 def skip_reason(spec: dict, standings: Standings) -> str | None:

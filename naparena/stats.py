@@ -12,20 +12,16 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from itertools import combinations
-from statistics import NormalDist
+from functools import lru_cache
 
-# Two-sided 95% Student t quantiles for small samples; the normal value beyond.
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-        16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042,
-        40: 2.021, 60: 2.000, 120: 1.980}
-
-
+@lru_cache(maxsize=None)
 def t95(df: int) -> float:
-    if df in _T95:
-        return _T95[df]
-    larger = [k for k in _T95 if k > df]
-    return _T95[min(larger)] if larger else NormalDist().inv_cdf(0.975)
+    """The two-sided 95% quantile of Student's t, found by bisection on its tail."""
+    lo, hi = 1.959, 13.0  # the normal quantile is the limit; df = 1 gives 12.706
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_two_sided_p(mid, df) > 0.05 else (lo, mid)
+    return hi
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -294,6 +290,7 @@ def compare(a: "Standings", b: "Standings") -> dict:
     run's head-to-head (sd of the paired difference per hand; its square's ratio between a
     duplicate and a non-duplicate run is the variance-reduction factor)."""
     out = {"variants": {}}
+    results = a.result(), b.result()
     for variant in [v for v in a.variants if v in b.variants]:
         bots = []
         for alias in [x for x in a.aliases if x in b.aliases]:
@@ -307,8 +304,8 @@ def compare(a: "Standings", b: "Standings") -> dict:
                               "no real difference" if ci[0] <= 0 <= ci[1] else "differs")
             bots.append(row)
         pairs = []
-        a_pairs = {(p["a"], p["b"]): p for p in a.result()["variants"][variant]["pairs"]}
-        for p in b.result()["variants"][variant]["pairs"]:
+        a_pairs = {(p["a"], p["b"]): p for p in results[0]["variants"][variant]["pairs"]}
+        for p in results[1]["variants"][variant]["pairs"]:
             q = a_pairs.get((p["a"], p["b"]))
             if q is None or not q["sd_per_hand"] or not p["sd_per_hand"]:
                 continue

@@ -12,8 +12,9 @@ from functools import lru_cache
 from math import comb, exp
 
 from . import cards
-from .engine import KITTY_CONTRACTS, legal_bids
-from .rules import BIG_BIDS, MISERE_BIDS, PAYOUTS, TRICKS_NEEDED, Rules
+from .engine import legal_bids
+from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, nap_or_above
+from .rules import stakes as contract_stakes
 from .view import View
 
 SUIT = cards.SUIT
@@ -282,14 +283,10 @@ def best_five(hand, trumps: int) -> tuple[int, ...]:
 def stakes(view: View, base: str) -> tuple[float, float]:
     """(what the bidder gains if the contract is made, what he loses if not), in chips."""
     rules = view.rules
-    win, loss = PAYOUTS[rules.payouts][base]
-    if base in BIG_BIDS and rules.doubling != "none":
-        win *= 2
-        if rules.doubling == "double_big_both":
-            loss *= 2
+    win, loss = contract_stakes(rules, base)
     payers = view.players - 1
     gain = win * payers
-    if base in KITTY_CONTRACTS:
+    if nap_or_above(rules, base):
         gain += view.kitty  # the pool goes to a made Nap or above
     cost = loss * view.players if rules.floater else loss * payers  # floater losses feed the kitty
     return float(gain), float(cost)

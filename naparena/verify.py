@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from collections import deque
 from pathlib import Path
-from typing import Iterator
-
 import orjson
 
 from .engine import BID, PLAY, Hand, Match
@@ -31,16 +29,6 @@ def load_match(path: str | Path) -> dict:
 
 def rules_of(log: dict) -> Rules:
     return Rules(**{**log["rules"], "bids": tuple(log["rules"]["bids"])})
-
-
-def replay(log: dict) -> Iterator[tuple[dict, Hand]]:
-    """(logged record, replayed hand) for every hand of the match, in order."""
-    match = Match(rules_of(log), len(log["bots"]), log["seed"], log.get("stack", 0))
-    for logged in log["hands"]:
-        hand = match.next_hand()
-        _feed(hand, logged)
-        match.finish(hand)
-        yield logged, hand
 
 
 def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
@@ -113,3 +101,21 @@ def verify_match(log: dict) -> list[str]:
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")
     return problems
+
+
+def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
+    """(matches, hands replayed, [(file name, problem)], matches not played yet) of a run."""
+    from .runner import MATCHES, read_manifest
+
+    manifest = read_manifest(Path(run_dir))
+    files = sorted((Path(run_dir) / MATCHES).glob("*.json"))
+    hands, problems = 0, []
+    for f in files:
+        try:
+            data = load_match(f)
+            found = verify_match(data)
+        except RunError as e:
+            data, found = {}, [str(e)]
+        hands += len(data.get("hands", ()))
+        problems += [(f.name, p) for p in found]
+    return len(files), hands, problems, manifest["matches"] - len(files)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .rules import Rules
 
@@ -44,9 +44,3 @@ class View(NamedTuple):
     def led(self) -> int | None:
         """Suit led to the current trick, or None when this seat leads."""
         return self.trick[0][1] // 13 if self.trick else None
-
-    def describe(self) -> dict[str, Any]:
-        """A plain dict of the view (for debugging and `naparena check`)."""
-        d = self._asdict()
-        d["rules"] = self.rules.as_dict()
-        return d

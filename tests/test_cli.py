@@ -562,8 +562,8 @@ def test_a_second_run_in_the_same_process_logs_only_to_its_own_run_log(tmp_path,
         assert result.exit_code == 0, result.output
     first = (run_dir_in_named(tmp_path / "logs", "first") / "run.log").read_text()
     second = (run_dir_in_named(tmp_path / "logs", "second") / "run.log").read_text()
-    assert "faulted" in second
-    assert first.count("faulted") == second.count("faulted")
+    assert "(fumbler): exception" in second
+    assert first.count("(fumbler): exception") == second.count("(fumbler): exception")
 
 
 def run_dir_in_named(log_dir: Path, name: str) -> Path:

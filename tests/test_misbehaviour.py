@@ -291,7 +291,8 @@ def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path
         assert (n, fault[0], fault[3]) == (hand_no, decision, reason)
         assert log["summary"]["seats"][seat]["crashed_at"] == hand_no
         if log["variant"] == "classic":  # only bids and plays, so the bot's own count is the engine's
-            assert log["summary"]["seats"][seat]["decisions"] == 12, "asked again after its crash"
+            # 12 answered and the 13th, where it died: a crash counts as a decision it faulted.
+            assert log["summary"]["seats"][seat]["decisions"] == 13, "asked again after its crash"
     # Replays are deterministic: the same tournament again gives the same bytes.
     again = play(config(bad_params), tmp_path / "again")
     assert again == result
@@ -421,3 +422,86 @@ def test_a_bot_dying_in_a_lifecycle_hook_is_a_crash(tmp_path, control, hook):
     assert result["skipped"] == [] and result["matches"] == len(control[1])
     assert row(result, "classic", "bad")["crashes"] == 1
     assert row(result, "floater", "bad")["crashes"] == 0
+
+
+@pytest.mark.parametrize("mode", ["interrupt", "base"])
+def test_a_bot_raising_any_base_exception_faults_like_any_raising_bot(tmp_path, control, mode):
+    result = play(config({"mode": mode, "every": 7, "times": 1}), tmp_path / "run")
+    check_run(result, tmp_path / "run", control)
+    for v in VARIANTS:
+        assert set(row(result, v, "bad")["faults"]) == {"exception"}
+
+
+def test_a_bot_changing_its_hand_records_changes_no_chips(tmp_path):
+    seats = (("p1", "random", {}), ("p2", "heuristic", {}), ("m", "meddler", {"out": str(tmp_path)}),
+             ("p4", "bold", {}))
+    meddled = play(config({}, seats=seats), tmp_path / "run")
+    plain = play(config({}, seats=seats[:2] + (("m", "steady", {}),) + seats[3:]), tmp_path / "plain")
+    for v in VARIANTS:
+        table = meddled["variants"][v]
+        assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
+    # The meddler decides exactly as `steady` does, so nothing may differ.
+    assert meddled["variants"] == plain["variants"]
+
+
+def test_slow_lifecycle_calls_are_timed_one_by_one(tmp_path):
+    """Each `observe` takes a third of the limit; together they take far longer. Only a
+    single call over the limit may be interrupted, so none is."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    seats = (("m", "meddler", {"out": str(notes), "nap": TIMEOUT / 3}), ("p2", "random", {}),
+             ("p3", "random", {}), ("p4", "random", {}))
+    result = play(config({}, seats=seats, variants=("classic",), hands=3), tmp_path / "run")
+    assert row(result, "classic", "m")["crashes"] == 0
+    assert [f.read_text() for f in notes.glob("*.txt")] == []
+
+
+def test_public_records_show_faults_by_kind_only():
+    from naparena.play import public_record
+    record = {"deal": [[1, 2]], "pre": [[0, "exchange", [1]]], "bids": [], "result": "passed",
+              "faults": ((3, 0, "exchange", "illegal answer (7, 9)"),), "chips": (0,)}
+    public = public_record(record)
+    assert "deal" not in public and "pre" not in public
+    assert public["faults"] == ((3, 0, "exchange", "illegal"),)
+
+
+def test_check_fails_a_bot_that_calls_sys_exit_or_hangs(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "quitter.py").write_text(QUITTER)
+    for name, kind in (("quitter", "exception"), ("spinner", "time-out")):
+        result = CliRunner().invoke(app, ["check", name, "--bots-dir", str(bots), "--hands", "2",
+                                          "--timeout", "0.2"])
+        assert result.exit_code == 1, result.output
+        assert kind in result.stdout
+
+
+QUITTER = """
+import sys
+import naparena
+from naparena.bot import Bot
+
+
+class Quitter(Bot):
+    name = "quitter"
+
+    def bid(self, view):
+        sys.exit(0)
+
+    def play(self, view):
+        return view.legal[0]
+
+
+class Spinner(Quitter):
+    name = "spinner"
+
+    def bid(self, view):
+        while True:
+            pass
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Quitter)
+    register(Spinner)
+"""

@@ -21,8 +21,9 @@ def test_incomplete_beta_edges_and_symmetry():
 
 
 def test_t_quantile_gives_back_five_percent():
-    for df in (1, 2, 5, 9, 20, 60):
-        assert t_two_sided_p(t95(df), df) == pytest.approx(0.05, abs=2e-3)
+    assert t95(1) == pytest.approx(12.706, abs=1e-3) and t95(21) == pytest.approx(2.080, abs=1e-3)
+    for df in (1, 2, 5, 9, 20, 21, 33, 60, 75, 500):
+        assert t_two_sided_p(t95(df), df) == pytest.approx(0.05, abs=1e-6)
 
 
 def test_mean_ci_covers_the_true_mean_about_95_percent_of_the_time():

@@ -94,6 +94,10 @@ class Misbehaving(Steady):
             return self._answer(view)
         if mode == "sysexit":
             sys.exit(1)
+        if mode == "interrupt":  # in a worker, a KeyboardInterrupt can only be the bot's own
+            raise KeyboardInterrupt
+        if mode == "base":
+            raise Unusual("a BaseException that is not an Exception")
         if mode == "block":
             # The watchdog's interrupt signal stays pending: only the hard limit ends this.
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
@@ -107,6 +111,33 @@ class Misbehaving(Steady):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             ctypes.string_at(0)
         raise AssertionError(f"unknown mode {mode!r}")
+
+
+class Unusual(BaseException):
+    pass
+
+
+class Meddler(Steady):
+    """Tries to change the record it is shown at the end of every hand, and notes, in a
+    file, any time-out interrupt reaching its slow (but each well in time) `observe`."""
+
+    name = "meddler"
+    description = "Adds chips to its own row of every hand record; observes slowly."
+    params = {"out": "", "nap": 0.0}
+
+    def observe(self, event):
+        try:
+            time.sleep(self.nap)
+        except BaseException as e:  # noted, not raised: the test reads the note
+            with open(os.path.join(self.out, f"{os.getpid()}.txt"), "a") as f:
+                f.write(f"{type(e).__name__}\n")
+
+    def end_hand(self, record):
+        try:
+            record["chips"][self.seat] += 100
+        except TypeError:
+            pass  # a tuple: the record cannot be changed
+        record["chips"] = [100] * len(record["chips"])
 
 
 class Fragile(Misbehaving):
@@ -136,3 +167,4 @@ def register_bots(register):
     register(Steady)
     register(Misbehaving)
     register(Fragile)
+    register(Meddler)

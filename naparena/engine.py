@@ -533,18 +533,27 @@ class Hand:
             raise RuntimeError("the hand is over: no seat is to act; name a seat")
         public = self._public
         if public is None:
-            public = self._public = self._shared()
+            public = self._shared()
         return _new_view(View, (
             self.kind if acting else None, s,
             (self._legal or self.legal()) if acting and not self.over else (),
             self.hands[s], self.trumps, self.trick, self.tricks, self.won, self.seen[s]) + public)
 
+    def acting_view(self) -> View:
+        """The acting seat's view: `view()` without its checks, for the runner's hot loop."""
+        s = self.to_act
+        return _new_view(View, (self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
+                                self.trick, self.tricks, self.won, self.seen[s])
+                         + (self._public or self._shared()))
+
     def _shared(self) -> tuple:
         chips = self._chips
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
-        return (self.rules, self.players, self.dealer, self.active, self.hand_no, chips, self.kitty,
-                self.bids, self.peeps, self.exchanges, self.garnet_taker, self.bidder, self.contract)
+        self._public = public = (
+            self.rules, self.players, self.dealer, self.active, self.hand_no, chips, self.kitty,
+            self.bids, self.peeps, self.exchanges, self.garnet_taker, self.bidder, self.contract)
+        return public
 
     @property
     def chips(self) -> tuple[int, ...]:

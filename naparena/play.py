@@ -217,7 +217,7 @@ class Supervisor:
         slot[DECISION] = hand.decisions
         slot[SEAT] = i
         try:
-            answer = decide(hand.view())
+            answer = decide(hand.acting_view())
         except BaseException as e:
             slot[SEAT] = -1
             if isinstance(e, BotTimeout):
@@ -259,7 +259,7 @@ def _fast_loop(hand: Hand, decide: list[dict], counts: list[int], watch: Supervi
     The same supervision as `Supervisor.ask`, written out inline because it runs once per
     decision of every match.
     """
-    view, slot = hand.view, watch.slot
+    view, slot = hand.acting_view, watch.slot
     while not hand.over:
         i = hand.to_act
         counts[i] += 1

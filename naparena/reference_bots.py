@@ -470,5 +470,7 @@ def _safe(c: int, mem: Memory, later, view, trumps) -> bool:
 
 @naparena.hookimpl
 def register_bots(register):
-    for cls in (RandomBot, HeuristicBot, CautiousBot, BoldBot):
+    from naparena.pimc import PimcBot  # here, not at the top: pimc.py builds on this module
+
+    for cls in (RandomBot, HeuristicBot, CautiousBot, BoldBot, PimcBot):
         register(cls)

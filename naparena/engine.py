@@ -161,7 +161,7 @@ class Hand:
         self.trick: tuple[tuple[int, int], ...] = ()
         self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
         self.won = (0,) * players
-        self._public: tuple | None = None  # the shared tail of every View, until it changes
+        self._public: tuple | None = None  # the shared tail of every View, until money or peeks move
         self._chips: tuple[int, ...] | None = None  # chip totals now, until money moves
         self.revoke: int | None = None
         self.result: str | None = None
@@ -373,7 +373,6 @@ class Hand:
         raise AssertionError(kind)
 
     def _decide(self, kind: str, answer) -> None:
-        self._public = None  # every decision but a card changes what views share
         seat = self.to_act
         if kind == BID:
             self._bid(seat, answer)
@@ -415,6 +414,7 @@ class Hand:
         if not take:
             return self._next_in_turn()
         self.garnet_taker = seat
+        self._public = None  # the taker is public
         self._take(seat, *self.garnet)
         self.garnet = []
         self._queue = []
@@ -537,22 +537,22 @@ class Hand:
         return _new_view(View, (
             self.kind if acting else None, s,
             (self._legal or self.legal()) if acting and not self.over else (),
-            self.hands[s], self.trumps, self.trick, self.tricks, self.won, self.seen[s]) + public)
+            self.hands[s], self.trumps, self.trick, self.tricks, self.won, self.seen[s],
+            self.bids, self.bidder, self.contract) + public)
 
     def acting_view(self) -> View:
         """The acting seat's view: `view()` without its checks, for the runner's hot loop."""
         s = self.to_act
         return _new_view(View, (self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
-                                self.trick, self.tricks, self.won, self.seen[s])
-                         + (self._public or self._shared()))
+                                self.trick, self.tricks, self.won, self.seen[s], self.bids, self.bidder,
+                                self.contract) + (self._public or self._shared()))
 
     def _shared(self) -> tuple:
         chips = self._chips
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
-        self._public = public = (
-            self.rules, self.players, self.dealer, self.active, self.hand_no, chips, self.kitty,
-            self.bids, self.peeps, self.exchanges, self.garnet_taker, self.bidder, self.contract)
+        self._public = public = (self.rules, self.players, self.dealer, self.active, self.hand_no,
+                                 chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker)
         return public
 
     @property

@@ -25,7 +25,10 @@ class View(NamedTuple):
     tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...]  # (leader, plays, winner)
     won: tuple[int, ...]                        # tricks won so far, per seat
     seen: tuple[int, ...]                       # cards seen privately: peep card, floater, own discards
-    # …and what the engine shares between views until bidding, money or exchanges move.
+    bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
+    bidder: int | None                          # the high bidder so far, then the bidder
+    contract: str | None
+    # …and what the engine shares between views until money, peeks or exchanges move.
     rules: Rules
     players: int
     dealer: int
@@ -33,12 +36,9 @@ class View(NamedTuple):
     hand_no: int
     chips: tuple[int, ...]     # chip totals now, per seat (this hand's antes and fees included)
     kitty: int
-    bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
     peeps: tuple[int, ...]                      # seats that paid to peep / see the floater
     exchanges: tuple[tuple[int, int], ...]      # (seat, number of cards exchanged)
     garnet_taker: int | None
-    bidder: int | None                          # the high bidder so far, then the bidder
-    contract: str | None
 
     @property
     def led(self) -> int | None:

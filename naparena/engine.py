@@ -13,7 +13,7 @@ from itertools import combinations
 from operator import add, itemgetter
 
 from . import cards
-from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, nap_or_above, stakes
+from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, canonical, nap_or_above, stakes
 from .view import View
 
 SUIT = cards.SUIT
@@ -651,7 +651,7 @@ class Match:
 
     def __init__(self, rules: Rules, players: int, seed: int, stack: int = 0):
         rules.check_players(players)
-        self.rules, self.players = rules, players
+        self.rules, self.players = canonical(rules), players
         self.rng = random.Random(seed)
         self.chips = [stack] * players
         self.kitty = 0

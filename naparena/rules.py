@@ -266,7 +266,17 @@ def _build(options: dict[str, Any]) -> Rules:
     rules = Rules(**{**options, "bids": bids})
     _check_combinations(rules)
     _check_bids(rules)
-    return rules
+    return canonical(rules)
+
+
+_CANONICAL: dict[Rules, Rules] = {}
+
+
+def canonical(rules: Rules) -> Rules:
+    """This process's one instance of these rules. The engine looks its tables up by rules
+    once per hand; with one instance the lookup hits on identity instead of comparing
+    every option (a few variants at most, so the dict stays small)."""
+    return _CANONICAL.setdefault(rules, rules)
 
 
 # --- the named variants (RULES.md §8), as data --------------------------------------------

@@ -162,7 +162,7 @@ class Hand:
         self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
         self.won = (0,) * players
         self._public: tuple | None = None  # the shared tail of every View, until money or peeks move
-        self._chips: tuple[int, ...] | None = None  # chip totals now, until money moves
+        self._chips: tuple[int, ...] | None = chips  # chip totals now, until money moves (antes too)
         self.revoke: int | None = None
         self.result: str | None = None
         self.decisions = 0

@@ -92,11 +92,12 @@ def verify_match(log: dict) -> list[str]:
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems
+    won = [c - log.get("stack", 0) for c in match.chips]
     final = match.close()
     logged_summary = log["summary"]
     if log["crashes"]:
         decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
-    again = summary.result(final, match.kitty, decisions, log["crashes"])
+    again = summary.result(won, final, match.kitty, decisions, log["crashes"])
     for key in ("seats", "final", "kitty", "hands"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")

@@ -587,21 +587,24 @@ class Hand:
         """The hand's log entry: JSON-able data (tuples serialise as arrays), small.
 
         Keys are inserted in one fixed order, so the JSON text is canonical without sorting.
+        Tricks go in as the engine keeps them, `(leader, ((seat, card), …), winner)`: who
+        played what, and nothing to rebuild, because this runs once per hand of every match.
         """
-        r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt}
-        if self.peep_card is not None:
-            r["peep_card"] = self.peep_card
-        if self.floater is not None:
-            r["floater"] = self.floater
-        if self.garnet_dealt:
-            r["garnet"] = self.garnet_dealt
-        if self.pre:
-            r["pre"] = tuple(map(tuple, self.pre))
-        r["bids"] = self.bids
-        r["bidder"] = self.bidder
-        r["contract"] = self.contract
-        r["trumps"] = self.trumps
-        r["tricks"] = [(lead, [c for _, c in plays], win) for lead, plays, win in self.tricks]
+        if self.peep_card is None and self.floater is None and not self.garnet_dealt and not self.pre:
+            r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt, "bids": self.bids,
+                 "bidder": self.bidder, "contract": self.contract, "trumps": self.trumps, "tricks": self.tricks}
+        else:
+            r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt}
+            if self.peep_card is not None:
+                r["peep_card"] = self.peep_card
+            if self.floater is not None:
+                r["floater"] = self.floater
+            if self.garnet_dealt:
+                r["garnet"] = self.garnet_dealt
+            if self.pre:
+                r["pre"] = tuple(map(tuple, self.pre))
+            r.update(bids=self.bids, bidder=self.bidder, contract=self.contract, trumps=self.trumps,
+                     tricks=self.tricks)
         if self.trick:
             r["trick"] = self.trick
         if self.revoke is not None:

@@ -34,7 +34,7 @@ from .rules import Rules
 # timed out to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
 MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
-FORMAT = 1
+FORMAT = 2  # of logs and manifests; 2: tricks name the seat of every card
 
 
 class BotTimeout(BaseException):

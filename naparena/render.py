@@ -192,11 +192,8 @@ def hand_replay(console: Console, log: dict, record: dict) -> None:
     else:
         suit = "no trumps" if trumps is None else f"trumps {SUIT_SYMBOLS[trumps]}"
         console.print(f"  contract: {aliases[record['bidder']]} {record['contract']}, {suit}")
-    players = len(aliases)
-    for i, (leader, played, winner) in enumerate(record["tricks"], 1):
-        order = [(leader + k) % players for k in range(players)]
-        order = [s for s in order if record["deal"][s]][:len(played)]
-        plays = "  ".join(f"{aliases[s]} {card(c, trumps)}" for s, c in zip(order, played))
+    for i, (_, played, winner) in enumerate(record["tricks"], 1):
+        plays = "  ".join(f"{aliases[s]} {card(c, trumps)}" for s, c in played)
         console.print(f"  trick {i}: {plays}  → {aliases[winner]}")
     if "revoke" in record:
         console.print(f"  [red]revoke by {aliases[record['revoke']]}[/]")

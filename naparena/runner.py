@@ -20,7 +20,7 @@ from typing import Callable
 
 from . import __version__
 from .errors import RunError
-from .play import Job, dumps, play_job, write_atomic
+from .play import FORMAT, Job, dumps, play_job, write_atomic
 from .plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from .pool import WorkerDied, make_executor
 from .stats import Standings
@@ -81,7 +81,7 @@ def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k != "workers"}
     bots = {b.alias: {"name": b.name, **_identity(registry.get(b.name))} for b in t.bots}
-    return {"format": 1, "naparena": __version__, "python": platform.python_version(),
+    return {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
             "config_hash": config_hash(t), "tournament": config, "bots": bots,
             "seed": t.seed, "matches": len(schedule(t)), "hands": t.total_hands()}
 
@@ -168,6 +168,9 @@ class Run:
             raise RunError(f"{self.run_dir} already holds a run; resume it or start a new one")
         if path.exists():
             old = read_manifest(self.run_dir)
+            if old.get("format") != FORMAT:
+                raise RunError(f"{self.run_dir}: written in log format {old.get('format')}, this naparena "
+                               f"writes format {FORMAT}; resume it with the version that started it")
             if old.get("config_hash") != mine["config_hash"]:
                 raise RunError(f"{self.run_dir}: was run with another configuration; start a new run")
         else:
@@ -271,7 +274,7 @@ class Run:
         path = match_path(self.run_dir, spec["index"])
         reason = skip_reason(spec, standings)
         if reason:
-            write_atomic(str(path), dumps({"format": 1, "match": spec, "skipped": reason}))
+            write_atomic(str(path), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
             standings.skip(spec, reason)
             return None
         if outcome is None:

@@ -14,17 +14,21 @@ import orjson
 
 from .engine import BID, PLAY, Hand, Match
 from .errors import RunError
-from .play import MatchSummary
+from .play import FORMAT, MatchSummary
 from .rules import Rules
 
 
 def load_match(path: str | Path) -> dict:
     try:
-        return json.loads(Path(path).read_bytes())
+        data = json.loads(Path(path).read_bytes())
     except FileNotFoundError:
         raise RunError(f"{path}: no such match log") from None
     except json.JSONDecodeError as e:
         raise RunError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise RunError(f"{path}: log format {found}; this naparena reads format {FORMAT}")
+    return data
 
 
 def rules_of(log: dict) -> Rules:
@@ -35,7 +39,7 @@ def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
     """Give the hand its logged answers; count each seat's answered decisions."""
     bids = deque(logged["bids"])
     pre = deque(logged.get("pre", ()))
-    plays = deque(c for _, cards, _ in logged["tricks"] for c in cards)
+    plays = deque(c for _, trick, _ in logged["tricks"] for _, c in trick)
     plays.extend(c for _, c in logged.get("trick", ()))
     faults = {f[0]: f[3] for f in logged.get("faults", ())}
     guard = 0

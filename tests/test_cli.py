@@ -267,6 +267,20 @@ def test_resume_refuses_a_changed_file_and_a_folder_that_is_no_run(finished, her
     assert_clean_error(invoke("run", "t.toml", "--resume", "--log-dir", "logs"), 2, "no earlier run")
 
 
+def test_a_run_or_log_of_another_format_is_refused_not_misread(finished, tmp_path):
+    run_dir = shutil.copytree(finished[0], tmp_path / "old")
+    log = run_dir / "matches" / "000000.json"
+    data = json.loads(log.read_bytes())
+    data["format"] = 1
+    log.write_text(json.dumps(data))
+    assert_clean_error(invoke("replay", log), 2, "log format 1; this naparena reads format 2")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["format"] = 1
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    (run_dir / "matches" / "000007.json").unlink()
+    assert_clean_error(invoke("resume", run_dir), 2, "log format 1", "resume it with the version that started it")
+
+
 def test_resume_works_from_another_directory(finished, monkeypatch, tmp_path_factory):
     run_dir, out = finished
     for f in sorted((run_dir / "matches").glob("*.json"))[3:]:

@@ -320,7 +320,7 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     assert result["disqualified"] == {"bad": {"after_match": first, "faults": decisions, "decisions": decisions}}
     assert result["skipped"] == [{"match": i, "reason": "disqualified: bad"} for i in later]
     for i in later:
-        assert parsed[i] == {"format": 1, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
+        assert parsed[i] == {"format": 2, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
     _, control_files = control
     for i, log in parsed.items():
         if "bad" not in log["match"]["seats"]:

@@ -546,12 +546,18 @@ def pick_hand(run_dir: Path) -> tuple[Path, dict, int]:
 
 
 def edit_trick_card(hand):
-    leader, cards, _ = hand["tricks"][0]
+    leader, plays, _ = hand["tricks"][0]
     held = set(hand["deal"][leader])
+    cards = {c for _, c in plays}
     # A card of another seat: the leader cannot have played it, whatever else it held.
     other = next(c for seat, dealt in enumerate(hand["deal"]) if seat != leader for c in dealt
                  if c not in held and c not in cards)
-    cards[0] = other
+    plays[0][1] = other
+
+
+def edit_trick_seat(hand):
+    plays = hand["tricks"][0][1]
+    plays[0][0], plays[1][0] = plays[1][0], plays[0][0]  # the same cards, said to come from the wrong seats
 
 
 def edit_chip_delta(hand):
@@ -560,7 +566,7 @@ def edit_chip_delta(hand):
 
 
 def edit_winner(hand):
-    leader, cards, winner = hand["tricks"][0]
+    winner = hand["tricks"][0][2]
     hand["tricks"][0][2] = next(s for s in range(len(hand["deal"])) if s != winner and hand["deal"][s])
 
 
@@ -569,7 +575,7 @@ def edit_dealt_card(hand):
     hand["deal"][seat][0], hand["deal"][seat + 1][0] = hand["deal"][seat + 1][0], hand["deal"][seat][0]
 
 
-@pytest.mark.parametrize("edit", [edit_trick_card, edit_chip_delta, edit_winner, edit_dealt_card])
+@pytest.mark.parametrize("edit", [edit_trick_card, edit_trick_seat, edit_chip_delta, edit_winner, edit_dealt_card])
 def test_verify_names_the_match_and_hand_of_a_hand_edited_log(plain, tmp_path, edit):
     run_dir = shutil.copytree(plain[1][1][0], tmp_path / "run")
     f, log, n = pick_hand(run_dir)
@@ -745,8 +751,9 @@ def _hand(log):
 
 BROKEN_MATCHES = [
     ("card 52 in a deal", lambda log: _hand(log)["deal"][0].__setitem__(0, 52)),
-    ("negative card in a trick", lambda log: _hand(log)["tricks"][0][1].__setitem__(0, -1)),
-    ("card named, not numbered", lambda log: _hand(log)["tricks"][0][1].__setitem__(0, "AS")),
+    ("negative card in a trick", lambda log: _hand(log)["tricks"][0][1][0].__setitem__(1, -1)),
+    ("card named, not numbered", lambda log: _hand(log)["tricks"][0][1][0].__setitem__(1, "AS")),
+    ("play without its seat", lambda log: _hand(log)["tricks"][0][1].__setitem__(0, 12)),
     ("result 'won'", lambda log: _hand(log).__setitem__("result", "won")),
     ("unknown bid", lambda log: _hand(log)["bids"].append([0, "grand"])),
     ("seat 7", lambda log: _hand(log).__setitem__("dealer", 7)),
@@ -758,7 +765,7 @@ BROKEN_MATCHES = [
     ("missing chips", lambda log: _hand(log).pop("chips")),
     ("unknown top-level key", lambda log: log.__setitem__("pid", 1234)),
     ("missing summary", lambda log: log.pop("summary")),
-    ("format 2", lambda log: log.__setitem__("format", 2)),
+    ("format 1 (an older log)", lambda log: log.__setitem__("format", 1)),
     ("unknown rules option", lambda log: log["rules"].__setitem__("jokers", True)),
     ("rules value out of range", lambda log: log["rules"].__setitem__("deal", "4-1")),
     ("unknown fault kind in summary", lambda log: log["summary"]["seats"][0]["faults"].__setitem__("oops", 1)),

@@ -127,7 +127,7 @@ class Hand:
 
     # Slots, not an instance dict: with more than 30 attributes CPython gives up the shared,
     # hinted dict layout, and every attribute access became a dict probe (-11% instructions).
-    __slots__ = ('_chips', '_legal', '_post', '_public', '_queue', '_turn', 'active', 'bidder', 'bids', 'chips_start', 'contract', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
+    __slots__ = ('_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'chips_start', 'contract', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
 
     def __init__(self, rules: Rules, players: int, dealer: int, deck: list[int],
                  chips: tuple[int, ...], kitty: int, hand_no: int = 0):
@@ -165,7 +165,6 @@ class Hand:
         self.trick: tuple[tuple[int, int], ...] = ()
         self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
         self.won = (0,) * players
-        self._public: tuple | None = None  # the shared tail of every View, until money or peeks move
         self._chips: tuple[int, ...] | None = chips  # chip totals now, until money moves (antes too)
         self.revoke: int | None = None
         self.result: str | None = None
@@ -192,7 +191,7 @@ class Hand:
     def _pay_kitty(self, seat: int, amount: int) -> None:
         self.delta[seat] -= amount
         self.kitty += amount
-        self._public = self._chips = None
+        self._chips = None
 
     def _take(self, seat: int, *cards_in: int) -> None:
         self.hands[seat] = tuple(sorted(self.hands[seat] + cards_in))
@@ -418,7 +417,6 @@ class Hand:
         if not take:
             return self._next_in_turn()
         self.garnet_taker = seat
-        self._public = None  # the taker is public
         self._take(seat, *self.garnet)
         self.garnet = []
         self._queue = []
@@ -495,7 +493,7 @@ class Hand:
         self.to_act = self.kind = self._legal = None
         if result != "passed":
             self._settle(result)
-        self._public = self._chips = None
+        self._chips = None
 
     def _stakes(self) -> tuple[int, int]:
         return stakes(self.rules, base_bid(self.contract))
@@ -531,33 +529,35 @@ class Hand:
 
     def view(self, seat: int | None = None) -> View:
         """The acting seat's view (or `seat`'s, outside its turn: then `legal` is empty)."""
-        acting = seat is None or seat == self.to_act
-        s = self.to_act if seat is None else seat
-        if seat is None and self.over:
-            raise RuntimeError("the hand is over: no seat is to act; name a seat")
-        public = self._public
-        if public is None:
-            public = self._shared()
-        return _new_view(View, (
-            self.kind if acting else None, s,
-            (self._legal or self.legal()) if acting and not self.over else (),
-            self.hands[s], self.trumps, self.trick, self.tricks, self.won, self.seen[s],
-            self.bids, self.bidder, self.contract) + public)
+        if seat is None or seat == self.to_act:
+            if self.over:
+                if seat is None:
+                    raise RuntimeError("the hand is over: no seat is to act; name a seat")
+                return self._snapshot(None, seat, ())
+            return self.acting_view()
+        return self._snapshot(None, seat, ())
 
     def acting_view(self) -> View:
-        """The acting seat's view: `view()` without its checks, for the runner's hot loop."""
-        s = self.to_act
+        """The acting seat's view: `view()` without its checks, for the runner's hot loop
+        (hence `_snapshot` written out here rather than called)."""
+        s, chips = self.to_act, self._chips
+        if chips is None:
+            chips = self._chips = tuple(map(add, self.chips_start, self.delta))
         return _new_view(View, (self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
                                 self.trick, self.tricks, self.won, self.seen[s], self.bids, self.bidder,
-                                self.contract) + (self._public or self._shared()))
+                                self.contract, self.rules, self.players, self.dealer, self.active,
+                                self.hand_no, chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
-    def _shared(self) -> tuple:
+    def _snapshot(self, kind: str | None, s: int, legal: tuple) -> View:
+        # One tuple display, straight into the View: with slots, reading the public fields
+        # costs less than caching them in a tail tuple and concatenating it.
         chips = self._chips
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
-        self._public = public = (self.rules, self.players, self.dealer, self.active, self.hand_no,
-                                 chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker)
-        return public
+        return _new_view(View, (kind, s, legal, self.hands[s], self.trumps, self.trick, self.tricks,
+                                self.won, self.seen[s], self.bids, self.bidder, self.contract,
+                                self.rules, self.players, self.dealer, self.active, self.hand_no,
+                                chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
     @property
     def chips(self) -> tuple[int, ...]:

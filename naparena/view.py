@@ -28,7 +28,7 @@ class View(NamedTuple):
     bids: tuple[tuple[int, str], ...]           # (seat, bid) in bidding order, "pass" included
     bidder: int | None                          # the high bidder so far, then the bidder
     contract: str | None
-    # …and what the engine shares between views until money, peeks or exchanges move.
+    # …and the table: rules, seats, money, peeks and exchanges.
     rules: Rules
     players: int
     dealer: int

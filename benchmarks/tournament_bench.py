@@ -45,6 +45,11 @@ name = "classic"
 """
 
 
+# The throughput run: 8 seed streams x 4 rotations = 32 matches of 1,000 hands. Long
+# enough that starting and stopping two worker processes is not what is measured.
+SEEDS, HANDS = 8, 1000
+
+
 def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_counter) -> float:
     """Hands per second of one whole run (by default wall clock, the parent's view)."""
     from naparena.runner import Run, new_run_dir, registry_for
@@ -72,7 +77,7 @@ def engine_on_schedule(folder: Path, clock) -> float:
     from naparena.tournament import load_tournament, schedule
 
     path = folder / "t-engine.toml"
-    path.write_text(TOURNAMENT.format(seeds=4, hands=1000))
+    path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=HANDS))
     t = load_tournament(path)
     rules = {v.name: v.rules for v in t.variants}
     specs = schedule(t)
@@ -103,10 +108,10 @@ def throughput(repeat: int) -> None:
         for _ in range(repeat):
             keep("bench", engine_rate(hands=20000))
             keep("engine", engine_on_schedule(folder, time.process_time))
-            keep("one", run(1, 4, 1000, folder, time.process_time))
-            keep("one_wall", run(1, 4, 1000, folder))
+            keep("one", run(1, SEEDS, HANDS, folder, time.process_time))
+            keep("one_wall", run(1, SEEDS, HANDS, folder))
             keep("engine_wall", engine_on_schedule(folder, time.perf_counter))
-            keep("two", run(2, 4, 1000, folder))
+            keep("two", run(2, SEEDS, HANDS, folder))
     print(f"engine (naparena bench, CPU time):        {best['bench']:9,.0f} hands/s")
     print(f"engine on the run's own matches:          {best['engine']:9,.0f} hands/s CPU, "
           f"{best['engine_wall']:,.0f} wall")

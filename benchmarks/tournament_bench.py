@@ -67,12 +67,14 @@ def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_coun
     return t.total_hands() / (clock() - start)
 
 
-def engine_on_schedule(folder: Path, clock) -> float:
+def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:
     """The bare engine (`naparena bench`'s loop: random legal answers from one rng) over the
     very matches the 1-worker run plays: the same rules, match seeds and hand counts, so
-    the comparison holds the deals fixed."""
+    the comparison holds the deals fixed. With `log`, it also encodes every hand record as
+    the match logs do."""
     import random
 
+    from naparena.bench import _engine_loop
     from naparena.engine import Match
     from naparena.tournament import load_tournament, schedule
 
@@ -80,17 +82,28 @@ def engine_on_schedule(folder: Path, clock) -> float:
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=HANDS))
     t = load_tournament(path)
     rules = {v.name: v.rules for v in t.variants}
-    specs = schedule(t)
-    start = clock()
-    for spec in specs:
-        match = Match(rules[spec.variant], t.table, spec.seed)
-        choice = random.Random(spec.seed).choice
-        for _ in range(spec.hands):
-            hand = match.next_hand()
-            while not hand.over:
-                hand.apply(choice(hand.legal()))
-            match.finish(hand)
-    return sum(s.hands for s in specs) / (clock() - start)
+    matches = [(Match(rules[s.variant], t.table, s.seed), random.Random(s.seed).choice, s.hands)
+               for s in schedule(t)]
+    return _engine_loop(matches, clock, log)
+
+
+def _engine_process(_) -> float:
+    from naparena.bench import engine_rate
+
+    return engine_rate(hands=HANDS * 8, clock=time.perf_counter)
+
+
+def engine_pair() -> float:
+    """Hands/s of two bare-engine processes at once over one alone: what this machine's two
+    cores give a perfectly parallel job, the ceiling for the 2-worker figure."""
+    import multiprocessing
+
+    one = _engine_process(0)
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        start = time.perf_counter()
+        pool.map(_engine_process, [0, 1])
+        two = 2 * HANDS * 8 / (time.perf_counter() - start)
+    return two / one
 
 
 def throughput(repeat: int) -> None:
@@ -108,19 +121,24 @@ def throughput(repeat: int) -> None:
         for _ in range(repeat):
             keep("bench", engine_rate(hands=20000))
             keep("engine", engine_on_schedule(folder, time.process_time))
+            keep("engine_log", engine_on_schedule(folder, time.process_time, log=True))
             keep("one", run(1, SEEDS, HANDS, folder, time.process_time))
             keep("one_wall", run(1, SEEDS, HANDS, folder))
             keep("engine_wall", engine_on_schedule(folder, time.perf_counter))
             keep("two", run(2, SEEDS, HANDS, folder))
-    print(f"engine (naparena bench, CPU time):        {best['bench']:9,.0f} hands/s")
-    print(f"engine on the run's own matches:          {best['engine']:9,.0f} hands/s CPU, "
+            keep("pair", engine_pair())
+    print(f"engine (naparena bench, CPU time):         {best['bench']:9,.0f} hands/s")
+    print(f"engine on the run's own matches:           {best['engine']:9,.0f} hands/s CPU, "
           f"{best['engine_wall']:,.0f} wall")
-    print(f"tournament, 1 worker (logs on):           {best['one']:9,.0f} hands/s CPU, "
+    print(f"  the same, logging every hand as JSON:    {best['engine_log']:9,.0f} hands/s CPU")
+    print(f"tournament, 1 worker (logs on):            {best['one']:9,.0f} hands/s CPU, "
           f"{best['one_wall']:,.0f} wall")
-    print(f"  1 worker / engine, same matches:        {best['one'] / best['engine']:.3f} CPU time, "
+    print(f"  1 worker / engine logging too:           {best['one'] / best['engine_log']:9.3f} (CPU time)")
+    print(f"  1 worker / engine without a log:         {best['one'] / best['engine']:9.3f} CPU time, "
           f"{best['one_wall'] / best['engine_wall']:.3f} wall clock")
-    print(f"tournament, 2 workers:                    {best['two']:9,.0f} hands/s wall "
+    print(f"tournament, 2 workers:                     {best['two']:9,.0f} hands/s wall "
           f"({best['two'] / best['one_wall']:.2f}x one worker)")
+    print(f"  two engine processes / one (the ceiling): {best['pair']:8.2f}x")
 
 
 def memory_child(hands_total: int) -> None:

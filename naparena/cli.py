@@ -327,15 +327,18 @@ def bench(
     from .bench import all_variants, engine_rate, match_rate
     best = lambda f: max(f() for _ in range(repeat))  # noqa: E731 - best of N: least disturbed
     engine = best(lambda: engine_rate(hands=hands))
+    logged = best(lambda: engine_rate(hands=hands, log=True))
     full = best(lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False}))
     match, size = max((match_rate(hands=hands) for _ in range(repeat)), key=lambda m: m[0])
     table = Table(title="naparena bench (one core, CPU time, best of %d)" % repeat)
     for col in ("measure", "hands/s"):
         table.add_column(col, justify="left" if col == "measure" else "right")
     table.add_row("engine, classic, 4 players", f"{engine:,.0f}")
+    table.add_row("engine, classic, 4 players, JSON hand log", f"{logged:,.0f}")
     table.add_row("engine, classic, 4 players, every trick played", f"{full:,.0f}")
     table.add_row(f"match of random bots with JSON log ({size:.0f} B/hand)", f"{match:,.0f}")
-    table.add_row("match / engine", f"{match / engine:.2f}")
+    table.add_row("match / engine (engine without a log)", f"{match / engine:.2f}")
+    table.add_row("match / engine (both logging)", f"{match / logged:.2f}")
     if every_variant:
         for name, players, rate in all_variants(hands // 2):
             table.add_row(f"engine, {name}, {players} players", f"{rate:,.0f}")

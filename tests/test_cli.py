@@ -533,9 +533,10 @@ def test_bench_prints_the_table():
     result = invoke("bench", "--hands", 200, "--classic", "--repeat", 1)
     assert result.exit_code == 0, result.output
     rows = {row[0]: row[1] for row in table_rows(result.stdout)}
-    assert set(rows) == {"engine, classic, 4 players", "engine, classic, 4 players, every trick played",
+    assert set(rows) == {"engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
+                         "engine, classic, 4 players, every trick played",
                          next(r for r in rows if r.startswith("match of random bots with JSON log")),
-                         "match / engine"}
+                         "match / engine (engine without a log)", "match / engine (both logging)"}
     for measure, rate in rows.items():
         assert float(rate.replace(",", "")) > 0, measure
 

@@ -1,0 +1,66 @@
+"""Instructions per hand, counted by callgrind: the bare engine against a whole match of
+random bots with its JSON log (a benchmark, never a test).
+
+    python benchmarks/instructions.py [--hands 3000]
+
+Wall-clock rates on a shared machine move by several per cent from one minute to the
+next; instruction counts repeat exactly, so this is how a change to the hot loop is
+judged. Each side runs in its own valgrind process after the same imports and registry
+load; a third run that stops there is subtracted from both. Needs valgrind on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def play(what: str, hands: int) -> None:
+    """The measured part: nothing, the bare engine, or one match through the bots."""
+    from naparena.bench import engine_rate
+    from naparena.play import Job, play_job
+    from naparena.plugins import load_registry
+    from naparena.rules import make_rules
+
+    registry = load_registry(None)
+    rules = make_rules("classic")
+    seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(4)]
+    job = Job(index=0, seed=1, variant="classic", rules=rules.as_dict(), seats=seats, hands=hands)
+    if what == "engine":
+        engine_rate(hands=hands)
+    elif what == "match":
+        bytes(play_job(job, registry))
+
+
+def count(what: str, hands: int) -> int:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          sys.executable, __file__, "--play", what, "--hands", str(hands)],
+                         capture_output=True, text=True, env=env, check=True).stderr
+    return int(re.search(r"Collected : ([\d,]+)", out).group(1).replace(",", ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hands", type=int, default=3000)
+    parser.add_argument("--play", choices=("none", "engine", "match"))
+    args = parser.parse_args()
+    if args.play:
+        play(args.play, args.hands)
+        return
+    if not shutil.which("valgrind"):
+        sys.exit("valgrind is not on PATH")
+    base = count("none", args.hands)
+    engine = (count("engine", args.hands) - base) / args.hands
+    match = (count("match", args.hands) - base) / args.hands
+    print(f"engine: {engine:,.0f} instructions a hand")
+    print(f"match of random bots with its JSON log: {match:,.0f} instructions a hand")
+    print(f"engine / match: {engine / match:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -27,8 +27,6 @@ GARNET, GARNET_DISCARD, PEEP_EXCHANGE, FLOATER_DISCARD, TRUMPS = (
 PASS = "pass"
 YES_NO = (False, True)
 
-_new_view = tuple.__new__  # View's fields in order, without NamedTuple's keyword wrapper
-
 _BATCHES = {"3-2": (3, 2), "2-3": (2, 3), "1": (1,)}
 
 
@@ -543,10 +541,10 @@ class Hand:
         s, chips = self.to_act, self._chips
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
-        return _new_view(View, (self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
-                                self.trick, self.tricks, self.won, self.seen[s], self.bids, self.bidder,
-                                self.contract, self.rules, self.players, self.dealer, self.active,
-                                self.hand_no, chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
+        return View((self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
+                     self.trick, self.tricks, self.won, self.seen[s], self.bids, self.bidder,
+                     self.contract, self.rules, self.players, self.dealer, self.active,
+                     self.hand_no, chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
     def _snapshot(self, kind: str | None, s: int, legal: tuple) -> View:
         # One tuple display, straight into the View: with slots, reading the public fields
@@ -554,10 +552,10 @@ class Hand:
         chips = self._chips
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
-        return _new_view(View, (kind, s, legal, self.hands[s], self.trumps, self.trick, self.tricks,
-                                self.won, self.seen[s], self.bids, self.bidder, self.contract,
-                                self.rules, self.players, self.dealer, self.active, self.hand_no,
-                                chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
+        return View((kind, s, legal, self.hands[s], self.trumps, self.trick, self.tricks,
+                     self.won, self.seen[s], self.bids, self.bidder, self.contract,
+                     self.rules, self.players, self.dealer, self.active, self.hand_no,
+                     chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
     @property
     def chips(self) -> tuple[int, ...]:

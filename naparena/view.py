@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .rules import Rules
 
+try:  # the C field getter namedtuple itself uses; a plain property elsewhere
+    from _collections import _tuplegetter
+except ImportError:  # pragma: no cover - not CPython
+    def _tuplegetter(index: int, doc: str) -> property:
+        return property(itemgetter(index), doc=doc)
 
-class View(NamedTuple):
+
+class _Fields(NamedTuple):
     """Everything the acting seat may know, and nothing else.
 
-    A NamedTuple because a view is built at every decision: it must be cheap and
-    immutable. It never holds another seat's cards, the stock, the Sir Garnet hand or
-    the floater (unless this seat paid to see it or took it up).
+    It never holds another seat's cards, the stock, the Sir Garnet hand or the floater
+    (unless this seat paid to see it or took it up).
     """
 
     # What changes from decision to decision…
@@ -44,3 +50,38 @@ class View(NamedTuple):
     def led(self) -> int | None:
         """Suit led to the current trick, or None when this seat leads."""
         return self.trick[0][1] // 13 if self.trick else None
+
+
+if TYPE_CHECKING:
+    View = _Fields
+else:
+    class View(tuple):
+        """A `_Fields` NamedTuple in all but its constructor: `View(values)` takes the 22
+        fields as one tuple and goes straight to tuple's C constructor. The engine builds
+        one at every decision, and NamedTuple's Python `__new__` (or `tuple.__new__`
+        called from Python) cost a quarter of the view."""
+
+        __slots__ = ()
+        _fields = _Fields._fields
+        __match_args__ = _Fields._fields
+        __doc__ = _Fields.__doc__
+        led = _Fields.led
+
+        def __repr__(self) -> str:
+            return "View(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self)) + ")"
+
+        def _asdict(self) -> dict[str, Any]:
+            return dict(zip(self._fields, self))
+
+        def _replace(self, **changes: Any) -> View:
+            unknown = set(changes) - set(self._fields)
+            if unknown:
+                raise ValueError(f"got unexpected field names: {sorted(unknown)!r}")
+            return View(changes.get(n, v) for n, v in zip(self._fields, self))
+
+        @classmethod
+        def _make(cls, iterable) -> View:
+            return cls(iterable)
+
+    for _i, _name in enumerate(_Fields._fields):
+        setattr(View, _name, _tuplegetter(_i, f"Alias for field number {_i}"))

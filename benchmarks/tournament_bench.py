@@ -6,7 +6,9 @@
 Throughput: four `random` bots, classic, duplicate, JSON logs on; compared with the bare
 engine (`naparena bench`) measured in the same process, by the same clock: wall clock
 for both, and CPU time for both (one worker plays in this process, so its CPU time is the
-whole run's). Best of --repeat, the measurements interleaved. Memory: the parent's peak RSS
+whole run's). Best of --repeat, the measurements interleaved; the 1-worker ratios also
+round by round (median and range), since this host's speed drifts between rounds.
+Memory: the parent's peak RSS
 (ru_maxrss) of whole runs of 50,000, 100,000 and 200,000 hands, each in a fresh process.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,17 +115,23 @@ def throughput(repeat: int) -> None:
     from naparena.bench import engine_rate
 
     best: dict[str, float] = {}
+    rounds: dict[str, list[float]] = {"log": [], "bare": []}
 
-    def keep(key: str, rate: float) -> None:
+    def keep(key: str, rate: float) -> float:
         best[key] = max(best.get(key, 0.0), rate)
+        return rate
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for _ in range(repeat):
             keep("bench", engine_rate(hands=20000))
-            keep("engine", engine_on_schedule(folder, time.process_time))
-            keep("engine_log", engine_on_schedule(folder, time.process_time, log=True))
-            keep("one", run(1, SEEDS, HANDS, folder, time.process_time))
+            engine = keep("engine", engine_on_schedule(folder, time.process_time))
+            engine_log = keep("engine_log", engine_on_schedule(folder, time.process_time, log=True))
+            one = keep("one", run(1, SEEDS, HANDS, folder, time.process_time))
+            # A round's three runs follow each other within seconds: their ratio cancels
+            # most of the host's drift, which best-of figures taken minutes apart do not.
+            rounds["log"].append(one / engine_log)
+            rounds["bare"].append(one / engine)
             keep("one_wall", run(1, SEEDS, HANDS, folder))
             keep("engine_wall", engine_on_schedule(folder, time.perf_counter))
             keep("two", run(2, SEEDS, HANDS, folder))
@@ -136,6 +145,10 @@ def throughput(repeat: int) -> None:
     print(f"  1 worker / engine logging too:           {best['one'] / best['engine_log']:9.3f} (CPU time)")
     print(f"  1 worker / engine without a log:         {best['one'] / best['engine']:9.3f} CPU time, "
           f"{best['one_wall'] / best['engine_wall']:.3f} wall clock")
+    for key, label in (("log", "engine logging too"), ("bare", "engine without a log")):
+        r = sorted(rounds[key])
+        print(f"  1 worker / {label}, round by round: median {statistics.median(r):.3f}, "
+              f"range {r[0]:.3f}-{r[-1]:.3f} over {len(r)} rounds")
     print(f"tournament, 2 workers:                     {best['two']:9,.0f} hands/s wall "
           f"({best['two'] / best['one_wall']:.2f}x one worker)")
     print(f"  two engine processes / one (the ceiling): {best['pair']:8.2f}x")

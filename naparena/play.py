@@ -77,13 +77,17 @@ def _overrides(cls, name: str) -> bool:
     return getattr(cls, name) is not getattr(Bot, name)
 
 
-_slot: Any = None  # this process's watchdog slot (a RawArray), set by `bind_slot`
+_slot: Any = None  # this process's watchdog slot, set by `bind_slot`: a list in-process, shared memory in a worker
 _in_worker = False  # in a worker SIGINT is ignored, so a KeyboardInterrupt is a bot's own
 
 
 def bind_slot(slot, worker: bool = False) -> None:
     """Point this process at its watchdog slot and let the watchdog interrupt a slow bot."""
     global _slot, _in_worker
+    if slot is not None and not isinstance(slot, list):
+        # A shared RawArray: through a memoryview of the same memory, the four slot
+        # writes and reads of every decision cost a third less than ctypes indexing.
+        slot = memoryview(slot).cast("B").cast("q")
     _slot, _in_worker = slot, worker
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGUSR1, _on_timeout_signal)

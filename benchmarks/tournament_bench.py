@@ -8,8 +8,8 @@ engine (`naparena bench`) measured in the same process, by the same clock: wall 
 for both, and CPU time for both (one worker plays in this process, so its CPU time is the
 whole run's). Best of --repeat, the measurements interleaved; the 1-worker ratios also
 round by round (median and range), since this host's speed drifts between rounds.
-Memory: the parent's peak RSS
-(ru_maxrss) of whole runs of 50,000, 100,000 and 200,000 hands, each in a fresh process.
+Memory: the parent's peak RSS (ru_maxrss) of whole runs of 50,000, 100,000 and 200,000
+hands, each in a fresh process.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Instructions per hand, counted by callgrind: the bare engine against a whole match of
-random bots with its JSON log (a benchmark, never a test).
+"""Instructions per hand, counted by callgrind: the bare engine, without and with a JSON
+hand log, against a whole match of random bots with its JSON log (a benchmark, never a
+test).
 
     python benchmarks/instructions.py [--hands 3000]
 
@@ -32,6 +33,8 @@ def play(what: str, hands: int) -> None:
     job = Job(index=0, seed=1, variant="classic", rules=rules.as_dict(), seats=seats, hands=hands)
     if what == "engine":
         engine_rate(hands=hands)
+    elif what == "engine_log":
+        engine_rate(hands=hands, log=True)
     elif what == "match":
         bytes(play_job(job, registry))
 
@@ -47,7 +50,7 @@ def count(what: str, hands: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hands", type=int, default=3000)
-    parser.add_argument("--play", choices=("none", "engine", "match"))
+    parser.add_argument("--play", choices=("none", "engine", "engine_log", "match"))
     args = parser.parse_args()
     if args.play:
         play(args.play, args.hands)
@@ -55,11 +58,12 @@ def main() -> None:
     if not shutil.which("valgrind"):
         sys.exit("valgrind is not on PATH")
     base = count("none", args.hands)
-    engine = (count("engine", args.hands) - base) / args.hands
-    match = (count("match", args.hands) - base) / args.hands
+    engine, logged, match = ((count(w, args.hands) - base) / args.hands
+                             for w in ("engine", "engine_log", "match"))
     print(f"engine: {engine:,.0f} instructions a hand")
+    print(f"engine with a JSON hand log: {logged:,.0f} instructions a hand")
     print(f"match of random bots with its JSON log: {match:,.0f} instructions a hand")
-    print(f"engine / match: {engine / match:.3f}")
+    print(f"engine / match: {engine / match:.3f}; engine with log / match: {logged / match:.3f}")
 
 
 if __name__ == "__main__":

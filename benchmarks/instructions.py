@@ -22,10 +22,10 @@ import sys
 
 def play(what: str, hands: int) -> None:
     """The measured part: nothing, the bare engine, or one match through the bots."""
-    from naparena.bench import engine_rate
-    from naparena.play import Job, play_job
-    from naparena.plugins import load_registry
-    from naparena.rules import make_rules
+    from naparena.arena.play import Job, play_job
+    from naparena.bots.plugins import load_registry
+    from naparena.game.rules import make_rules
+    from naparena.tools.bench import engine_rate
 
     registry = load_registry(None)
     rules = make_rules("classic")

@@ -14,12 +14,12 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from naparena import cards
-from naparena.engine import Match
-from naparena.pimc import PimcBot
-from naparena.reference_bots import HeuristicBot, RandomBot
-from naparena.rules import make_rules
-from naparena.solver import MAKE, TRICKS, Position, solve
+from naparena.bots.pimc import PimcBot
+from naparena.bots.reference import HeuristicBot, RandomBot
+from naparena.bots.solver import MAKE, TRICKS, Position, solve
+from naparena.game import cards
+from naparena.game.engine import Match
+from naparena.game.rules import make_rules
 
 BOTS = {"pimc": PimcBot, "heuristic": HeuristicBot, "random": RandomBot}
 

@@ -55,8 +55,9 @@ SEEDS, HANDS = 8, 1000
 
 def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_counter) -> float:
     """Hands per second of one whole run (by default wall clock, the parent's view)."""
-    from naparena.runner import Run, new_run_dir, registry_for
-    from naparena.tournament import check_bots, load_tournament
+    from naparena.arena.runner import Run, new_run_dir, registry_for
+    from naparena.arena.schedule import total_hands
+    from naparena.arena.tournament import check_bots, load_tournament
 
     path = folder / f"t{workers}-{seeds}-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=seeds, hands=hands))
@@ -67,7 +68,7 @@ def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_coun
     runner.prepare(False)
     start = clock()
     runner.execute()
-    return t.total_hands() / (clock() - start)
+    return total_hands(t) / (clock() - start)
 
 
 def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:
@@ -77,9 +78,10 @@ def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:
     the match logs do."""
     import random
 
-    from naparena.bench import _engine_loop
-    from naparena.engine import Match
-    from naparena.tournament import load_tournament, schedule
+    from naparena.arena.schedule import schedule
+    from naparena.arena.tournament import load_tournament
+    from naparena.game.engine import Match
+    from naparena.tools.bench import _engine_loop
 
     path = folder / "t-engine.toml"
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=HANDS))
@@ -91,7 +93,7 @@ def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:
 
 
 def _engine_process(_) -> float:
-    from naparena.bench import engine_rate
+    from naparena.tools.bench import engine_rate
 
     return engine_rate(hands=HANDS * 8, clock=time.perf_counter)
 
@@ -112,7 +114,7 @@ def engine_pair() -> float:
 def throughput(repeat: int) -> None:
     """Best of `repeat`, the runs interleaved so that both sides see the same machine; the
     engine and the tournament timed by the same clock."""
-    from naparena.bench import engine_rate
+    from naparena.tools.bench import engine_rate
 
     best: dict[str, float] = {}
     rounds: dict[str, list[float]] = {"log": [], "bare": []}

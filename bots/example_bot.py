@@ -4,8 +4,7 @@ The same module works unchanged as an installed plug-in: declare it under the
 `naparena` entry-point group in your package's pyproject.toml.
 """
 
-import naparena
-from naparena.bot import Bot
+from naparena import Bot, hookimpl
 
 
 class ExampleBot(Bot):
@@ -32,7 +31,7 @@ class ExampleBot(Bot):
 # which is always legal and never costs chips.
 
 
-@naparena.hookimpl
+@hookimpl
 def register_bots(register):
     # naparena calls this once when it loads the file; register each bot class.
     register(ExampleBot)

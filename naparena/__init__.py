@@ -1,8 +1,18 @@
-"""naparena: seeded tournaments for bots that play Napoleon (Nap)."""
+"""naparena: seeded tournaments for bots that play Napoleon (Nap).
 
-import pluggy
+This module is the stable surface for bot authors; everything a bot needs is here:
 
-__version__ = "0.1.0"
+    from naparena import Bot, hookimpl, View, cards
 
-#: Mark a plug-in's hook functions with this, e.g. ``@naparena.hookimpl``.
-hookimpl = pluggy.HookimplMarker("naparena")
+Internal module paths (``naparena.game``, ``naparena.bots``, ``naparena.arena`` …) may move
+between releases; these names will not.
+"""
+
+from naparena._version import __version__
+from naparena.bots.bot import Bot
+from naparena.bots.hookspecs import hookimpl
+from naparena.game import cards
+from naparena.game.cards import NAMES, RANK, SUIT, SUIT_LETTERS
+from naparena.game.view import View
+
+__all__ = ["Bot", "View", "cards", "hookimpl", "NAMES", "RANK", "SUIT", "SUIT_LETTERS", "__version__"]

@@ -1,5 +1,5 @@
 """`python -m naparena` runs the command line."""
 
-from .cli import main
+from naparena.cli import main
 
 main()

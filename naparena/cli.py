@@ -15,10 +15,16 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
-from . import render
-from .errors import NaparenaError, RunError
+from naparena.errors import NaparenaError, RunError
+from naparena.report import tables as render
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
@@ -63,7 +69,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
-    from .runner import latest_run_dir, new_run_dir
+    from naparena.arena.runner import latest_run_dir, new_run_dir
     t, registry = _load(file, bots_dir)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
@@ -78,7 +84,7 @@ def resume(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
-    from .runner import config_hash, read_manifest, read_where
+    from naparena.arena.runner import config_hash, read_manifest, read_where
     manifest = read_manifest(run_dir)
     where = read_where(run_dir)
     if not where.get("file"):
@@ -97,7 +103,7 @@ def report(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
-    from .runner import is_complete, standings_from_logs
+    from naparena.arena.runner import is_complete, standings_from_logs
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
         err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
@@ -107,8 +113,8 @@ def report(
 def _load(file: Path, bots_dir: Optional[Path]):
     import dataclasses
 
-    from .runner import registry_for
-    from .tournament import check_bots, load_tournament
+    from naparena.arena.runner import registry_for
+    from naparena.arena.tournament import check_bots, load_tournament
     t = load_tournament(file)
     if bots_dir is not None:
         t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
@@ -118,11 +124,12 @@ def _load(file: Path, bots_dir: Optional[Path]):
 
 
 def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
-    from .runner import Run
+    from naparena.arena.runner import Run
+    from naparena.arena.schedule import total_hands
     runner = Run(t, registry, run_dir, workers)
     done = runner.prepare(resuming)
     _log_to(run_dir, runner.workers)
-    total, hands = len(runner.specs), t.total_hands()
+    total, hands = len(runner.specs), total_hands(t)
     err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
               + (f" ({done} matches already done)" if done else ""))
     previous = signal.signal(signal.SIGTERM, _terminate)
@@ -207,8 +214,8 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
-    from .runner import load_standings
-    from .stats import compare as compare_runs
+    from naparena.arena.runner import load_standings
+    from naparena.stats.standings import compare as compare_runs
     result = compare_runs(load_standings(run_a), load_standings(run_b))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
@@ -224,7 +231,7 @@ def replay(
     hand: Optional[int] = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
 ) -> None:
     """Show the hands of a match trick by trick."""
-    from .verify import load_match
+    from naparena.arena.verify import load_match
     data = load_match(logfile)
     if "skipped" in data:
         out.print(f"match skipped: {data['skipped']}")
@@ -241,7 +248,7 @@ def replay(
 @_command
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
-    from .verify import verify_run
+    from naparena.arena.verify import verify_run
     matches, hands, problems, missing = verify_run(run_dir)
     for name, problem in problems:
         err.print(f"[red]mismatch[/] {name}: {problem}")
@@ -257,7 +264,7 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
 @_command
 def variants(name: Optional[str] = typer.Argument(None, help="a variant to show in full")) -> None:
     """List the named variants, or every option of one with its source."""
-    from .rules import VARIANTS
+    from naparena.game.rules import VARIANTS
     if name is None:
         render.variants(out)
     elif name not in VARIANTS:
@@ -269,7 +276,7 @@ def variants(name: Optional[str] = typer.Argument(None, help="a variant to show 
 @_command
 def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
     """List every bot found, and every plug-in that failed to load."""
-    from .plugins import load_registry
+    from naparena.bots.plugins import load_registry
     registry = load_registry(bots_dir)
     render.bots(out, registry)
     for f in registry.failures:
@@ -284,8 +291,8 @@ def check(
     timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
 ) -> None:
     """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
-    from .check import check_bot
-    from .plugins import load_registry
+    from naparena.bots.plugins import load_registry
+    from naparena.tools.check import check_bot
     registry = load_registry(bots_dir)
     results = check_bot(registry, bot, hands=hands, timeout=timeout)
     render.check(out, bot, results)
@@ -302,9 +309,9 @@ def init(
     force: bool = typer.Option(False, "--force", help="overwrite an existing file"),
 ) -> None:
     """Write a starter tournament file listing the bots and variants available here."""
-    from .plugins import load_registry
-    from .rules import VARIANTS
-    from .tournament import starter_toml
+    from naparena.arena.tournament import starter_toml
+    from naparena.bots.plugins import load_registry
+    from naparena.game.rules import VARIANTS
     if path.exists() and not force:
         raise RunError(f"{path} exists; use --force to overwrite it")
     registry = load_registry("bots")
@@ -324,7 +331,7 @@ def bench(
     same through bots, supervision and JSON logging."""
     from rich.table import Table
 
-    from .bench import all_variants, engine_rate, match_rate
+    from naparena.tools.bench import all_variants, engine_rate, match_rate
     best = lambda f: max(f() for _ in range(repeat))  # noqa: E731 - best of N: least disturbed
     engine = best(lambda: engine_rate(hands=hands))
     logged = best(lambda: engine_rate(hands=hands, log=True))

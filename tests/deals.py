@@ -1,8 +1,8 @@
 """Hand-built deals for scenario tests: choose every seat's cards, get an engine Hand."""
 
 from naparena import cards
-from naparena.engine import Hand, deal_order
-from naparena.rules import Rules
+from naparena.game.engine import Hand, deal_order
+from naparena.game.rules import Rules
 
 
 def stacked_deck(rules: Rules, players: int, dealer: int, hands: dict[int, str], extras: str = "") -> list[int]:

@@ -11,19 +11,19 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena import plugins
+from naparena.bots import plugins
 from naparena.cli import app
-from naparena.rules import VARIANTS
+from naparena.game.rules import VARIANTS
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE_BOTS = ("random", "heuristic", "cautious", "bold")
-BUILT_IN = "built-in module 'naparena.reference_bots'"
+BUILT_IN = "built-in module 'naparena.bots.builtin'"
 
 COMMANDS = ("run", "resume", "report", "replay", "verify", "variants", "bots", "check", "init", "bench")
 
 GOOD_DROP_IN = '''
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Good(Bot):
@@ -60,7 +60,7 @@ def isolated(monkeypatch):
     # Installed plug-ins must not change what these tests see; drop-in modules and the
     # log handlers a run installs on the root logger must not leak into the next test.
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.runner._registries", {})  # worker registries are built afresh
+    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
     modules = set(sys.modules)
     root, ours = logging.getLogger(), logging.getLogger("naparena")
     handlers, level = list(root.handlers), ours.level
@@ -545,7 +545,7 @@ def test_bench_prints_the_table():
 
 WORKER_LOG_BOT = '''
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Fumbler(Bot):

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from naparena.docs import variants_markdown
-from naparena.rules import VARIANTS
+from naparena.game.rules import VARIANTS
+from naparena.tools.docs import variants_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,12 +3,13 @@
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from naparena import cards
-from naparena.engine import PLAY, Match
 from naparena.errors import RulesError
-from naparena.rules import VARIANTS, make_rules
+from naparena.game.engine import PLAY, Match
+from naparena.game.rules import VARIANTS, make_rules
 
 TABLES = []
 for _name in VARIANTS:

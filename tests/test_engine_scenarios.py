@@ -11,9 +11,9 @@ import random
 import pytest
 
 from naparena import cards
-from naparena.engine import Hand, Match, deal_order
 from naparena.errors import RulesError
-from naparena.rules import VARIANTS, make_rules
+from naparena.game.engine import Hand, Match, deal_order
+from naparena.game.rules import VARIANTS, make_rules
 
 from .deals import make_hand, play
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
+from naparena.arena.tournament import check_bots, parse_tournament
+from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
-from naparena.plugins import DISABLE_AUTOLOAD_ENV
-from naparena.runner import MATCHES, STANDINGS, Run, registry_for
-from naparena.tournament import check_bots, parse_tournament
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
 TIMEOUT = 0.2
@@ -457,7 +457,7 @@ def test_slow_lifecycle_calls_are_timed_one_by_one(tmp_path):
 
 
 def test_public_records_show_faults_by_kind_only():
-    from naparena.play import public_record
+    from naparena.arena.play import public_record
     record = {"deal": [[1, 2]], "pre": [[0, "exchange", [1]]], "bids": [], "result": "passed",
               "faults": ((3, 0, "exchange", "illegal answer (7, 9)"),), "chips": (0,)}
     public = public_record(record)
@@ -479,7 +479,7 @@ def test_check_fails_a_bot_that_calls_sys_exit_or_hangs(tmp_path):
 QUITTER = """
 import sys
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Quitter(Bot):

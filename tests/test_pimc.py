@@ -7,15 +7,21 @@ import random
 
 import pytest
 
-import naparena.pimc
+import naparena.bots.builtin
 from naparena import cards
-from naparena.cards import SUIT
-from naparena.engine import Match
+from naparena.bots.pimc import (
+    PimcBot,
+    Unseen,
+    unseen_for_bidding,
+    unseen_for_play,
+    voids_of,
+)
+from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV, load_registry
+from naparena.bots.reference import HeuristicBot, RandomBot
 from naparena.errors import RulesError
-from naparena.pimc import PimcBot, Unseen, unseen_for_bidding, unseen_for_play, voids_of
-from naparena.plugins import DISABLE_AUTOLOAD_ENV, load_registry
-from naparena.reference_bots import HeuristicBot, RandomBot
-from naparena.rules import VARIANTS, make_rules
+from naparena.game.cards import SUIT
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, make_rules
 from tests.deals import make_hand, play
 
 FAST = {"samples": 10, "bid_samples": 8}
@@ -66,14 +72,12 @@ def play_match(rules, players, lineup, seed, hands, params=None):
 
 # --- registration -----------------------------------------------------------------------
 
-def test_pimc_registers_through_its_own_hook(monkeypatch):
+def test_pimc_registers_with_naparenas_own_bots(monkeypatch):
     found = []
-    naparena.pimc.register_bots(found.append)
-    assert found == [PimcBot]
+    naparena.bots.builtin.register_bots(found.append)
+    assert PimcBot in found
     monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
     registry = load_registry(None)
-    if "pimc" not in registry.bots:  # not (yet) among naparena's own bots: add the module
-        registry = load_registry(None, extra_plugins=[naparena.pimc])
     assert not registry.failures
     entry = registry.get("pimc")
     assert entry.cls is PimcBot and entry.description

@@ -11,10 +11,10 @@ import pluggy
 import pytest
 
 import naparena
-from naparena import hookspecs, plugins
-from naparena.bot import DECISIONS, Bot, wants_events
+from naparena.bots import hookspecs, plugins
+from naparena.bots.bot import DECISIONS, Bot, wants_events
+from naparena.bots.plugins import load_registry
 from naparena.errors import PluginError
-from naparena.plugins import load_registry
 
 REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"
 
@@ -60,7 +60,7 @@ def drop_in(folder, filename, body):
 
 GOOD_DROP_IN = """
     import naparena
-    from naparena.bot import Bot
+    from naparena.bots.bot import Bot
 
     class Good(Bot):
         name = "good"
@@ -227,7 +227,7 @@ def test_drop_in_folder_loads_good_files_and_reports_broken_ones(tmp_path):
 
 
 def test_drop_in_without_hook_is_reported(tmp_path):
-    drop_in(tmp_path, "forgot.py", "from naparena.bot import Bot\n")
+    drop_in(tmp_path, "forgot.py", "from naparena import Bot\n")
     [failure] = load_registry(bots_dir=tmp_path).failures
     assert failure.name == "forgot"
     assert "register_bots" in failure.error
@@ -287,7 +287,7 @@ def test_example_bot_plays_highest_card_and_bids_lowest_with_three_of_a_suit():
 
 def test_registry_rejects_non_bots_and_nameless_bots():
     registry = plugins.Registry()
-    with pytest.raises(PluginError, match="drop-in file x.py registered .*not a naparena.bot.Bot"):
+    with pytest.raises(PluginError, match="drop-in file x.py registered .*not a naparena.bots.bot.Bot"):
         registry.register(dict, "drop-in file x.py")
 
     class Nameless(Steady):

@@ -8,11 +8,11 @@ import random
 import pytest
 
 from naparena import cards
-from naparena.engine import Hand, Match, deal_order
+from naparena.bots.plugins import load_registry
+from naparena.bots.reference import BoldBot, CautiousBot, HeuristicBot, RandomBot
 from naparena.errors import RulesError
-from naparena.plugins import load_registry
-from naparena.reference_bots import BoldBot, CautiousBot, HeuristicBot, RandomBot
-from naparena.rules import VARIANTS, make_rules
+from naparena.game.engine import Hand, Match, deal_order
+from naparena.game.rules import VARIANTS, make_rules
 
 ALL_BOTS = (RandomBot, HeuristicBot, CautiousBot, BoldBot)
 

@@ -22,11 +22,8 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena import plugins
-from naparena.cli import app
-from naparena.play import Job
-from naparena.rules import CHOICES, FLOATER_LADDER, OPTION_NAMES, SEVEN_LADDER, STANDARD_LADDER, VARIANTS
-from naparena.runner import (
+from naparena.arena.play import Job
+from naparena.arena.runner import (
     MANIFEST,
     MATCHES,
     STANDINGS,
@@ -37,8 +34,18 @@ from naparena.runner import (
     run_job,
     standings_from_logs,
 )
-from naparena.stats import Standings
-from naparena.tournament import SETTINGS, SPRT_KEYS, check_bots, load_tournament
+from naparena.arena.tournament import SETTINGS, SPRT_KEYS, check_bots, load_tournament
+from naparena.bots import plugins
+from naparena.cli import app
+from naparena.game.rules import (
+    CHOICES,
+    FLOATER_LADDER,
+    OPTION_NAMES,
+    SEVEN_LADDER,
+    STANDARD_LADDER,
+    VARIANTS,
+)
+from naparena.stats.standings import Standings
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_BOT = REPO / "bots" / "example_bot.py"
@@ -50,7 +57,7 @@ import os
 import time
 
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Slowpoke(Bot):
@@ -137,7 +144,7 @@ def isolated(monkeypatch):
     # Installed plug-ins must not change what these tests see; drop-in modules must not
     # leak from one test into the next.
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.runner._registries", {})  # worker registries are built afresh
+    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:
@@ -390,7 +397,7 @@ def test_nothing_depends_on_the_global_rng(tmp_path, monkeypatch):
 
 LATE_BOT = '''
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Late(Bot):

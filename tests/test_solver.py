@@ -10,10 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from naparena import cards
-from naparena.cards import SUIT
-from naparena.engine import _trick_winner
-from naparena.rules import VARIANTS, make_rules
-from naparena.solver import (
+from naparena.bots.solver import (
     MAKE,
     TRICKS,
     Position,
@@ -23,6 +20,9 @@ from naparena.solver import (
     opening_leads,
     solve,
 )
+from naparena.game.cards import SUIT
+from naparena.game.engine import _trick_winner
+from naparena.game.rules import VARIANTS, make_rules
 from tests.deals import make_hand, play
 
 

@@ -5,7 +5,17 @@ import random
 
 import pytest
 
-from naparena.stats import Sprt, Standings, betainc, compare, mean_ci, paired, t95, t_two_sided_p, welch
+from naparena.stats.standings import (
+    Sprt,
+    Standings,
+    betainc,
+    compare,
+    mean_ci,
+    paired,
+    t95,
+    t_two_sided_p,
+    welch,
+)
 
 
 @pytest.mark.parametrize("t,df,p", [(2.0, 10, 0.07339), (12.706, 1, 0.05), (2.776, 4, 0.05),

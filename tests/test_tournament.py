@@ -12,19 +12,22 @@ from types import SimpleNamespace
 
 import pytest
 
-from naparena.errors import ConfigError, PluginError
-from naparena.rules import VARIANTS
-from naparena.tournament import (
+from naparena.arena.schedule import (
     MatchSpec,
     bot_seed,
-    check_bots,
     derive_seed,
+    schedule,
+    tables,
+    total_hands,
+)
+from naparena.arena.tournament import (
+    check_bots,
     load_tournament,
     parse_tournament,
-    schedule,
     starter_toml,
-    tables,
 )
+from naparena.errors import ConfigError, PluginError
+from naparena.game.rules import VARIANTS
 
 TOURNAMENTS = Path(__file__).resolve().parent.parent / "tournaments"
 
@@ -313,7 +316,7 @@ def test_as_dict_is_json_and_leaves_out_the_path():
 def test_shipped_tournaments_load(name):
     t = load_tournament(TOURNAMENTS / f"{name}.toml", REGISTRY)
     assert t.name == name
-    assert t.total_hands() == sum(m.hands for m in schedule(t))
+    assert total_hands(t) == sum(m.hands for m in schedule(t))
 
 
 def test_shipped_tournament_budgets():
@@ -321,14 +324,14 @@ def test_shipped_tournament_budgets():
     quick = load("quickstart")
     assert {b.name for b in quick.bots} == {"heuristic", "random", "cautious", "bold"}
     assert [v.name for v in quick.variants] == ["classic", "pagat"]
-    assert (quick.table, quick.duplicate, quick.seeds, quick.total_hands()) == (4, True, 8, 32_000)
+    assert (quick.table, quick.duplicate, quick.seeds, total_hands(quick)) == (4, True, 8, 32_000)
     every = load("all-variants")
     assert [v.name for v in every.variants] == list(VARIANTS)
     assert {b.name for b in every.bots} == {"random", "heuristic"}
     dup, plain = load("duplicate"), load("no-duplicate")
     assert (dup.duplicate, plain.duplicate) == (True, False)
     assert dup.bots == plain.bots and dup.hands == plain.hands
-    assert dup.total_hands() == plain.total_hands()
+    assert total_hands(dup) == total_hands(plain)
     assert len(schedule(dup)) == len(schedule(plain))
 
 
@@ -371,7 +374,7 @@ def test_repeating_seating_drops_repeated_rotations():
     t = make(n_bots=2, table=4)
     matches = schedule(t)
     assert [m.seats for m in matches] == [("b0", "b1", "b0", "b1"), ("b1", "b0", "b1", "b0")]
-    assert t.total_hands() == 2 * t.hands
+    assert total_hands(t) == 2 * t.hands
     held = Counter((alias, seat) for m in matches for seat, alias in enumerate(m.seats))
     assert set(held.values()) == {1} and len(held) == 2 * 4  # each bot in each seat once
 
@@ -472,7 +475,7 @@ def test_match_spec_is_plain_data():
 ])
 def test_total_hands_counts_the_schedule(n_bots, table, duplicate, seeds):
     t = make(n_bots=n_bots, table=table, duplicate=duplicate, seeds=seeds, variant_names=("classic", "peel"))
-    assert t.total_hands() == sum(m.hands for m in schedule(t)) > 0
+    assert total_hands(t) == sum(m.hands for m in schedule(t)) > 0
 
 
 # --- the starter file ------------------------------------------------------------------

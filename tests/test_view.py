@@ -4,9 +4,9 @@ import pickle
 
 import pytest
 
-from naparena.engine import Match
-from naparena.rules import make_rules
-from naparena.view import View, _Fields
+from naparena.game.engine import Match
+from naparena.game.rules import make_rules
+from naparena.game.view import View, _Fields
 
 
 @pytest.fixture

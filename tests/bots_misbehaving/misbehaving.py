@@ -16,7 +16,7 @@ import sys
 import time
 
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 
 class Steady(Bot):

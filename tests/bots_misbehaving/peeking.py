@@ -16,7 +16,7 @@ import os
 import types
 
 import naparena
-from naparena.bot import Bot
+from naparena import Bot
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None))
 # Code, classes and modules lead to the whole program, not to this hand's state.
@@ -60,7 +60,7 @@ def _walk(roots, skip_ids, depth=None):
             continue  # a module's globals: the program, not the hand
         seen.add(id(obj))
         reached.append(obj)  # also keeps it alive, so its id is not reused during the walk
-        if type(obj).__module__ == "naparena.engine":
+        if type(obj).__module__ == "naparena.game.engine":
             engine.add(type(obj).__name__)
         children = _children(obj)
         if isinstance(obj, (tuple, list, set, frozenset)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .rules import Rules
+from naparena.game.rules import Rules
 
 try:  # the C field getter namedtuple itself uses; a plain property elsewhere
     from _collections import _tuplegetter

@@ -19,7 +19,17 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, Callable
 
-from .play import DECISION, HAND, KILL_DECISION, KILL_HAND, KILLED, MATCH, SEAT, SLOT_SIZE, bind_slot
+from naparena.arena.play import (
+    DECISION,
+    HAND,
+    KILL_DECISION,
+    KILL_HAND,
+    KILLED,
+    MATCH,
+    SEAT,
+    SLOT_SIZE,
+    bind_slot,
+)
 
 
 class WorkerDied(Exception):

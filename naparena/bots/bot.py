@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from naparena.errors import PluginError
 
 if TYPE_CHECKING:
-    from naparena.view import View
+    from naparena.game.view import View
 
 #: Every decision kind the engine asks for; each is also the name of a ``Bot`` method.
 DECISIONS = (

@@ -12,9 +12,16 @@ from functools import lru_cache
 from itertools import combinations
 from operator import add, itemgetter
 
-from . import cards
-from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, canonical, nap_or_above, stakes
-from .view import View
+from naparena.game import cards
+from naparena.game.rules import (
+    MISERE_BIDS,
+    TRICKS_NEEDED,
+    Rules,
+    canonical,
+    nap_or_above,
+    stakes,
+)
+from naparena.game.view import View
 
 SUIT = cards.SUIT
 RANK = cards.RANK

@@ -1,4 +1,4 @@
-"""Tournament files: TOML in, a validated frozen `Tournament` out, and its schedule of matches.
+"""Tournament files: TOML in, a validated frozen `Tournament` out (the schedule is `schedule.py`).
 
 Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-based as in the file.
 """
@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import hashlib
-import itertools
 import json
 import re
 import tomllib
@@ -20,7 +18,7 @@ from typing import Any
 import tomli_w
 
 from naparena.errors import ConfigError, PluginError, RulesError
-from naparena.rules import VARIANTS, Rules, make_rules
+from naparena.game.rules import VARIANTS, Rules, make_rules
 
 # Names that end up in seed derivation, run directories and log files: no separators,
 # so "|".join in derive_seed can never make two different tuples collide.
@@ -148,10 +146,6 @@ class Tournament:
         """The variant called `name` (KeyError if there is none)."""
         return {v.name: v for v in self.variants}[name]
 
-    def total_hands(self) -> int:
-        per_variant = self.seeds * sum(len(rotations(seats, self.duplicate)) for seats in tables(self))
-        return len(self.variants) * per_variant * self.hands
-
     def as_dict(self) -> dict:
         """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
         between machines, and logs must not."""
@@ -161,25 +155,6 @@ class Tournament:
         if self.sprt is not None:
             out["sprt"] = dataclasses.asdict(self.sprt)
         return out
-
-
-@dataclass(frozen=True)
-class MatchSpec:
-    """One match of the schedule, as plain data a worker process can rebuild it from."""
-
-    index: int
-    variant: str
-    stream: int
-    table_no: int
-    rotation: int
-    seed: int
-    seats: tuple[str, ...]
-    hands: int
-
-    def as_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["seats"] = list(self.seats)
-        return d
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -511,70 +486,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return repr(value)
-
-
-# --- the schedule ---------------------------------------------------------------------------
-
-def derive_seed(master: int, *parts: Any) -> int:
-    """A 64-bit seed from the master seed and labels: the first 8 bytes of blake2b over
-    "|".join of their str() forms, read big-endian. Stable across runs and Python versions."""
-    text = "|".join(map(str, (master, *parts)))
-    return int.from_bytes(hashlib.blake2b(text.encode()).digest()[:8], "big")
-
-
-def bot_seed(master: int, match_index: int, seat: int) -> int:
-    """The seed of the bot sitting in `seat` of match `match_index`."""
-    return derive_seed(master, "bot", match_index, seat)
-
-
-def tables(t: Tournament) -> list[tuple[str, ...]]:
-    """The seatings (aliases in seat order) before rotation, one per table.
-
-    More bots than seats: every combination of `table` bots, in the order listed.
-    Fewer: one table, bot i in seats i, i+n, … (cyclic). That is fair only together
-    with duplicate rotation, which puts every bot in every seat with every hand; a bot
-    holding two seats plays twice as many hands, so compare results per seat played.
-    """
-    aliases = [b.alias for b in t.bots]
-    if len(aliases) > t.table:
-        return list(itertools.combinations(aliases, t.table))
-    return [tuple(aliases[i % len(aliases)] for i in range(t.table))]
-
-
-def rotations(seats: tuple[str, ...], duplicate: bool) -> list[tuple[int, tuple[str, ...]]]:
-    """(rotation, seating) pairs for one table: all distinct rotations when duplicate.
-
-    A cyclic seating like (a, b, a, b) repeats itself after 2 rotations; replaying the
-    same deal with the same seating adds nothing, so repeats are dropped. Each bot then
-    still holds each hand of the deal exactly once per seat it occupies.
-    """
-    if not duplicate:
-        return [(0, seats)]
-    seen: list[tuple[int, tuple[str, ...]]] = []
-    for r in range(len(seats)):
-        rotated = seats[r:] + seats[:r]
-        if all(rotated != s for _, s in seen):
-            seen.append((r, rotated))
-    return seen
-
-
-def schedule(t: Tournament) -> list[MatchSpec]:
-    """Every match of the tournament, in order: variant, seed stream, table, rotation.
-
-    Duplicate rotations of a table share one deal seed; without duplicate every match
-    has its own. Seeds hang off names, not positions, so adding a variant never
-    changes another variant's deals.
-    """
-    matches: list[MatchSpec] = []
-    for variant in t.variants:
-        for stream in range(t.seeds):
-            for table_no, seats in enumerate(tables(t)):
-                for rotation, seating in rotations(seats, t.duplicate):
-                    own = () if t.duplicate else (rotation,)
-                    seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
-                    matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
-                                             seed, seating, t.hands))
-    return matches
 
 
 # --- the starter file -----------------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from . import cards
-from .rules import VARIANTS
+from naparena.game import cards
+from naparena.game.rules import VARIANTS
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -76,7 +76,7 @@ def _contract_table(console: Console, variant: str, rows: list[dict]) -> None:
 
 
 def _ladder_order(contract: str) -> tuple[int, str]:
-    from .rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
+    from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
     for ladder in (STANDARD_LADDER, SEVEN_LADDER, FLOATER_LADDER):
         if contract in ladder:
             return ladder.index(contract), contract
@@ -141,7 +141,7 @@ def bots(console: Console, registry) -> None:
     table = Table(title="Bots")
     for col in ("bot", "source", "version", "description"):
         table.add_column(col)
-    from .plugins import bot_version
+    from naparena.bots.plugins import bot_version
     for entry in sorted(registry.bots.values(), key=lambda e: e.name):
         table.add_row(entry.name, entry.source, bot_version(entry), entry.description)
     console.print(table)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .cards import RANK, SUIT
-from .rules import MISERE_BIDS, Rules
-from .strategy import lead_rule
+from naparena.bots.strategy import lead_rule
+from naparena.game.cards import RANK, SUIT
+from naparena.game.rules import MISERE_BIDS, Rules
 
 MAKE, TRICKS = "make", "tricks"
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 
-from .bot import DECISIONS, Bot, wants_events
-from .engine import Hand, Match
-from .rules import Rules
+from naparena.bots.bot import DECISIONS, Bot, wants_events
+from naparena.game.engine import Hand, Match
+from naparena.game.rules import Rules
 
 # Slot layout: a few shared ints per worker that the watchdog reads without locks.
 # A bot call is known by (MATCH, HAND, DECISION): a decision's number in its hand, or for

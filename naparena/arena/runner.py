@@ -18,13 +18,14 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Callable
 
-from . import __version__
-from .errors import RunError
-from .play import FORMAT, Job, dumps, play_job, write_atomic
-from .plugins import DROP_IN_PACKAGE, bot_version, load_registry
-from .pool import WorkerDied, make_executor
-from .stats import Standings
-from .tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament, bot_seed, schedule
+from naparena._version import __version__
+from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
+from naparena.arena.pool import WorkerDied, make_executor
+from naparena.arena.schedule import bot_seed, schedule, total_hands
+from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
+from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
+from naparena.errors import RunError
+from naparena.stats.standings import Standings
 
 log = logging.getLogger("naparena")
 
@@ -83,7 +84,7 @@ def manifest(t: Tournament, registry) -> dict:
     bots = {b.alias: {"name": b.name, **_identity(registry.get(b.name))} for b in t.bots}
     return {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
             "config_hash": config_hash(t), "tournament": config, "bots": bots,
-            "seed": t.seed, "matches": len(schedule(t)), "hands": t.total_hands()}
+            "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
 
 
 def _identity(entry) -> dict:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping
 
-from .cards import PACK_SIZES
-from .errors import RulesError
+from naparena.errors import RulesError
+from naparena.game.cards import PACK_SIZES
 
 # Bid ladders, low → high. The ladder a variant uses depends on its kind of game.
 STANDARD_LADDER = ("one", "two", "three", "mis", "four", "nap", "wellington", "blucher", "sedan")

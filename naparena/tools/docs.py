@@ -1,15 +1,15 @@
 """Generates docs/VARIANTS.md from the variant data, so the docs cannot drift from the code.
 
-`python -m naparena.docs > docs/VARIANTS.md`; a test checks the file is current.
+`python -m naparena.tools.docs > docs/VARIANTS.md`; a test checks the file is current.
 """
 
 from __future__ import annotations
 
-from .rules import OPTION_NAMES, VARIANTS
+from naparena.game.rules import OPTION_NAMES, VARIANTS
 
 INTRO = """# Variants
 
-Generated from `naparena/rules.py` by `python -m naparena.docs > docs/VARIANTS.md`
+Generated from `naparena/game/rules.py` by `python -m naparena.tools.docs > docs/VARIANTS.md`
 (a test fails when this file is out of date). `naparena variants NAME` prints the same.
 Sources: `000` Wikipedia (modern), `001` pagat.com, `002` older Wikipedia,
 `003` W. H. Peel, *Round Games with Cards*, `004` a Hoyle-style account. A value marked

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections import deque
 from pathlib import Path
+
 import orjson
 
-from .engine import BID, PLAY, Hand, Match
-from .errors import RunError
-from .play import FORMAT, MatchSummary
-from .rules import Rules
+from naparena.arena.play import FORMAT, MatchSummary
+from naparena.errors import RunError
+from naparena.game.engine import BID, PLAY, Hand, Match
+from naparena.game.rules import Rules
 
 
 def load_match(path: str | Path) -> dict:
@@ -110,7 +111,7 @@ def verify_match(log: dict) -> list[str]:
 
 def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
     """(matches, hands replayed, [(file name, problem)], matches not played yet) of a run."""
-    from .runner import MATCHES, read_manifest
+    from naparena.arena.runner import MATCHES, read_manifest
 
     manifest = read_manifest(Path(run_dir))
     files = sorted((Path(run_dir) / MATCHES).glob("*.json"))

@@ -22,15 +22,15 @@ from typing import Any
 
 import pluggy
 
-import naparena
-from naparena import hookspecs
-from naparena.bot import Bot
+from naparena._version import __version__
+from naparena.bots import hookspecs
+from naparena.bots.bot import Bot
 from naparena.errors import PluginError
 
 ENTRY_POINT_GROUP = "naparena"
 #: Any non-empty value skips installed entry points; naparena's own bots still load.
 DISABLE_AUTOLOAD_ENV = "NAPARENA_DISABLE_PLUGIN_AUTOLOAD"
-BUILTIN_PLUGIN = "naparena.reference_bots"
+BUILTIN_PLUGIN = "naparena.bots.builtin"
 #: Drop-in files are imported as ``naparena_bots.<file stem>`` so their classes pickle.
 DROP_IN_PACKAGE = "naparena_bots"
 DEFAULT_BOTS_DIR = "bots"
@@ -181,7 +181,7 @@ class _Loader:
         # Loaded directly so the reference bots exist even with autoload off or when
         # naparena runs from a source tree that was never installed.
         origin = _Origin(
-            "reference", f"built-in module '{BUILTIN_PLUGIN}'", f"naparena {naparena.__version__}"
+            "reference", f"built-in module '{BUILTIN_PLUGIN}'", f"naparena {__version__}"
         )
         try:
             module = importlib.import_module(BUILTIN_PLUGIN)
@@ -317,7 +317,7 @@ def _canonical(package: str) -> str:
 
 def _checked_bot(cls: Any, source: str) -> str:
     if not (isinstance(cls, type) and issubclass(cls, Bot)):
-        raise PluginError(f"{source} registered {cls!r}, which is not a naparena.bot.Bot subclass")
+        raise PluginError(f"{source} registered {cls!r}, which is not a naparena.bots.bot.Bot subclass")
     name = cls.name
     if not isinstance(name, str) or not name:
         raise PluginError(f"{source} registered {cls.__qualname__} without a name")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import combinations
 from functools import lru_cache
+from itertools import combinations
+
 
 @lru_cache(maxsize=None)
 def t95(df: int) -> float:

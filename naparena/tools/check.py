@@ -7,11 +7,11 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from .engine import Match
-from .play import Supervisor, Seat, fault_kind
-from .pool import InlineExecutor
-from .rules import VARIANTS, default_table, make_rules
-from .tournament import derive_seed
+from naparena.arena.play import Seat, Supervisor, fault_kind
+from naparena.arena.pool import InlineExecutor
+from naparena.arena.schedule import derive_seed
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, default_table, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
 

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from naparena.bot import Bot
+    from naparena.bots.bot import Bot
 
 hookspec = pluggy.HookspecMarker("naparena")
+#: Mark a plug-in's hook functions with this: ``@hookimpl`` (``from naparena import hookimpl``).
+hookimpl = pluggy.HookimplMarker("naparena")
 
 
 @hookspec

@@ -1,5 +1,5 @@
 """The `pimc` bot: Perfect-Information Monte Carlo. It deals the cards it cannot see in
-ways consistent with what its seat knows, solves each deal exactly (`naparena.solver`),
+ways consistent with what its seat knows, solves each deal exactly (`naparena.bots.solver`),
 and plays the card, or bids the contract, that does best on average.
 """
 
@@ -8,14 +8,21 @@ from __future__ import annotations
 import time
 from itertools import combinations
 
-import naparena
-
-from . import cards, strategy
-from .cards import SUIT
-from .engine import base_bid
-from .reference_bots import HeuristicBot
-from .rules import MISERE_BIDS, TRICKS_NEEDED
-from .solver import MAKE, TRICKS, Position, SearchLimit, first_lead_names_trumps, opening_leads, solve
+from naparena.bots import strategy
+from naparena.bots.reference import HeuristicBot
+from naparena.bots.solver import (
+    MAKE,
+    TRICKS,
+    Position,
+    SearchLimit,
+    first_lead_names_trumps,
+    opening_leads,
+    solve,
+)
+from naparena.game import cards
+from naparena.game.cards import SUIT
+from naparena.game.engine import base_bid
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
 ENOUGH = 1e-9  # an expected value must beat passing by more than rounding noise
 # Double-dummy defenders know where every card is; real ones do not, so a contract is made
@@ -459,8 +466,3 @@ def _classes(legal, gone) -> list[int]:
         out.append(c)
         prev = c
     return out
-
-
-@naparena.hookimpl
-def register_bots(register):
-    register(PimcBot)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from functools import lru_cache
 from math import comb, exp
 
-from . import cards
-from .engine import legal_bids
-from .rules import MISERE_BIDS, TRICKS_NEEDED, Rules, nap_or_above
-from .rules import stakes as contract_stakes
-from .view import View
+from naparena.game import cards
+from naparena.game.engine import legal_bids
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED, Rules, nap_or_above
+from naparena.game.rules import stakes as contract_stakes
+from naparena.game.view import View
 
 SUIT = cards.SUIT
 RANK = cards.RANK

@@ -8,8 +8,8 @@ import time
 
 import orjson
 
-from .engine import Match
-from .rules import VARIANTS, default_table, make_rules
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, default_table, make_rules
 
 
 def engine_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
@@ -44,8 +44,8 @@ def _engine_loop(matches: list, clock, log: bool) -> float:
 def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1) -> tuple[float, float]:
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
     interface, supervision and JSON logging, in this process."""
-    from .play import Job, play_job
-    from .plugins import load_registry
+    from naparena.arena.play import Job, play_job
+    from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)
     seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(players)]

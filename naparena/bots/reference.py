@@ -4,12 +4,11 @@ temperaments `cautious` and `bold`. Registered through the same hook as any plug
 
 from __future__ import annotations
 
-import naparena
-from naparena import strategy
-from naparena.bot import Bot
-from naparena.cards import RANK, SUIT
-from naparena.rules import MISERE_BIDS, TRICKS_NEEDED
-from naparena.strategy import ACE, Memory, beats, still_to_play, table_for, winner
+from naparena.bots import strategy
+from naparena.bots.bot import Bot
+from naparena.bots.strategy import ACE, Memory, beats, still_to_play, table_for, winner
+from naparena.game.cards import RANK, SUIT
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
 ENOUGH = 1e-9  # an expected value must beat passing by more than rounding noise
 
@@ -466,11 +465,3 @@ def _safe(c: int, mem: Memory, later, view, trumps) -> bool:
         if any(mem.is_void(p, SUIT[c]) and not mem.is_void(p, trumps) for p in later):
             return False
     return True
-
-
-@naparena.hookimpl
-def register_bots(register):
-    from naparena.pimc import PimcBot  # here, not at the top: pimc.py builds on this module
-
-    for cls in (RandomBot, HeuristicBot, CautiousBot, BoldBot, PimcBot):
-        register(cls)

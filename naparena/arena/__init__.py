@@ -1,0 +1,1 @@
+"""Tournaments: the tournament file, the schedule, match play, workers, runs and verification."""

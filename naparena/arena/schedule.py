@@ -1,0 +1,99 @@
+"""The schedule: which bots meet in which seats on which deals, and every seed, all derived
+from the validated `Tournament` by hashing, so any process can rebuild it from the file."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from naparena.arena.tournament import Tournament
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match of the schedule, as plain data a worker process can rebuild it from."""
+
+    index: int
+    variant: str
+    stream: int
+    table_no: int
+    rotation: int
+    seed: int
+    seats: tuple[str, ...]
+    hands: int
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["seats"] = list(self.seats)
+        return d
+
+
+def derive_seed(master: int, *parts: Any) -> int:
+    """A 64-bit seed from the master seed and labels: the first 8 bytes of blake2b over
+    "|".join of their str() forms, read big-endian. Stable across runs and Python versions."""
+    text = "|".join(map(str, (master, *parts)))
+    return int.from_bytes(hashlib.blake2b(text.encode()).digest()[:8], "big")
+
+
+def bot_seed(master: int, match_index: int, seat: int) -> int:
+    """The seed of the bot sitting in `seat` of match `match_index`."""
+    return derive_seed(master, "bot", match_index, seat)
+
+
+def tables(t: Tournament) -> list[tuple[str, ...]]:
+    """The seatings (aliases in seat order) before rotation, one per table.
+
+    More bots than seats: every combination of `table` bots, in the order listed.
+    Fewer: one table, bot i in seats i, i+n, … (cyclic). That is fair only together
+    with duplicate rotation, which puts every bot in every seat with every hand; a bot
+    holding two seats plays twice as many hands, so compare results per seat played.
+    """
+    aliases = [b.alias for b in t.bots]
+    if len(aliases) > t.table:
+        return list(itertools.combinations(aliases, t.table))
+    return [tuple(aliases[i % len(aliases)] for i in range(t.table))]
+
+
+def rotations(seats: tuple[str, ...], duplicate: bool) -> list[tuple[int, tuple[str, ...]]]:
+    """(rotation, seating) pairs for one table: all distinct rotations when duplicate.
+
+    A cyclic seating like (a, b, a, b) repeats itself after 2 rotations; replaying the
+    same deal with the same seating adds nothing, so repeats are dropped. Each bot then
+    still holds each hand of the deal exactly once per seat it occupies.
+    """
+    if not duplicate:
+        return [(0, seats)]
+    seen: list[tuple[int, tuple[str, ...]]] = []
+    for r in range(len(seats)):
+        rotated = seats[r:] + seats[:r]
+        if all(rotated != s for _, s in seen):
+            seen.append((r, rotated))
+    return seen
+
+
+def schedule(t: Tournament) -> list[MatchSpec]:
+    """Every match of the tournament, in order: variant, seed stream, table, rotation.
+
+    Duplicate rotations of a table share one deal seed; without duplicate every match
+    has its own. Seeds hang off names, not positions, so adding a variant never
+    changes another variant's deals.
+    """
+    matches: list[MatchSpec] = []
+    for variant in t.variants:
+        for stream in range(t.seeds):
+            for table_no, seats in enumerate(tables(t)):
+                for rotation, seating in rotations(seats, t.duplicate):
+                    own = () if t.duplicate else (rotation,)
+                    seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
+                    matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
+                                             seed, seating, t.hands))
+    return matches
+
+
+def total_hands(t: Tournament) -> int:
+    """Hands in the whole tournament, every match played in full."""
+    per_variant = t.seeds * sum(len(rotations(seats, t.duplicate)) for seats in tables(t))
+    return len(t.variants) * per_variant * t.hands

@@ -1,0 +1,1 @@
+"""Players: the Bot base class, plug-in loading, and naparena's own bots."""

@@ -1,0 +1,1 @@
+"""Presentation of results: tables built from plain result data."""

@@ -1,0 +1,1 @@
+"""Commands beside the flow: bot check, benchmarks, generated docs."""

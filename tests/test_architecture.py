@@ -1,0 +1,159 @@
+"""The layering of docs/ARCHITECTURE.md, enforced: every import in the package is read
+(top-level and inside functions alike) and checked against the one-way flow."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "naparena"
+
+# What each part of the package may import from naparena. The flow is one way:
+# game → bots → arena → report → tools → cli; stats is pure numbers beside it,
+# used by the arena (sequential tests, standings) and the report.
+ALLOWED = {
+    "_version": set(),
+    "errors": set(),
+    "game": {"errors"},
+    "bots": {"errors", "_version", "game"},
+    "stats": {"errors"},
+    "arena": {"errors", "_version", "game", "bots", "stats"},
+    "report": {"errors", "_version", "game", "bots", "stats", "arena"},
+    "tools": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
+    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools"},
+    "__main__": {"cli"},
+    # The public surface for bot authors re-exports from the layers below it.
+    "__init__": {"_version", "game", "bots"},
+}
+# Third-party packages that belong to presentation only.
+PRESENTATION = {"rich", "typer", "click"}
+PRESENTATION_MODULES = {"naparena.cli", "naparena.report.tables"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, module: str) -> list[tuple[int, str]]:
+    """(line, absolute module) for every import statement in the file of `module`."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from naparena.game import cards` imports the module naparena.game.cards.
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
+                      if (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).with_suffix(".py").exists()
+                      or (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).is_dir()]
+    return found
+
+
+def part(module: str) -> str:
+    """The layer a naparena module belongs to: its subpackage, or the top-level module."""
+    parts = module.split(".")
+    return "__init__" if len(parts) == 1 else parts[1]
+
+
+def sources() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def internal_graph() -> dict[str, set[str]]:
+    known = sources()
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    for module, path in known.items():
+        for _, target in imports(path, module):
+            if target in known and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def test_the_package_has_a_folder_per_layer():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert {"game", "bots", "stats", "arena", "report", "tools"} <= folders
+    loose = {p.stem for p in PACKAGE.glob("*.py")}
+    assert loose == {"__init__", "__main__", "_version", "errors", "cli"}
+
+
+def violations(module: str, path: Path) -> list[str]:
+    layer = part(module)
+    if layer not in ALLOWED:
+        return [f"no layer rule for {layer!r}; add it to ALLOWED"]
+    wrong = []
+    for line, target in imports(path, module):
+        top = target.split(".")[0]
+        if top == "naparena":
+            if target == "naparena" and module != "naparena":
+                wrong.append(f"line {line}: imports the package root (only bot authors should)")
+            elif target != "naparena" and part(target) != layer and part(target) not in ALLOWED[layer]:
+                wrong.append(f"line {line}: {layer} must not import {target}")
+        elif top in PRESENTATION and module not in PRESENTATION_MODULES:
+            wrong.append(f"line {line}: only the CLI and the report's tables may import {top}")
+    return wrong
+
+
+@pytest.mark.parametrize("module", sorted(sources()))
+def test_every_import_runs_with_the_flow(module):
+    path = sources()[module]
+    wrong = violations(module, path)
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)}: " + "; ".join(wrong)
+
+
+def test_no_import_circle_between_modules():
+    graph = internal_graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            pytest.fail("import circle: " + " → ".join(cycle))
+
+
+def test_no_circle_between_layers():
+    # The per-module check above already forbids it; this says it at the level a reader
+    # thinks in, so a change to ALLOWED cannot quietly make two layers depend on each other.
+    for layer, allowed in ALLOWED.items():
+        for other in allowed:
+            assert layer not in ALLOWED.get(other, set()), f"{layer} and {other} import each other"
+
+
+def test_the_checker_sees_a_backward_import(tmp_path):
+    # A rule that can never fail protects nothing: a game module importing the arena
+    # (even lazily, inside a function), or rich, must be reported.
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("import rich\n\ndef f():\n    from naparena.arena.runner import Run\n")
+    wrong = violations("naparena.game.sneaky", sneaky)
+    assert wrong == ["line 1: only the CLI and the report's tables may import rich",
+                     "line 4: game must not import naparena.arena.runner"]
+
+
+def test_bot_authors_surface():
+    import naparena
+
+    for name in ("Bot", "View", "hookimpl", "cards", "__version__"):
+        assert hasattr(naparena, name), name
+    assert naparena.cards.name(naparena.cards.parse("10H")) == "10H"

@@ -346,10 +346,13 @@ def check(
         how.update(_checked_entry(tournament, bot))
     elif command is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
-        how["command"] = [str(Path(a).resolve()) if Path(a).exists() else a for a in shlex.split(command)]
+        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
     results = check_bot(registry, bot, hands=hands, timeout=timeout, **how)
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
+    for r in results:  # in full: a protocol violation quotes the offending line
+        if not r.ok:
+            err.print(f"{r.variant}: {r.first_error}", highlight=False, markup=False, soft_wrap=True)
     if failed:
         err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
         raise typer.Exit(1)

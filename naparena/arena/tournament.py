@@ -9,6 +9,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -182,7 +183,8 @@ class Tournament:
         """An external bot's argv, every argument naming a file or folder next to the
         tournament file made absolute (seat processes start in an empty directory)."""
         base = Path(self.path).parent
-        return [str((base / arg).resolve()) if arg and (base / arg).exists() else arg for arg in bot.command]
+        # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
+        return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
 
     def command_hash(self, bot: BotSpec) -> str:
         """sha256 of the files an external bot's command names (as written, with contents)."""

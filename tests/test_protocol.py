@@ -4,6 +4,7 @@ reported with the offending line."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import sys
@@ -37,6 +38,7 @@ def _no_installed_plugins(monkeypatch):
     monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
 
 
+@functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = json.loads((SCHEMAS / "protocol" / f"{name}.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -6,7 +6,7 @@ decision with the `Bot` defaults; this program does the same from the protocol's
 so until it misbehaves its seat plays exactly what a `steady` seat would.
 
 Params (in the handshake): mode, every (the every-th bid or play of a match fires),
-times (0 = no limit), sleep.
+times (0 = no limit), sleep, match (only in this match index; -1 = every match).
 """
 
 import ctypes
@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-PARAMS = {"mode": "none", "every": 3, "times": 1, "sleep": 0.5, "report": ""}
+PARAMS = {"mode": "none", "every": 3, "times": 1, "sleep": 0.5, "match": -1}
 out = sys.stdout.buffer
 
 
@@ -108,7 +108,7 @@ def misbehave(mode, view, p):
 
 def main():
     p = dict(PARAMS)
-    rng, calls, fired = None, 0, 0
+    rng, calls, fired, armed = None, 0, 0, False
     for line in sys.stdin.buffer:
         msg = json.loads(line)
         kind = msg["type"]
@@ -118,6 +118,7 @@ def main():
                   "params": PARAMS, "events": False, "hand_start": False})
         elif kind == "match":
             rng, calls, fired = random.Random(msg["seed"]), 0, 0
+            armed = p["match"] in (-1, msg["match"])
             if p["mode"] == "probe":
                 limits = {name: resource.getrlimit(getattr(resource, name))[0]
                           for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_CORE")}
@@ -130,7 +131,7 @@ def main():
                 continue
             calls += 1
             reply = None
-            if p["mode"] not in ("none", "probe") and calls % p["every"] == 0 and (not p["times"] or fired < p["times"]):
+            if armed and p["mode"] not in ("none", "probe") and calls % p["every"] == 0 and (not p["times"] or fired < p["times"]):
                 fired += 1
                 reply = misbehave(p["mode"], view, p)
             send(reply or {"type": "answer", "answer": rng.choice(view["legal"])})

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from naparena.arena.seats import Confinement, SeatFault, close_seats, start_seats
+from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
@@ -175,9 +176,9 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
 
 def _tell_hand_end(told: list, record: dict) -> None:
     """Queue the public record for every seat process (sent with its next request)."""
-    public = public_record(record)
+    message = hand_end_message(public_record(record))  # encoded once for every seat
     for bot in told:
-        bot.end_hand(public)
+        bot.queue(message)
 
 
 class MatchLog:

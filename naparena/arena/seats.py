@@ -350,21 +350,22 @@ class RemoteBot:
             self.channel.abandon()
 
     def start_match(self, info: dict) -> None:
-        self._queue(protocol.match_start(info, self.seed))
+        self.queue(protocol.match_start(info, self.seed))
 
     def start_hand(self, view) -> None:
-        self._queue(protocol.hand_start(view))
+        self.queue(protocol.hand_start(view))
 
     def observe(self, event: dict) -> None:
-        self._queue(protocol.event(event))
+        self.queue(protocol.event(event))
 
     def end_hand(self, record: dict) -> None:
-        self._queue(protocol.hand_end(record))
+        self.queue(protocol.hand_end(record))
 
     def end_match(self) -> None:
-        self._queue(protocol.MATCH_END)
+        self.queue(protocol.MATCH_END)
 
-    def _queue(self, message: bytes) -> None:
+    def queue(self, message: bytes) -> None:
+        """Send `message` with the next request (or at the match's end)."""
         if not self.dead and self.broken is None:
             self.pending += message
 

@@ -15,6 +15,7 @@ fallback bounds a broken seat's cost to one time-out a match.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import math
 import os
@@ -109,11 +110,27 @@ def _rlimits(c: Confinement):
         wanted.append((resource.RLIMIT_NOFILE, c.open_files))
     hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
     limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
+    prctl = _prctl()
 
     def apply() -> None:
         for kind, value in limits:
             resource.setrlimit(kind, (value, value))
+        if prctl is not None:  # a worker killed outright takes its seats with it
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     return apply
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _prctl():
+    """Linux's prctl, looked up before the fork (nothing is loaded between fork and exec)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
 
 
 class Channel:
@@ -132,7 +149,8 @@ class Channel:
                 start_new_session=True, preexec_fn=_rlimits(confinement), close_fds=True, bufsize=0)
         except OSError as e:
             shutil.rmtree(self.home, ignore_errors=True)
-            raise _Broken(f"crash: cannot start the seat process: {e.strerror or e}") from None
+            program = e.filename or (list(confinement.sandbox) + argv)[0]
+            raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         self.wfd, self.rfd, self.efd = (self.proc.stdin.fileno(), self.proc.stdout.fileno(),
                                         self.proc.stderr.fileno())
         for fd in (self.wfd, self.rfd, self.efd):

@@ -137,3 +137,19 @@ def test_seat_processes_start_confined_and_log_their_stderr_tagged(tmp_path, mon
     assert "NAPARENA_SECRET_FOR_TEST" not in probe["env"] and "SANDBOXED" in probe["env"]
     assert probe["limits"] == {"RLIMIT_AS": 1024 << 20, "RLIMIT_CPU": 300, "RLIMIT_NOFILE": 32, "RLIMIT_CORE": 0}
     assert not Path(probe["cwd"]).exists(), "the working folder is removed with the process"
+
+
+def test_an_isolated_bot_printing_to_stdout_breaks_nothing(tmp_path, monkeypatch):
+    """print() and writes to fd 1 land in run.log, tagged; the protocol never sees them."""
+    (tmp_path / "t.toml").write_text(
+        f'[tournament]\nname = "chat"\nhands = 3\ntable = 2\nworkers = 2\nlog_dir = "logs"\n'
+        f'bots_dir = {json.dumps(str(BOTS_DIR))}\nisolation = "process"\n'
+        '[[bots]]\nname = "chatty"\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", "t.toml", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["bot"]: r for r in json.loads(result.output[result.output.index("{"):])["variants"]["classic"]["bots"]}
+    assert rows["chatty"]["faults"] == {} and rows["chatty"]["crashes"] == 0
+    log = (next((tmp_path / "logs").iterdir()) / "run.log").read_text()
+    assert "(chatty) stderr: chatty thinks about bid" in log
+    assert "(chatty) stderr: chatty writes to fd 1" in log

@@ -110,10 +110,13 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per match")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    raw, proto, inline, isolated, starts = [], [], [], [], []
+    raw, proto, means, p90s, inline, isolated, starts = [], [], [], [], [], [], []
     for _ in range(args.repeat):
         raw.append(statistics.median(raw_round_trips(args.round_trips)))
-        proto.append(statistics.median(protocol_round_trips(args.hands)))
+        trips = sorted(protocol_round_trips(args.hands))
+        proto.append(statistics.median(trips))
+        means.append(statistics.fmean(trips))
+        p90s.append(trips[int(0.9 * len(trips))])
         inline.append(tournament_rate("inline", args.hands))
         isolated.append(tournament_rate("process", args.hands))
         starts += [start_up() for _ in range(5)]
@@ -122,6 +125,8 @@ def main() -> None:
     row("raw pipe JSON echo, median round trip (µs)", raw, lambda v: f"{v * 1e6:.1f}")
     row("protocol decision, median round trip (µs)", proto, lambda v: f"{v * 1e6:.1f}")
     row("protocol / raw pipe", [p / r for p, r in zip(proto, raw)], lambda v: f"{v:.2f}")
+    row("protocol decision, mean round trip (µs)", means, lambda v: f"{v * 1e6:.1f}")
+    row("protocol decision, 90th percentile (µs)", p90s, lambda v: f"{v * 1e6:.1f}")
     row("4 random bots, 1 worker, inline (hands/s)", inline, lambda v: f"{v:,.0f}")
     row("4 random bots, 1 worker, isolated (hands/s)", isolated, lambda v: f"{v:,.0f}")
     row("isolated / inline", [i / n for i, n in zip(isolated, inline)], lambda v: f"{v:.3f}")

@@ -122,3 +122,27 @@ def test_a_seat_flooding_its_stderr_blocks_nobody_and_plays_exactly_as_the_contr
     for i, log in parsed.items():
         before = json.loads(control[1][i])
         assert log["hands"] == before["hands"] and log["summary"] == before["summary"]
+
+
+@pytest.mark.parametrize("program, start_timeout, reason", [
+    ("import time; time.sleep(60)", 0.3, "time-out: no hello within 0.3 s"),
+    ("print('{\"type\":\"hello\",\"protocol\":2,\"name\":\"x\"}', flush=True); import time; time.sleep(60)", 10.0,
+     "protocol: the bot speaks protocol 2, not 1"),
+    ("import sys; sys.exit(4)", 10.0, "crash: seat process exited with code 4"),
+], ids=["silent", "wrong-version", "exits"])
+def test_a_seat_failing_its_handshake_faults_its_first_decision(tmp_path, control, program, start_timeout, reason):
+    """No play without a handshake: the seat's first decision of each match is the fault,
+    saying why, and the fallback plays it from there."""
+    data = rogue_config("none")
+    data["seats"] = {"start_timeout": start_timeout}
+    for bot in data["bots"]:
+        if bot["alias"] == "bad":
+            bot.update(command=[sys.executable, "-c", program], params={})
+    result = play(data, tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    for log in parsed.values():
+        if bad_seat(log) is None:
+            continue
+        (hand_no, (decision, seat, _, why)), = bad_faults(log)
+        assert why.startswith(reason), why
+        assert log["summary"]["seats"][seat]["crashed_at"] == hand_no == 0

@@ -403,9 +403,14 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
         argv = list(command) if command else serve_command(seat["name"], bots_dir)
         try:
             channel = Channel(argv, confinement, python=not command, tag=f"{tag} seat {i} ({seat['alias']})")
+        except _Broken as e:
+            started[i] = (None, e.reason)
+            continue
+        try:
             channel.send(protocol.hello(seat.get("params", {})), time.monotonic() + confinement.start_timeout)
             started[i] = (channel, None)
         except _Broken as e:
+            channel.abandon()
             started[i] = (None, e.reason)
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}

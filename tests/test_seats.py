@@ -15,16 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from naparena.arena.runner import MATCHES, STANDINGS
 from tests.test_misbehaviour import (  # noqa: F401 - control is a fixture
-    SEATS,
     WELL_BEHAVED,
     bad_faults,
     bad_seat,
     check_run,
     config,
     control,
-    match_files,
     play,
     row,
 )

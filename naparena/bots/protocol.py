@@ -28,10 +28,6 @@ _RULES = View._fields.index("rules")
 VIEW_KEYS = tuple(f for f in View._fields if f != "rules")
 _KEEP = tuple(i for i in range(len(View._fields)) if i != _RULES)
 
-#: What every message of each direction carries besides its "type".
-TO_BOT = ("hello", "match", "hand_start", "decide", "event", "hand_end", "match_end", "shutdown")
-FROM_BOT = ("hello", "answer", "error")
-
 
 class ProtocolError(Exception):
     """A message that breaks the protocol; the text quotes the offending line."""

@@ -34,9 +34,11 @@ def serve(name: str, params: dict | None = None, bots_dir: str | None = None,
         out_fd = _protocol_stdout()
     stdin = stdin or sys.stdin.buffer
     write = lambda data: _write_all(out_fd, data)  # noqa: E731 - one syscall per message
-    line = stdin.readline(protocol.MAX_LINE)
-    first = orjson.loads(line) if line.strip() else {}
-    if first.get("type") != "hello":
+    try:
+        first = orjson.loads(stdin.readline(protocol.MAX_LINE))
+    except orjson.JSONDecodeError:
+        first = None
+    if not isinstance(first, dict) or first.get("type") != "hello":
         write(protocol.refusal("the first message must be hello"))
         return 2
     try:

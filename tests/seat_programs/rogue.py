@@ -21,6 +21,7 @@ import time
 
 PARAMS = {"mode": "none", "every": 3, "times": 1, "sleep": 0.5, "match": -1}
 out = sys.stdout.buffer
+ANSWERED = threading.Event()
 
 
 def send(data: dict) -> None:
@@ -75,8 +76,8 @@ def misbehave(mode, view, p):
         signal.setitimer(signal.ITIMER_REAL, 0.01)
         time.sleep(p["sleep"])
         return None
-    if mode == "thread":  # a thread ends the process just after this answer
-        threading.Thread(target=lambda: (time.sleep(0.01), os._exit(5)), daemon=True).start()
+    if mode == "thread":  # a thread ends the process once this answer is out (see main)
+        threading.Thread(target=lambda: (ANSWERED.wait(), os._exit(5)), daemon=True).start()
         return None
     if mode == "stdout":
         out.write(b"thinking about " + json.dumps(view["legal"]).encode() + b"\n")
@@ -135,6 +136,9 @@ def main():
                 fired += 1
                 reply = misbehave(p["mode"], view, p)
             send(reply or {"type": "answer", "answer": rng.choice(view["legal"])})
+            if p["mode"] == "thread" and fired and not ANSWERED.is_set():
+                ANSWERED.set()
+                time.sleep(3600)  # the main thread waits; the other thread ends the process
         elif kind == "shutdown":
             return
 

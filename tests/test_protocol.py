@@ -138,10 +138,14 @@ def test_a_view_crosses_the_wire_unchanged(variant):
 def test_the_protocol_schemas_use_the_logs_encoding():
     """Cards, seats, bids and rules are the match log's definitions, not copies that drift."""
     logs = json.loads((SCHEMAS / "match.schema.json").read_text())["$defs"]
+    shared = {"card", "seat", "suit", "bid", "contract", "rules", "trick", "name"}
     for path in sorted((SCHEMAS / "protocol").glob("*.json")):
-        defs = json.loads(path.read_text())["$defs"]
-        for name in ("card", "seat", "suit", "bid", "contract", "rules"):
+        defs = json.loads(path.read_text()).get("$defs", {})
+        for name in shared & set(defs):
             assert defs[name] == logs[name], f"{path.name}: {name}"
+    decide = json.loads((SCHEMAS / "protocol" / "decide.json").read_text())["$defs"]
+    assert {"card", "seat", "suit", "bid", "contract"} <= set(decide)
+    assert "rules" in json.loads((SCHEMAS / "protocol" / "match.json").read_text())["$defs"]
 
 
 @pytest.mark.parametrize("mode, shown", [

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from naparena.arena.verify import verify_run
 from tests.test_misbehaviour import (  # noqa: F401 - control is a fixture
     WELL_BEHAVED,
     bad_faults,
@@ -74,6 +75,10 @@ def test_a_broken_seat_process_faults_once_and_the_fallback_plays_on(tmp_path, c
     for v in ("classic", "floater"):
         assert row(result, v, "bad")["crashes"] == sum(
             1 for log in with_bad if log["variant"] == v)
+    for log in with_bad:  # noted in the header as a crash is, so the run verifies
+        (crash,) = log["crashes"]
+        assert crash[1] == bad_seat(log) and crash[3].startswith(reason)
+    assert verify_run(tmp_path / "run")[2] == []
 
 
 @pytest.mark.parametrize("mode", ["hang", "slow", "fork"])
@@ -88,9 +93,11 @@ def test_a_seat_process_that_never_answers_is_timed_out_by_the_match(tmp_path, c
         if i != target:
             assert not faults
             continue
-        (hand_no, (_, seat, _, why)), = faults
+        (hand_no, (decision, seat, _, why)), = faults
         assert why == f"time-out: no answer within {TIMEOUT:g} s"
         assert log["summary"]["seats"][seat]["crashed_at"] == hand_no
+        assert log["crashes"] == [[hand_no, seat, decision, why]]
+    assert verify_run(tmp_path / "run")[2] == []
 
 
 @pytest.mark.parametrize("mode, kind, reason", [

@@ -164,13 +164,11 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
         "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
         "rules": job.rules, "seed": job.seed, "stack": job.stack,
         "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
-        "crashes": job.crashes,
+        # A worker's crashes (replayed), then seat processes that broke, in order of play.
+        "crashes": job.crashes + sorted(b.crash for b in remotes.values() if b.crash),
     }
     decisions = [s.decisions + n - (s.bot.fallbacks if s.remote else 0) for s, n in zip(seats, counts)]
-    tail = {"summary": summary.result(won, final, match.kitty, decisions, job.crashes)}
-    for i, bot in remotes.items():
-        if bot.died_at is not None:
-            tail["summary"]["seats"][i]["crashed_at"] = bot.died_at
+    tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
     return MatchLog(head, body[:-1], tail)
 
 
@@ -267,7 +265,7 @@ class Supervisor:
                 return None, self.late
             if not _bot_failure(e):
                 raise
-            return None, _exception(e)
+            return None, _exception(e, hand)
         slot[SEAT] = -1
         if slot[KILLED] and self.overran():
             return None, self.late
@@ -327,7 +325,7 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
                     watch.overran()
                     hand.fault(watch.late)
                 elif _bot_failure(e):
-                    hand.fault(_exception(e))
+                    hand.fault(_exception(e, hand))
                 else:
                     raise
             else:
@@ -365,8 +363,10 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
             mark = _tell(hand, mark, listeners, watch)
 
 
-def _exception(e: BaseException) -> str:
+def _exception(e: BaseException, hand: Hand) -> str:
     if isinstance(e, SeatFault):
+        if e.bot is not None:  # the seat process broke: note where, as a crash is noted
+            e.bot.crash = [hand.hand_no, e.bot.seat, hand.decisions, e.reason]
         return e.reason
     return f"exception: {type(e).__name__}: {str(e)[:200]}"
 

@@ -65,11 +65,12 @@ class Confinement:
 
 
 class SeatFault(Exception):
-    """A decision a seat process could not answer; `reason` is the fault as logged."""
+    """A decision a seat process could not answer; `reason` is the fault as logged, and
+    `bot` the `RemoteBot` when its process broke (the seat is dead from here on)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, bot: "RemoteBot | None" = None):
         super().__init__(reason)
-        self.reason = reason
+        self.reason, self.bot = reason, bot
 
 
 class _Broken(Exception):
@@ -315,9 +316,9 @@ class RemoteBot:
 
     remote = True
 
-    def __init__(self, channel: Channel | None, hello: dict | None, seed: int, timeout: float,
+    def __init__(self, channel: Channel | None, hello: dict | None, seat: int, seed: int, timeout: float,
                  broken: str | None = None):
-        self.channel, self.seed, self.timeout = channel, seed, timeout
+        self.channel, self.seat, self.seed, self.timeout = channel, seat, seed, timeout
         self.hello = hello or {}
         self.events = bool(self.hello.get("events"))
         self.hand_start_wanted = bool(self.hello.get("hand_start"))
@@ -325,7 +326,7 @@ class RemoteBot:
         self.broken = broken          # why the seat cannot play, told at its next decision
         self.dead = False             # played by the fallback from now on
         self.fallbacks = 0            # decisions the fallback made (not the bot's)
-        self.died_at: int | None = None
+        self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
         self.late = f"time-out: no answer within {timeout:g} s"
         self.times: list[float] | None = None  # per-decision round trips, when measured
 
@@ -335,8 +336,8 @@ class RemoteBot:
             self.fallbacks += 1
             return view.legal[0]
         if self.broken is not None:
-            self._die(view.hand_no)
-            raise SeatFault(self.broken)
+            self._die()
+            raise SeatFault(self.broken, self)
         channel = self.channel
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
@@ -350,11 +351,11 @@ class RemoteBot:
                 self.times.append(time.monotonic() - start)
             answer, error = protocol.read_answer(line)
         except _Broken as e:
-            self._die(view.hand_no)
-            raise SeatFault(self.late if e.reason == "time-out" else e.reason) from None
+            self._die()
+            raise SeatFault(self.late if e.reason == "time-out" else e.reason, self) from None
         except ProtocolError as e:
-            self._die(view.hand_no)
-            raise SeatFault(f"protocol: {e}") from None
+            self._die()
+            raise SeatFault(f"protocol: {e}", self) from None
         if error is not None:
             raise SeatFault(f"exception: {error}")
         return answer
@@ -362,8 +363,8 @@ class RemoteBot:
     bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _decide
     peep_exchange = floater_discard = trumps = _decide
 
-    def _die(self, hand_no: int) -> None:
-        self.dead, self.died_at = True, hand_no
+    def _die(self) -> None:
+        self.dead = True
         if self.channel is not None:
             self.channel.abandon()
 
@@ -428,7 +429,7 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
             if broken is not None:
                 channel.abandon()
                 channel = None
-        bots[i] = RemoteBot(channel, hello, seat["seed"], timeout, broken)
+        bots[i] = RemoteBot(channel, hello, i, seat["seed"], timeout, broken)
     return bots
 
 

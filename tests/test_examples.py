@@ -24,7 +24,7 @@ def _prepare(lang: str, tmp_path: Path) -> Path:
     if lang == "c":
         subprocess.run([CC, "-O2", "-o", str(folder / "napbot"), str(folder / "napbot.c")], check=True)
     text = (folder / "tournament.toml").read_text()
-    text = text.replace("hands = 200", "hands = 40").replace("table = 4", "table = 4\nworkers = 2\nlog_dir = \"logs\"")
+    text = text.replace("hands = 200", "hands = 40").replace("table = 4", "table = 4\nworkers = 2\ntimeout = 30.0\nlog_dir = \"logs\"")
     text += '\n[[variants]]\nname = "floater"\n'  # antes, a floater and a trumps decision too
     (folder / "tournament.toml").write_text(text)
     return folder / "tournament.toml"
@@ -38,7 +38,7 @@ def test_an_example_bot_completes_a_tournament_and_passes_check(tmp_path, monkey
     config = _prepare(lang, tmp_path)
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    checked = runner.invoke(app, ["check", name, "--tournament", str(config), "--hands", "10"])
+    checked = runner.invoke(app, ["check", name, "--tournament", str(config), "--hands", "10", "--timeout", "30"])
     assert checked.exit_code == 0, checked.output
     assert f"{name}: every decision legal in 12 variants" in checked.output
 

@@ -142,7 +142,7 @@ def test_seat_processes_start_confined_and_log_their_stderr_tagged(tmp_path, mon
 def test_an_isolated_bot_printing_to_stdout_breaks_nothing(tmp_path, monkeypatch):
     """print() and writes to fd 1 land in run.log, tagged; the protocol never sees them."""
     (tmp_path / "t.toml").write_text(
-        f'[tournament]\nname = "chat"\nhands = 3\ntable = 2\nworkers = 2\nlog_dir = "logs"\n'
+        f'[tournament]\nname = "chat"\nhands = 3\ntable = 2\nworkers = 2\ntimeout = 30.0\nlog_dir = "logs"\n'
         f'bots_dir = {json.dumps(str(BOTS_DIR))}\nisolation = "process"\n'
         '[[bots]]\nname = "chatty"\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
     monkeypatch.chdir(tmp_path)

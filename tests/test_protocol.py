@@ -160,6 +160,6 @@ def test_check_reports_a_protocol_violation_with_its_line(tmp_path, mode, shown)
                       f'command = [{json.dumps(sys.executable)}, {json.dumps(str(ROGUE))}]\n'
                       f'params = {{ mode = "{mode}", every = 2, sleep = 0.0 }}\n'
                       '[[variants]]\nname = "classic"\n')
-    result = CliRunner().invoke(app, ["check", "rogue", "--tournament", str(config), "--hands", "3"])
+    result = CliRunner().invoke(app, ["check", "rogue", "--tournament", str(config), "--hands", "3", "--timeout", "10"])
     assert result.exit_code == 1, result.output
     assert "protocol: " in result.output and shown in " ".join(result.output.split())

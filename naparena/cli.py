@@ -33,6 +33,7 @@ out = Console(width=None if sys.stdout.isatty() else 132)
 err = Console(stderr=True)    # errors, warnings and progress
 
 log = logging.getLogger("naparena")
+ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
 
 
 def main() -> None:
@@ -67,10 +68,11 @@ def run(
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.runner import latest_run_dir, new_run_dir
-    t, registry = _load(file, bots_dir)
+    t, registry = _load(file, bots_dir, isolation)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
     _show(result, as_json)
@@ -82,6 +84,7 @@ def resume(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.runner import config_hash, read_manifest, read_where
@@ -90,7 +93,7 @@ def resume(
     if not where.get("file"):
         raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
     drop_ins = bots_dir or (Path(where["bots_dir"]) if where.get("bots_dir") else None)
-    t, registry = _load(Path(where["file"]), drop_ins)
+    t, registry = _load(Path(where["file"]), drop_ins, isolation)
     if config_hash(t) != manifest["config_hash"]:
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
     result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
@@ -110,17 +113,28 @@ def report(
     _show(result, as_json)
 
 
-def _load(file: Path, bots_dir: Optional[Path]):
+def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None):
     import dataclasses
 
     from naparena.arena.runner import registry_for
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.seats import preflight
+    from naparena.arena.tournament import check_bots, load_tournament, with_isolation
     t = load_tournament(file)
     if bots_dir is not None:
         t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
+    if isolation is not None:
+        t = with_isolation(t, _isolation(isolation))
     registry = registry_for(t)
     render.failures(err, registry)
-    return check_bots(t, registry), registry
+    t = check_bots(t, registry)
+    preflight(t)  # external bots: a command that cannot start is a bad file, before any play
+    return t, registry
+
+
+def _isolation(mode: str) -> str:
+    if mode not in ("inline", "process"):
+        raise RunError(f'--isolation must be "inline" or "process", got {mode!r}')
+    return mode
 
 
 def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
@@ -274,33 +288,98 @@ def variants(name: Optional[str] = typer.Argument(None, help="a variant to show 
 
 
 @_command
-def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
+def bots(
+    bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
+    tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
+                                              help="also list this tournament file's external bots (command = [...])"),
+) -> None:
     """List every bot found, and every plug-in that failed to load."""
     from naparena.bots.plugins import load_registry
     registry = load_registry(bots_dir)
     render.bots(out, registry)
     for f in registry.failures:
         out.print(f"[red]failed[/] {f}")
+    if tournament is not None:
+        _external_bots(tournament)
+
+
+def _external_bots(file: Path) -> None:
+    """The file's external bots, each started for its handshake: name, version, command."""
+    from rich.table import Table
+
+    from naparena.arena.seats import probe
+    from naparena.arena.tournament import load_tournament
+    from naparena.bots.protocol import ProtocolError
+    t = load_tournament(file)
+    table = Table(title=f"external bots in {file}")
+    for col in ("alias", "says it is", "version", "command", "files"):
+        table.add_column(col)
+    for bot in (b for b in t.bots if b.command is not None):
+        try:
+            hello = probe(t.command_of(bot), bot.params, t.seats)
+            said, version = hello["name"], hello.get("version", "")
+        except ProtocolError as e:
+            said, version = f"[red]failed[/]: {e}", ""
+        table.add_row(bot.alias, said, version, shlex.join(bot.command), t.command_hash(bot))
+    out.print(table)
 
 
 @_command
 def check(
-    bot: str = typer.Argument(..., help="bot name"),
+    bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(30, "--hands", min=1, help="hands per variant"),
     timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
+    tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
+                                              help="take the bot (command, params, isolation, limits) from this file"),
+    command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
+    isolation: str = typer.Option("inline", "--isolation", help="check a Python bot inline or as a seat process"),
+    params: Optional[str] = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
 ) -> None:
     """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
+    from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot
     registry = load_registry(bots_dir)
-    results = check_bot(registry, bot, hands=hands, timeout=timeout)
+    how = {"isolation": _isolation(isolation), "params": parse_params(params) if params else None}
+    if tournament is not None:
+        how.update(_checked_entry(tournament, bot))
+    elif command is not None:
+        # Seat processes start in an empty folder: name files here by their absolute path.
+        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
+    results = check_bot(registry, bot, hands=hands, timeout=timeout, **how)
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
+    for r in results:  # in full: a protocol violation quotes the offending line
+        if not r.ok:
+            err.print(f"{r.variant}: {r.first_error}", highlight=False, markup=False, soft_wrap=True)
     if failed:
         err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
         raise typer.Exit(1)
     out.print(f"{bot}: every decision legal in {len(results)} variants")
+
+
+def _checked_entry(file: Path, name: str) -> dict:
+    """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name)."""
+    from naparena.arena.tournament import load_tournament
+    t = load_tournament(file)
+    entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
+    if entry is None:
+        raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
+    return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats,
+            **({"command": t.command_of(entry)} if entry.command is not None else {})}
+
+
+@_command
+def serve(
+    bot: str = typer.Argument(..., help="a registered bot"),
+    params: str = typer.Option("{}", "--params", help="the bot's parameters as a JSON object (the handshake's win)"),
+    bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
+) -> None:
+    """Run a Python bot as a protocol program on stdin/stdout (docs/PROTOCOL.md)."""
+    from naparena.bots.serve import parse_params
+    from naparena.bots.serve import serve as serve_bot
+    raise typer.Exit(serve_bot(bot, parse_params(params), str(bots_dir)))
 
 
 @_command

@@ -34,7 +34,7 @@ from naparena.arena.runner import (
     run_job,
     standings_from_logs,
 )
-from naparena.arena.tournament import SETTINGS, SPRT_KEYS, check_bots, load_tournament
+from naparena.arena.tournament import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS, check_bots, load_tournament
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.game.rules import (
@@ -823,7 +823,9 @@ def test_schemas_agree_with_the_code():
     assert set(match["$defs"]["bid"]["enum"]) == contracts - {"one"} | {"pass"}
     assert set(schema("standings")["$defs"]["contract"]["enum"]) == contracts
     config = manifest["$defs"]["config"]
-    assert set(config["properties"]) == set(SETTINGS) - {"workers"} | {"bots", "variants", "sprt"}
+    assert set(config["properties"]) == set(SETTINGS) - {"workers"} | {"bots", "variants", "sprt", "seats"}
+    assert set(config["properties"]["seats"]["properties"]) == set(SEAT_KEYS) | {"sandbox"}
+    assert set(config["properties"]["bots"]["items"]["properties"]) == set(BOT_KEYS)
     assert set(config["properties"]["sprt"]["properties"]) == set(SPRT_KEYS)
     base = config["properties"]["variants"]["items"]["properties"]["base"]
     assert base["enum"] == list(VARIANTS)

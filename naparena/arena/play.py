@@ -9,7 +9,9 @@ Misbehaviour rules (also in the README):
   revoke, settled as RULES.md §5 says;
 - a bot whose process dies (``os._exit``, a segfault) or hangs past the hard limit is
   *crashed*: that decision is a fault, and for the rest of the match its seat is played
-  with the first legal answer, without asking the bot again.
+  with the first legal answer, without asking the bot again;
+- a bot in a seat process (`seats.py`) is asked over the protocol with the same rules;
+  its process failing (time-out, exit, garbage) is a crash of that seat alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from typing import Any
 
 import orjson
 
+from naparena.arena.seats import Confinement, SeatFault, close_seats, start_seats
+from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
@@ -57,6 +61,7 @@ class Job:
     path: str | None = None    # where the worker writes the match log
     spec: dict = field(default_factory=dict)
     crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
+    confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
 
 
 class Seat:
@@ -66,9 +71,13 @@ class Seat:
         self.bot, self.alias = bot, alias
         self.decide = {k: getattr(bot, k) for k in DECISIONS}
         cls = type(bot)
-        self.events = wants_events(bot)
-        self.hand_start = _overrides(cls, "start_hand")
-        self.hand_end = _overrides(cls, "end_hand")
+        # A seat process: its wishes come from its handshake, it always gets the hand's
+        # end, and the watchdog leaves its decisions alone (the channel keeps the time).
+        self.remote = getattr(bot, "remote", False)
+        self.events = bot.events if self.remote else wants_events(bot)
+        self.hand_start = bot.hand_start_wanted if self.remote else _overrides(cls, "start_hand")
+        self.hand_end = False if self.remote else _overrides(cls, "end_hand")
+        self.watched = not self.remote
         self.decisions = 0
         self.dead = False
 
@@ -100,10 +109,23 @@ def _on_timeout_signal(signum, frame) -> None:
         raise BotTimeout()
 
 
-def play_job(job: Job, registry) -> "MatchLog":
-    """Play the match; return its log."""
+def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
+    """Play the match; return its log. `times`, if given, collects the seat processes'
+    decision round trips (for `naparena check` and the benchmarks)."""
     rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
-    seats = [Seat(registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
+    remotes = start_seats(job.seats, job.bots_dir, job.timeout, Confinement.from_dict(job.confinement),
+                          f"match {job.index}") if any(s.get("isolation") == "process" for s in job.seats) else {}
+    for bot in remotes.values():
+        bot.times = times
+    try:
+        return _play_match(job, registry, rules, remotes)
+    finally:
+        close_seats(remotes)
+
+
+def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
+    seats = [Seat(remotes[i] if i in remotes else
+                  registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
@@ -119,15 +141,20 @@ def play_job(job: Job, registry) -> "MatchLog":
     # Most matches need no events, no hand hooks and no crash replay: keep that path lean.
     fast = not job.crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
     decide, counts = [s.decide for s in seats], [0] * len(seats)
+    told = [s.bot for s in seats if s.remote]  # seat processes: each is sent the hand's end
     if fast:
-        _fast_hands(match, job.hands, decide, counts, watch, summary, body)
+        _fast_hands(match, job.hands, decide, counts, watch, summary, body,
+                    [i if s.watched else -1 for i, s in enumerate(seats)], told)
     else:
         for _ in range(job.hands):
             hand = match.next_hand()
             watch.new_hand(hand.hand_no)
             _play_hand(hand, seats, watch)
             match.finish(hand)
-            _book(hand.record(), summary, body)
+            record = hand.record()
+            _book(record, summary, body)
+            if told:
+                _tell_hand_end(told, record)
     won = [c - job.stack for c in match.chips]  # every hand's chips, before the kitty is shared
     final = match.close()
     watch.new_hand(job.hands)
@@ -137,11 +164,19 @@ def play_job(job: Job, registry) -> "MatchLog":
         "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
         "rules": job.rules, "seed": job.seed, "stack": job.stack,
         "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
-        "crashes": job.crashes,
+        # A worker's crashes (replayed), then seat processes that broke, in order of play.
+        "crashes": job.crashes + sorted(b.crash for b in remotes.values() if b.crash),
     }
-    decisions = [s.decisions + n for s, n in zip(seats, counts)]
-    tail = {"summary": summary.result(won, final, match.kitty, decisions, job.crashes)}
+    decisions = [s.decisions + n - (s.bot.fallbacks if s.remote else 0) for s, n in zip(seats, counts)]
+    tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
     return MatchLog(head, body[:-1], tail)
+
+
+def _tell_hand_end(told: list, record: dict) -> None:
+    """Queue the public record for every seat process (sent with its next request)."""
+    message = hand_end_message(public_record(record))  # encoded once for every seat
+    for bot in told:
+        bot.queue(message)
 
 
 class MatchLog:
@@ -215,11 +250,12 @@ class Supervisor:
             slot[SEAT] = -1
             self.overran()
 
-    def ask(self, hand: Hand, decide, i: int) -> tuple[object, str | None]:
-        """One supervised decision: (the bot's answer, None) or (None, why it faulted)."""
+    def ask(self, hand: Hand, decide, i: int, watched: bool = True) -> tuple[object, str | None]:
+        """One supervised decision: (the bot's answer, None) or (None, why it faulted).
+        A seat process is not `watched`: its channel enforces the deadline."""
         slot = self.slot
         slot[DECISION] = hand.decisions
-        slot[SEAT] = i
+        slot[SEAT] = i if watched else -1
         try:
             answer = decide(hand.acting_view())
         except BaseException as e:
@@ -229,7 +265,7 @@ class Supervisor:
                 return None, self.late
             if not _bot_failure(e):
                 raise
-            return None, _exception(e)
+            return None, _exception(e, hand)
         slot[SEAT] = -1
         if slot[KILLED] and self.overran():
             return None, self.late
@@ -264,11 +300,12 @@ def _book(record: dict, summary: "MatchSummary", body: bytearray) -> None:
 
 
 def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int], watch: Supervisor,
-                summary: "MatchSummary", body: bytearray) -> None:
+                summary: "MatchSummary", body: bytearray, marks: list[int], told: list) -> None:
     """The common case, kept lean: every seat alive, nobody listening for events.
 
     The same supervision as `Supervisor.ask` and the same booking as `_book`, written out
-    inline because this runs once per decision of every match.
+    inline because this runs once per decision of every match. `marks[i]` is what the
+    watchdog slot shows for seat i: the seat, or -1 for a seat process.
     """
     slot, dumps = watch.slot, orjson.dumps
     for _ in range(hands):
@@ -279,7 +316,7 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
             i = hand.to_act
             counts[i] += 1
             slot[DECISION] = hand.decisions
-            slot[SEAT] = i
+            slot[SEAT] = marks[i]
             try:
                 answer = decide[i][hand.kind](view())
             except BaseException as e:
@@ -288,7 +325,7 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
                     watch.overran()
                     hand.fault(watch.late)
                 elif _bot_failure(e):
-                    hand.fault(_exception(e))
+                    hand.fault(_exception(e, hand))
                 else:
                     raise
             else:
@@ -302,6 +339,8 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
         summary.add(record)
         body += dumps(record)
         body += b","
+        if told:
+            _tell_hand_end(told, record)
 
 
 def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -> None:
@@ -318,13 +357,17 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
             if reason is not None:
                 seat.dead = True
             else:
-                answer, reason = watch.ask(hand, seat.decide[hand.kind], i)
+                answer, reason = watch.ask(hand, seat.decide[hand.kind], i, seat.watched)
             hand.fault(reason) if reason is not None else hand.apply(answer)
         if listeners:
             mark = _tell(hand, mark, listeners, watch)
 
 
-def _exception(e: BaseException) -> str:
+def _exception(e: BaseException, hand: Hand) -> str:
+    if isinstance(e, SeatFault):
+        if e.bot is not None:  # the seat process broke: note where, as a crash is noted
+            e.bot.crash = [hand.hand_no, e.bot.seat, hand.decisions, e.reason]
+        return e.reason
     return f"exception: {type(e).__name__}: {str(e)[:200]}"
 
 

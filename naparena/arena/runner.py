@@ -70,18 +70,23 @@ def registry_for(t: Tournament):
 
 # Where things are on this machine is not what a run is: leave it out of the hash, so a
 # run can be resumed from another directory or with --bots-dir.
-_NOT_HASHED = ("workers", "bots_dir", "log_dir")
+# Nor is how bots are run: isolation and seat limits change no result, so a run can be
+# resumed isolated that was started inline.
+_NOT_HASHED = ("workers", "bots_dir", "log_dir", "isolation", "seats")
 
 
 def config_hash(t: Tournament) -> str:
     config = {k: v for k, v in t.as_dict().items() if k not in _NOT_HASHED}
+    config["bots"] = [{k: v for k, v in b.items() if k != "isolation"} for b in config["bots"]]
     return hashlib.blake2b(json.dumps(config, sort_keys=True).encode(), digest_size=4).hexdigest()
 
 
 def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k != "workers"}
-    bots = {b.alias: {"name": b.name, **_identity(registry.get(b.name))} for b in t.bots}
+    bots = {b.alias: {"name": b.name, **(_command_identity(t, b) if b.command is not None
+                                         else _identity(registry.get(b.name))),
+                      "isolation": t.isolation_of(b)} for b in t.bots}
     return {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
             "config_hash": config_hash(t), "tournament": config, "bots": bots,
             "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
@@ -96,6 +101,11 @@ def _identity(entry) -> dict:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         return {"source": f"drop-in file {Path(path).name}", "version": f"sha256:{digest}"}
     return {"source": entry.source, "version": bot_version(entry)}
+
+
+def _command_identity(t: Tournament, bot) -> dict:
+    """An external bot: its command as written and a hash of the files it names."""
+    return {"source": "command", "command": list(bot.command), "version": t.command_hash(bot)}
 
 
 def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
@@ -159,6 +169,8 @@ class Run:
         self.aliases = [b.alias for b in t.bots]
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules.as_dict() for v in t.variants}
+        # How each bot is run: nothing extra inline; a seat process, and its argv if external.
+        self.processes = {b.alias: _process(t, b) for b in t.bots}
 
     def prepare(self, resume: bool = False) -> int:
         """Write (or, resuming, check) the manifest; return how many matches are already done."""
@@ -191,11 +203,12 @@ class Run:
         for i, alias in enumerate(spec["seats"]):
             b = self.bots[alias]
             seats.append({"alias": alias, "name": b.name, "params": b.params,
-                          "seed": bot_seed(self.t.seed, spec["index"], i)})
+                          "seed": bot_seed(self.t.seed, spec["index"], i), **self.processes[alias]})
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
-                   path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [])
+                   path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [],
+                   confinement=self.t.seats.as_dict())
 
     def execute(self, progress: Progress | None = None, executor=None) -> dict:
         """Play every match not yet done; return the standings (also written to disk)."""
@@ -291,6 +304,12 @@ class Run:
         judge(standings, spec, self.t.max_fault_share)
         return summary
 
+
+
+def _process(t: Tournament, bot) -> dict:
+    if t.isolation_of(bot) != "process":
+        return {}
+    return {"isolation": "process", **({"command": t.command_of(bot)} if bot.command is not None else {})}
 
 
 def _note(spec: dict, summary: dict) -> None:

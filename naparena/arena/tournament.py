@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +19,7 @@ from typing import Any
 
 import tomli_w
 
+from naparena.arena.seats import Confinement
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
 
@@ -26,9 +29,10 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 NAME_RULE = ("must be a short name of letters, digits and . _ + -"
              " (at most 64, starting with a letter or digit)")
 
-TOP_LEVEL = ("tournament", "bots", "variants", "sprt")
+TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
 SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
-BOT_KEYS = ("name", "alias", "params")
+BOT_KEYS = ("name", "alias", "params", "command", "isolation")
+ISOLATION = ("inline", "process")
 REQUIRED = object()
 
 
@@ -62,6 +66,8 @@ SETTINGS: dict[str, Setting] = {
     "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
                                "disqualify a bot failing more than this share of its decisions "
                                "(after 20); 1.0 = never"),
+    "isolation": Setting("inline", str, lambda v: v in ISOLATION, 'must be "inline" or "process"',
+                         "Python bots in the match process, or each in its own seat process"),
     "bots_dir": Setting("bots", str, str.strip, "must not be empty",
                         "drop-in bot folder, relative to this file"),
     "log_dir": Setting("logs", str, str.strip, "must not be empty",
@@ -74,14 +80,23 @@ FAULT_MIN_DECISIONS = 20
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One [[bots]] entry: the registered bot `name`, its seat `alias` and its params."""
+    """One [[bots]] entry: the registered bot `name`, its seat `alias` and its params; for
+    an external bot the `command` that runs it (argv as written in the file); `isolation`
+    when the entry sets its own."""
 
     name: str
     alias: str
     params: dict
+    command: tuple[str, ...] | None = None
+    isolation: str | None = None
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "alias": self.alias, "params": dict(self.params)}
+        out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
+        if self.command is not None:
+            out["command"] = list(self.command)
+        if self.isolation is not None:
+            out["isolation"] = self.isolation
+        return out
 
 
 @dataclass(frozen=True)
@@ -126,12 +141,14 @@ class Tournament:
     stack: int
     timeout: float
     max_fault_share: float
+    isolation: str
     bots_dir: str
     log_dir: str
     bots: tuple[BotSpec, ...]
     variants: tuple[VariantSpec, ...]
     sprt: SprtSpec | None = None
     path: str = ""
+    seats: Confinement = Confinement()
 
     @property
     def bots_path(self) -> Path:
@@ -154,7 +171,35 @@ class Tournament:
                "variants": [v.as_dict() for v in self.variants]}
         if self.sprt is not None:
             out["sprt"] = dataclasses.asdict(self.sprt)
+        out["seats"] = self.seats.as_dict()
         return out
+
+    def isolation_of(self, bot: BotSpec) -> str:
+        """Where `bot` runs: an external bot always in a process; a Python bot as its
+        entry says, else as [tournament] says."""
+        return "process" if bot.command is not None else (bot.isolation or self.isolation)
+
+    def command_of(self, bot: BotSpec) -> list[str]:
+        """An external bot's argv, every argument naming a file or folder next to the
+        tournament file made absolute (seat processes start in an empty directory)."""
+        base = Path(self.path).parent
+        # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
+        return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
+
+    def command_hash(self, bot: BotSpec) -> str:
+        """sha256 of the files an external bot's command names (as written, with contents)."""
+        digest = hashlib.sha256()
+        base = Path(self.path).parent
+        for arg in bot.command:
+            if arg and (base / arg).is_file():
+                digest.update(arg.encode() + b"\0" + (base / arg).read_bytes() + b"\0")
+        return "sha256:" + digest.hexdigest()[:16]
+
+
+def with_isolation(t: Tournament, mode: str) -> Tournament:
+    """`--isolation`: every Python bot in `mode`, whatever the file says."""
+    bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
+    return dataclasses.replace(t, isolation=mode, bots=bots)
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -191,7 +236,8 @@ def parse_tournament(source: str | Mapping, path: str | Path | None, registry: A
     bots = _bots(data, path)
     variants = _variants(data, settings["table"], path)
     sprt = _sprt(data, bots, variants, path)
-    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path)
+    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path,
+                   seats=_seat_limits(data, path))
     return check_bots(t, registry) if registry is not None else t
 
 
@@ -202,6 +248,9 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
     """
     bots = []
     for i, bot in enumerate(t.bots, 1):
+        if bot.command is not None:  # an external program: its handshake checks its params
+            bots.append(bot)
+            continue
         entry = registry.bots.get(bot.name)
         clash = getattr(registry, "clashes", {}).get(bot.name)
         if clash:
@@ -281,8 +330,62 @@ def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
             raise ConfigError(path, f"{where}.params",
                               f"must be a table, e.g. params = {{}}, got {_show(params)}")
         seated[alias] = i
-        bots.append(BotSpec(name, alias, dict(params)))
+        command, isolation = _bot_process(entry, path, where)
+        if command is not None and not NAME.fullmatch(name):
+            raise ConfigError(path, f"{where}.name", f"{NAME_RULE}, got {_show(name)}")
+        bots.append(BotSpec(name, alias, dict(params), command, isolation))
     return tuple(bots)
+
+
+def _bot_process(entry: Mapping, path: str, where: str) -> tuple[tuple[str, ...] | None, str | None]:
+    """An entry's `command` (an external bot) and `isolation`, checked."""
+    command = entry.get("command")
+    if command is not None:
+        command = _argv(command, path, f"{where}.command")
+    isolation = entry.get("isolation")
+    if isolation is not None:
+        if isolation not in ISOLATION:
+            raise ConfigError(path, f"{where}.isolation", f'must be "inline" or "process", got {_show(isolation)}')
+        if command is not None and isolation == "inline":
+            raise ConfigError(path, f"{where}.isolation",
+                              "an external bot (command = [...]) always runs in its own process")
+    return command, isolation
+
+
+def _argv(value: Any, path: str, where: str) -> tuple[str, ...]:
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(a, str) and a for a in value)):
+        raise ConfigError(path, where, "must be a non-empty array of non-empty strings, "
+                          f'e.g. ["node", "bots/mybot.js"], got {_show(value)}')
+    return tuple(value)
+
+
+SEAT_KEYS = {  # [seats]: key -> (type, check, rule)
+    "memory_mb": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
+    "cpu_seconds": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
+    "open_files": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
+    "start_timeout": (float, lambda v: v > 0, "must be more than 0"),
+}
+
+
+def _seat_limits(data: Mapping, path: str) -> Confinement:
+    """The optional [seats] table: limits and sandbox prefix of every seat process."""
+    table = data.get("seats")
+    if table is None:
+        return Confinement()
+    if not isinstance(table, Mapping):
+        raise ConfigError(path, "seats", f"must be a table ([seats]), got {_show(table)}")
+    _check_keys(table, (*SEAT_KEYS, "sandbox"), path, "seats")
+    values: dict[str, Any] = {}
+    for key, (kind, ok, rule) in SEAT_KEYS.items():
+        if key in table:
+            value = _typed(table[key], kind, path, f"seats.{key}")
+            if not ok(value):
+                raise ConfigError(path, f"seats.{key}", f"{rule}, got {_show(table[key])}")
+            values[key] = value
+    if "sandbox" in table:
+        values["sandbox"] = _argv(table["sandbox"], path, "seats.sandbox")
+    return Confinement(**values)
 
 
 def _bot_params(cls: Any, params: Mapping, path: str, where: str) -> dict:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import random
 import time
+
+import orjson
 from dataclasses import dataclass, field
 
-from naparena.arena.play import Seat, Supervisor, fault_kind
+from naparena.arena.play import Job, Seat, Supervisor, fault_kind, play_job
 from naparena.arena.pool import InlineExecutor
 from naparena.arena.schedule import derive_seed
+from naparena.arena.seats import Confinement
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, default_table, make_rules
 
@@ -38,12 +41,18 @@ class VariantCheck:
 
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = 1.0, variants: list[str] | None = None) -> list[VariantCheck]:
+              timeout: float = 1.0, variants: list[str] | None = None, isolation: str = "inline",
+              command: list[str] | None = None, confinement: Confinement | None = None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant; its faults and decision times per variant.
 
     Decisions are supervised as in a tournament (exceptions, illegal answers, the
-    watchdog's time-outs); a bot that kills the process cannot be survived here.
+    watchdog's time-outs); inline, a bot that kills the process cannot be survived here.
+    With `isolation = "process"` (always, for an external `command`) the bot is a seat
+    process, and a protocol violation is a fault quoting the offending line.
     """
+    if command is not None or isolation == "process":
+        return [_check_process(registry, name, params or {}, variant, hands, timeout, command,
+                               confinement or Confinement()) for variant in variants or list(VARIANTS)]
     entry = registry.get(name)
     params = entry.cls.validate_params(params or {})
     executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
@@ -82,4 +91,26 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor) 
                 report.first_error = report.first_error or f"hand {hand.hand_no}, {kind}: {reason}"
         match.finish(hand)
         report.hands += 1
+    return report
+
+
+def _check_process(registry, name, params, variant, hands, timeout, command, confinement) -> VariantCheck:
+    """One variant through a real match, the bot a seat process in seat 0."""
+    rules = make_rules(variant)
+    players = default_table(rules)
+    seed = derive_seed(CHECK_SEED, "check", variant)
+    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": "process",
+           **({"command": command} if command else {})}
+    others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
+    job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
+              timeout=timeout, confinement=confinement.as_dict())
+    times: list[float] = []
+    data = orjson.loads(bytes(play_job(job, registry, times)))
+    mine = data["summary"]["seats"][0]
+    report = VariantCheck(variant, players, hands=len(data["hands"]), decisions=mine["decisions"],
+                          faults=dict(mine["faults"]), times=times)
+    for record in data["hands"]:
+        for _, seat, kind, reason in record.get("faults", ()):
+            if seat == 0 and not report.first_error:
+                report.first_error = f"hand {record['n']}, {kind}: {reason}"
     return report

@@ -1,0 +1,138 @@
+"""Seat processes: what the process boundary costs (a benchmark, never a test).
+
+    python benchmarks/seat_bench.py [--round-trips N] [--hands N] [--repeat K]
+
+In one run, interleaved round by round so both see the same machine:
+- raw pipe: the round trip of a minimal JSON echo between two Python processes (the
+  child reads a line, parses it, writes it back);
+- protocol: the median decision round trip of isolated `random` bots in a real match
+  (request sent to whole answer read: the time charged to a bot);
+- hands/s of a tournament of four `random` bots at 1 worker, inline and isolated (the
+  isolated figure includes starting four seat processes per match);
+- seat-process start-up: spawn to hello, for a Python bot (`naparena.bots.serve`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ECHO = "import sys, json\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b'\\n'); sys.stdout.buffer.flush()\n"
+
+TOURNAMENT = """[tournament]
+name = "seat-bench"
+seed = 1
+seeds = 2
+hands = {hands}
+table = 4
+duplicate = false
+workers = 1
+isolation = "{isolation}"
+[[bots]]
+name = "random"
+alias = "r1"
+[[bots]]
+name = "random"
+alias = "r2"
+[[bots]]
+name = "random"
+alias = "r3"
+[[bots]]
+name = "random"
+alias = "r4"
+[[variants]]
+name = "classic"
+"""
+
+
+def raw_round_trips(n: int) -> list[float]:
+    child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    wfd, rfd, times = child.stdin.fileno(), child.stdout.fileno(), []
+    for i in range(n):
+        start = time.perf_counter()
+        os.write(wfd, b'{"x": %d}\n' % i)
+        data = b""
+        while not data.endswith(b"\n"):
+            data += os.read(rfd, 4096)
+        times.append(time.perf_counter() - start)
+    child.stdin.close()
+    child.wait()
+    return times
+
+
+def protocol_round_trips(hands: int) -> list[float]:
+    from naparena.arena.play import Job, play_job
+    from naparena.bots.plugins import load_registry
+    from naparena.game.rules import make_rules
+    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands)
+    times: list[float] = []
+    play_job(job, load_registry(None), times)
+    return times
+
+
+def tournament_rate(isolation: str, hands: int) -> float:
+    from naparena.arena.runner import Run, registry_for
+    from naparena.arena.schedule import total_hands
+    from naparena.arena.tournament import check_bots, load_tournament
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.toml"
+        path.write_text(TOURNAMENT.format(hands=hands, isolation=isolation))
+        t = load_tournament(path)
+        registry = registry_for(t)
+        run = Run(check_bots(t, registry), registry, Path(tmp) / "run", 1)
+        run.prepare(False)
+        start = time.perf_counter()
+        run.execute()
+        return total_hands(t) / (time.perf_counter() - start)
+
+
+def start_up() -> float:
+    from naparena.arena.seats import Confinement, close_seats, start_seats
+    seat = {"alias": "r", "name": "random", "params": {}, "seed": 1, "isolation": "process"}
+    start = time.perf_counter()
+    bots = start_seats([seat], None, 1.0, Confinement(), "bench")
+    took = time.perf_counter() - start
+    assert bots[0].broken is None, bots[0].broken
+    close_seats(bots)
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--round-trips", type=int, default=20000)
+    parser.add_argument("--hands", type=int, default=2000, help="hands per match")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    raw, proto, means, p90s, inline, isolated, starts = [], [], [], [], [], [], []
+    for _ in range(args.repeat):
+        raw.append(statistics.median(raw_round_trips(args.round_trips)))
+        trips = sorted(protocol_round_trips(args.hands))
+        proto.append(statistics.median(trips))
+        means.append(statistics.fmean(trips))
+        p90s.append(trips[int(0.9 * len(trips))])
+        inline.append(tournament_rate("inline", args.hands))
+        isolated.append(tournament_rate("process", args.hands))
+        starts += [start_up() for _ in range(5)]
+    print(f"{'measure':<52} {'round by round':>30}")
+    row = lambda name, values, fmt: print(f"{name:<52} " + ", ".join(fmt(v) for v in values))  # noqa: E731
+    row("raw pipe JSON echo, median round trip (µs)", raw, lambda v: f"{v * 1e6:.1f}")
+    row("protocol decision, median round trip (µs)", proto, lambda v: f"{v * 1e6:.1f}")
+    row("protocol / raw pipe", [p / r for p, r in zip(proto, raw)], lambda v: f"{v:.2f}")
+    row("protocol decision, mean round trip (µs)", means, lambda v: f"{v * 1e6:.1f}")
+    row("protocol decision, 90th percentile (µs)", p90s, lambda v: f"{v * 1e6:.1f}")
+    row("4 random bots, 1 worker, inline (hands/s)", inline, lambda v: f"{v:,.0f}")
+    row("4 random bots, 1 worker, isolated (hands/s)", isolated, lambda v: f"{v:,.0f}")
+    row("isolated / inline", [i / n for i, n in zip(isolated, inline)], lambda v: f"{v:.3f}")
+    print(f"{'seat-process start-up, spawn to hello (ms)':<52} median {statistics.median(starts) * 1e3:.0f}, "
+          f"min {min(starts) * 1e3:.0f}, max {max(starts) * 1e3:.0f} (n={len(starts)})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,490 @@
+"""Seat processes: a bot behind a process boundary, asked over the protocol (`docs/PROTOCOL.md`).
+
+The match process holds the deal and enforces every deadline itself, waiting on the
+seat's pipe with `poll`: whatever a bot does in its own process (hang, block signals,
+exit, flood its output) costs at most its own time limit, and only its own seat.
+
+The rule for a broken seat process: a time-out, an exit, a line that is not a protocol
+message, or a line over `MAX_LINE` bytes faults the decision being asked, the process is
+killed, and the engine plays the seat with the first legal answer for the rest of the
+match (as it does for a bot that crashed its worker). A well-formed answer that is not
+legal, or the bot's own report that it failed, faults only that decision. A restarted
+process would have lost its memory of the match and could fail again at every hand; the
+fallback bounds a broken seat's cost to one time-out a match.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import math
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from naparena.bots import protocol
+from naparena.bots.protocol import MAX_LINE, ProtocolError
+from naparena.errors import ConfigError
+
+log = logging.getLogger("naparena")
+
+#: The package's source root, so a Python seat imports the same naparena as its match.
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
+_STDERR_CAP = 1 << 16  # bytes of a seat's stderr logged per match; the rest is counted, not kept
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How seat processes are started: rlimits, an optional sandbox prefix, the start-up
+    limit. Plain data, so it travels in a `Job` as `as_dict()`."""
+
+    memory_mb: int = 2048          # address space (RLIMIT_AS); 0 = no limit
+    cpu_seconds: int = 0           # CPU time of the whole match (RLIMIT_CPU); 0 = no limit
+    open_files: int = 64           # RLIMIT_NOFILE
+    sandbox: tuple[str, ...] = ()  # argv prefix, e.g. ("bwrap", "--ro-bind", "/", "/", ...)
+    start_timeout: float = 10.0    # seconds from start to the bot's hello
+
+    def as_dict(self) -> dict:
+        return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
+                "open_files": self.open_files, "sandbox": list(self.sandbox),
+                "start_timeout": self.start_timeout}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> "Confinement":
+        data = dict(data or {})
+        data["sandbox"] = tuple(data.get("sandbox", ()))
+        return cls(**data)
+
+
+class SeatFault(Exception):
+    """A decision a seat process could not answer; `reason` is the fault as logged, and
+    `bot` the `RemoteBot` when its process broke (the seat is dead from here on)."""
+
+    def __init__(self, reason: str, bot: "RemoteBot | None" = None):
+        super().__init__(reason)
+        self.reason, self.bot = reason, bot
+
+
+class _Broken(Exception):
+    """The channel to a seat process is unusable; `reason` says how."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def serve_command(name: str, bots_dir: str | None) -> list[str]:
+    """The argv of an isolated Python bot: `naparena serve`'s code without the CLI's start-up."""
+    argv = [sys.executable, "-m", "naparena.bots.serve", name]
+    return argv + (["--bots-dir", str(Path(bots_dir).resolve())] if bots_dir else [])
+
+
+def seat_environment(python: bool, home: str) -> dict[str, str]:
+    """A scrubbed environment: nothing of the match's own leaks to a bot."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
+    if python:
+        # Hash seed fixed: a bot iterating a set of strings does so alike in every run.
+        env.update(PYTHONPATH=_SOURCE_ROOT, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        for key in ("NAPARENA_DISABLE_PLUGIN_AUTOLOAD",):
+            if key in os.environ:
+                env[key] = os.environ[key]
+    return env
+
+
+def _rlimits(c: Confinement):
+    """The child's limits, set between fork and exec. Only setrlimit runs there: nothing
+    that could take a lock another thread of the match holds."""
+    wanted = [(resource.RLIMIT_CORE, 0)]
+    if c.memory_mb:
+        wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
+    if c.cpu_seconds:
+        wanted.append((resource.RLIMIT_CPU, c.cpu_seconds))
+    if c.open_files:
+        wanted.append((resource.RLIMIT_NOFILE, c.open_files))
+    hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
+    limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
+    prctl = _prctl()
+
+    def apply() -> None:
+        for kind, value in limits:
+            resource.setrlimit(kind, (value, value))
+        if prctl is not None:  # a worker killed outright takes its seats with it
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    return apply
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _prctl():
+    """Linux's prctl, looked up before the fork (nothing is loaded between fork and exec)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+class Channel:
+    """The pipes to one seat process: writes and line reads that never wait past a deadline."""
+
+    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str):
+        self.tag = tag
+        self.home = tempfile.mkdtemp(prefix="naparena-seat-")
+        self.buf = bytearray()
+        self.stderr = bytearray()
+        self.stderr_seen = 0
+        try:
+            self.proc = subprocess.Popen(
+                list(confinement.sandbox) + argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
+                start_new_session=True, preexec_fn=_rlimits(confinement), close_fds=True, bufsize=0)
+        except OSError as e:
+            shutil.rmtree(self.home, ignore_errors=True)
+            program = e.filename or (list(confinement.sandbox) + argv)[0]
+            raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
+        self.wfd, self.rfd, self.efd = (self.proc.stdin.fileno(), self.proc.stdout.fileno(),
+                                        self.proc.stderr.fileno())
+        for fd in (self.wfd, self.rfd, self.efd):
+            os.set_blocking(fd, False)
+        self.readable = select.poll()
+        self.readable.register(self.rfd, select.POLLIN)
+        self.readable.register(self.efd, select.POLLIN)
+        self.writable = select.poll()
+        self.writable.register(self.wfd, select.POLLOUT)
+        self.closed = False
+
+    # --- one exchange ----------------------------------------------------------------
+
+    def send(self, data: bytes | bytearray, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.wfd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise _Broken(self._exit_reason()) from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Broken("time-out")  # not reading its input: the pipe is full
+            self.writable.poll(math.ceil(remaining * 1000))
+
+    def receive(self, deadline: float) -> bytes:
+        """The next whole line, within the deadline and `MAX_LINE` bytes."""
+        buf = self.buf
+        while True:
+            end = buf.find(b"\n")
+            if end >= 0:
+                line = bytes(buf[:end + 1])
+                del buf[:end + 1]
+                return line
+            if len(buf) > MAX_LINE:
+                raise _Broken(f"protocol: a line of more than {MAX_LINE} bytes: "
+                              f"{bytes(buf[:60])!r}…")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Broken("time-out")
+            for fd, _ in self.readable.poll(math.ceil(remaining * 1000)):
+                if fd == self.efd:
+                    self._drain_stderr()
+                    continue
+                chunk = self._read(self.rfd)
+                if chunk is None:
+                    continue
+                if not chunk:
+                    raise _Broken(self._exit_reason())
+                buf += chunk
+
+    def _read(self, fd: int) -> bytes | None:
+        try:
+            return os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def _drain_stderr(self) -> bool:
+        """Log the seat's complete stderr lines, tagged; False once it is closed."""
+        chunk = self._read(self.efd)
+        if chunk is None:
+            return True
+        if not chunk:
+            self.readable.unregister(self.efd)
+            self._log_stderr(final=True)
+            return False
+        self.stderr_seen += len(chunk)
+        if len(self.stderr) < _STDERR_CAP:
+            self.stderr += chunk
+        self._log_stderr(final=False)
+        return True
+
+    def _log_stderr(self, final: bool) -> None:
+        text = self.stderr
+        cut = len(text) if final else text.rfind(b"\n") + 1
+        for line in bytes(text[:cut]).decode("utf-8", "replace").splitlines():
+            log.info("%s stderr: %s", self.tag, line)
+        del text[:cut]
+        if final and self.stderr_seen > _STDERR_CAP:
+            log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
+                     self.stderr_seen, _STDERR_CAP)
+
+    def _exit_reason(self) -> str:
+        """Why the pipe closed: the process's exit, if it comes within a moment."""
+        try:
+            code = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return "crash: seat process closed its output"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"crash: seat process killed by {name}"
+        return f"crash: seat process exited with code {code}"
+
+    # --- the end ---------------------------------------------------------------------
+
+    def begin_close(self, farewell: bytes) -> None:
+        """Say goodbye without waiting; `finish_close` waits for the exit."""
+        if self.closed:
+            return
+        try:
+            os.write(self.wfd, farewell)
+        except OSError:
+            pass  # full, or already gone: it is killed below
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def finish_close(self, deadline: float) -> None:
+        """Let the process exit until `deadline`, logging its stderr; then kill its group."""
+        if self.closed:
+            return
+        self.closed = True
+        stderr_open = True
+        while stderr_open and time.monotonic() < deadline:
+            ready = self.readable.poll(max(0, math.ceil((deadline - time.monotonic()) * 1000)))
+            if not ready:
+                break
+            for fd, _ in ready:
+                if fd == self.efd:
+                    stderr_open = self._drain_stderr()
+                elif not self._read(self.rfd):
+                    self.readable.unregister(self.rfd)
+        self.kill()
+        if stderr_open:
+            self._log_stderr(final=True)
+        for f in (self.proc.stdout, self.proc.stderr):
+            f.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def kill(self) -> None:
+        """The whole process group: a bot's own children go with it."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
+            pass
+
+    def abandon(self) -> None:
+        """Kill now: the seat is broken."""
+        self.begin_close(b"")
+        self.finish_close(time.monotonic())
+
+
+class RemoteBot:
+    """Stands in for a `Bot` at the table: each decision is a request to the seat process.
+
+    Lifecycle calls (match start, hand end, events) only queue their message; it goes out
+    with the next request, in one write, so they cost no round trip.
+    """
+
+    remote = True
+
+    def __init__(self, channel: Channel | None, hello: dict | None, seat: int, seed: int, timeout: float,
+                 broken: str | None = None):
+        self.channel, self.seat, self.seed, self.timeout = channel, seat, seed, timeout
+        self.hello = hello or {}
+        self.events = bool(self.hello.get("events"))
+        self.hand_start_wanted = bool(self.hello.get("hand_start"))
+        self.pending = bytearray()
+        self.broken = broken          # why the seat cannot play, told at its next decision
+        self.dead = False             # played by the fallback from now on
+        self.fallbacks = 0            # decisions the fallback made (not the bot's)
+        self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
+        self.late = f"time-out: no answer within {timeout:g} s"
+        self.times: list[float] | None = None  # per-decision round trips, when measured
+
+    # Every decision kind is one request: the view says which.
+    def _decide(self, view):
+        if self.dead:
+            self.fallbacks += 1
+            return view.legal[0]
+        if self.broken is not None:
+            self._die()
+            raise SeatFault(self.broken, self)
+        channel = self.channel
+        self.pending += protocol.request(view)
+        # The time charged: from sending the request to holding the whole answer.
+        start = time.monotonic()
+        deadline = start + self.timeout
+        try:
+            channel.send(self.pending, deadline)
+            self.pending.clear()
+            line = channel.receive(deadline)
+            if self.times is not None:
+                self.times.append(time.monotonic() - start)
+            answer, error = protocol.read_answer(line)
+        except _Broken as e:
+            self._die()
+            raise SeatFault(self.late if e.reason == "time-out" else e.reason, self) from None
+        except ProtocolError as e:
+            self._die()
+            raise SeatFault(f"protocol: {e}", self) from None
+        if error is not None:
+            raise SeatFault(f"exception: {error}")
+        return answer
+
+    bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _decide
+    peep_exchange = floater_discard = trumps = _decide
+
+    def _die(self) -> None:
+        self.dead = True
+        if self.channel is not None:
+            self.channel.abandon()
+
+    def start_match(self, info: dict) -> None:
+        self.queue(protocol.match_start(info, self.seed))
+
+    def start_hand(self, view) -> None:
+        self.queue(protocol.hand_start(view))
+
+    def observe(self, event: dict) -> None:
+        self.queue(protocol.event(event))
+
+    def end_hand(self, record: dict) -> None:
+        self.queue(protocol.hand_end(record))
+
+    def end_match(self) -> None:
+        self.queue(protocol.MATCH_END)
+
+    def queue(self, message: bytes) -> None:
+        """Send `message` with the next request (or at the match's end)."""
+        if not self.dead and self.broken is None:
+            self.pending += message
+
+
+def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
+                confinement: Confinement, tag: str) -> dict[int, RemoteBot]:
+    """Start every process seat of a match at once, then shake hands with each.
+
+    A seat that cannot start or answers the handshake badly is not an error here: it is
+    a broken seat, faulted at its first decision, and the match goes on.
+    """
+    started: dict[int, tuple[Channel | None, str | None]] = {}
+    for i, seat in enumerate(job_seats):
+        if seat.get("isolation") != "process":
+            continue
+        command = seat.get("command")
+        argv = list(command) if command else serve_command(seat["name"], bots_dir)
+        try:
+            channel = Channel(argv, confinement, python=not command, tag=f"{tag} seat {i} ({seat['alias']})")
+        except _Broken as e:
+            started[i] = (None, e.reason)
+            continue
+        try:
+            channel.send(protocol.hello(seat.get("params", {})), time.monotonic() + confinement.start_timeout)
+            started[i] = (channel, None)
+        except _Broken as e:
+            channel.abandon()
+            started[i] = (None, e.reason)
+    deadline = time.monotonic() + confinement.start_timeout
+    bots = {}
+    for i, (channel, broken) in started.items():
+        seat, hello = job_seats[i], None
+        if channel is not None:
+            try:
+                hello = protocol.read_hello(channel.receive(deadline))
+                check_params(hello, seat.get("params", {}))
+            except _Broken as e:
+                broken = (f"time-out: no hello within {confinement.start_timeout:g} s"
+                          if e.reason == "time-out" else e.reason)
+            except ProtocolError as e:
+                broken = f"protocol: {e}"
+            if broken is not None:
+                channel.abandon()
+                channel = None
+        bots[i] = RemoteBot(channel, hello, i, seat["seed"], timeout, broken)
+    return bots
+
+
+def check_params(hello: dict, params: dict) -> None:
+    """A bot that lists the params it accepts must accept every one it is sent."""
+    accepted = hello.get("params")
+    if accepted is None:
+        return
+    unknown = [k for k in params if k not in accepted]
+    if unknown:
+        listed = ", ".join(sorted(accepted)) or "none"
+        raise ProtocolError(f"the bot does not accept parameter '{unknown[0]}'; it accepts: {listed}")
+
+
+def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
+    """Send the match end and shutdown to every live seat, give them `grace` seconds
+    together to exit, then kill what is left."""
+    live = [b.channel for b in bots.values() if b.channel is not None and not b.dead and not b.channel.closed]
+    for bot in bots.values():
+        if bot.channel is not None and not bot.dead:
+            bot.channel.begin_close(bytes(bot.pending) + protocol.SHUTDOWN)
+    deadline = time.monotonic() + grace
+    for channel in live:
+        channel.finish_close(deadline)
+
+
+def probe(argv: list[str], params: dict, confinement: Confinement, python: bool = False) -> dict:
+    """Start a bot, shake hands, shut it down: its hello, or `ProtocolError` saying why not."""
+    try:
+        channel = Channel(argv, confinement, python, tag="probe")
+    except _Broken as e:
+        raise ProtocolError(e.reason.removeprefix("crash: ")) from None
+    try:
+        deadline = time.monotonic() + confinement.start_timeout
+        channel.send(protocol.hello(params), deadline)
+        hello = protocol.read_hello(channel.receive(deadline))
+        check_params(hello, params)
+        return hello
+    except _Broken as e:
+        reason = (f"no hello within {confinement.start_timeout:g} s" if e.reason == "time-out"
+                  else e.reason.removeprefix("crash: "))
+        raise ProtocolError(reason) from None
+    finally:
+        channel.begin_close(protocol.SHUTDOWN)
+        channel.finish_close(time.monotonic() + 1.0)
+
+
+def preflight(t) -> None:
+    """Shake hands with every external bot of tournament `t` before any play, so a wrong
+    command or a parameter the bot refuses is a bad tournament file, not a run of faults."""
+    for i, bot in enumerate(t.bots, 1):
+        if bot.command is None:
+            continue
+        try:
+            probe(t.command_of(bot), bot.params, t.seats)
+        except ProtocolError as e:
+            key = f"bots[{i}].params" if "parameter" in str(e) else f"bots[{i}].command"
+            raise ConfigError(t.path, key, f"bot '{bot.alias}' failed its handshake: {e}") from None

@@ -1,0 +1,176 @@
+"""The seat protocol's messages, shared by both ends: JSON lines between a match and a bot process.
+
+`docs/PROTOCOL.md` is the specification and `naparena/schemas/protocol/` holds a JSON
+Schema for every message. Cards and bids are encoded as in the match logs: a card is its
+int, a bid its name, a suit its int, an exchange or discard a sorted array of cards.
+
+This module turns views, answers and records into message bytes and back. It lives in
+the bots layer because `naparena serve` (a bot's end) needs it as much as the match does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from naparena.game.rules import Rules
+from naparena.game.view import View
+
+#: Bumped on any change a bot could notice; a bot answers the handshake with the version it speaks.
+VERSION = 1
+#: The longest line either end reads, newline included: an answer is a few dozen bytes,
+#: and the largest request (a Sir Garnet discard, 252 legal answers) is under 8 KiB.
+MAX_LINE = 1 << 16
+
+# A view travels without its rules: they are in the match message, once per match.
+_RULES = View._fields.index("rules")
+VIEW_KEYS = tuple(f for f in View._fields if f != "rules")
+_KEEP = tuple(i for i in range(len(View._fields)) if i != _RULES)
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol; the text quotes the offending line."""
+
+
+# --- the match's end ------------------------------------------------------------------
+
+def hello(params: dict) -> bytes:
+    return _line({"type": "hello", "protocol": VERSION, "params": params})
+
+
+def match_start(info: dict, seed: int) -> bytes:
+    """`info` is what an inline bot's `start_match` gets; its `Rules` go as their options."""
+    return _line({"type": "match", **info, "rules": info["rules"].as_dict(), "seed": seed})
+
+
+def request(view: View) -> bytes:
+    """One decision: every field of the seat's `View` except `rules`, which the match message gave."""
+    return b'{"type":"decide","view":' + _view_json(view) + b"}\n"
+
+
+def hand_start(view: View) -> bytes:
+    return b'{"type":"hand_start","view":' + _view_json(view) + b"}\n"
+
+
+def event(data: dict) -> bytes:
+    return _line({"type": "event", "event": data})
+
+
+def hand_end(record: dict) -> bytes:
+    return _line({"type": "hand_end", "record": record})
+
+
+MATCH_END = b'{"type":"match_end"}\n'
+SHUTDOWN = b'{"type":"shutdown"}\n'
+
+
+def _view_json(view: View) -> bytes:
+    return orjson.dumps(dict(zip(VIEW_KEYS, [view[i] for i in _KEEP])))
+
+
+def _line(data: dict) -> bytes:
+    return orjson.dumps(data) + b"\n"
+
+
+def read_hello(line: bytes) -> dict:
+    """The bot's handshake answer, checked: its name, version, accepted params and wishes."""
+    data = _object(line)
+    if data.get("type") == "error":
+        raise ProtocolError(f"the bot refused the handshake: {str(data.get('message', ''))[:200]}")
+    if data.get("type") != "hello":
+        raise ProtocolError(f"expected a hello message, got {_quote(line)}")
+    if data.get("protocol") != VERSION:
+        raise ProtocolError(f"the bot speaks protocol {data.get('protocol')!r}, not {VERSION}: {_quote(line)}")
+    if not isinstance(data.get("name"), str) or not data["name"]:
+        raise ProtocolError(f"hello without a name: {_quote(line)}")
+    for key, kind in (("version", str), ("params", dict), ("events", bool), ("hand_start", bool)):
+        if key in data and not isinstance(data[key], kind):
+            raise ProtocolError(f"hello field {key!r} has the wrong type: {_quote(line)}")
+    return data
+
+
+def read_answer(line: bytes) -> tuple[Any, str | None]:
+    """(answer, None), or (None, the bot's own error text) when it could not answer.
+
+    Arrays become tuples, the type the engine's exchanges and discards have, so an
+    answer means the same from a process as from an inline bot.
+    """
+    data = _object(line)
+    if data.get("type") != "answer":
+        raise ProtocolError(f"expected an answer message, got {_quote(line)}")
+    if "error" in data:
+        return None, str(data["error"])[:200]
+    if "answer" not in data:
+        raise ProtocolError(f"answer message without an answer: {_quote(line)}")
+    answer = data["answer"]
+    return (tuples(answer) if isinstance(answer, list) else answer), None
+
+
+def _object(line: bytes) -> dict:
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"a line of more than {MAX_LINE} bytes: {_quote(line)}")
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise ProtocolError(f"not a JSON line: {_quote(line)}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(f"not a JSON object: {_quote(line)}")
+    return data
+
+
+def _quote(line: bytes) -> str:
+    """The offending line, short enough for a log."""
+    text = line.rstrip(b"\n").decode("utf-8", "replace")
+    return repr(text if len(text) <= 120 else text[:120] + "…")
+
+
+# --- the bot's end --------------------------------------------------------------------
+
+def tuples(value):
+    """JSON arrays back into the tuples a `View` holds, at every depth."""
+    if isinstance(value, list):
+        return tuple([tuples(v) if isinstance(v, list) else v for v in value])
+    return value
+
+
+def read_view(d: dict, rules: Rules) -> View:
+    """A request's view object → the same `View` an inline bot would have been given.
+
+    Written out field by field in `View`'s order (a generic walk cost three times as
+    much, once per decision); the protocol tests check the result equals the view sent.
+    """
+    legal = d["legal"]
+    legal = tuple(map(tuple, legal)) if legal and type(legal[0]) is list else tuple(legal)
+    return View((d["kind"], d["seat"], legal, tuple(d["hand"]), d["trumps"], tuple(map(tuple, d["trick"])),
+                 tuple([(lead, tuple(map(tuple, plays)), won) for lead, plays, won in d["tricks"]]),
+                 tuple(d["won"]), tuple(d["seen"]), tuple(map(tuple, d["bids"])), d["bidder"], d["contract"],
+                 rules, d["players"], d["dealer"], tuple(d["active"]), d["hand_no"], tuple(d["chips"]),
+                 d["kitty"], tuple(d["peeps"]), tuple(map(tuple, d["exchanges"])), d["garnet_taker"]))
+
+
+def read_record(data: dict) -> dict:
+    """A hand end's public record, its arrays as tuples like the engine's."""
+    return {k: tuples(v) for k, v in data.items()}
+
+
+def read_rules(options: dict) -> Rules:
+    """The match message's rules options → `Rules`, as a worker rebuilds them from a job."""
+    return Rules(**{**options, "bids": tuple(options["bids"])})
+
+
+def answer(value) -> bytes:
+    return b'{"type":"answer","answer":' + orjson.dumps(value) + b"}\n"
+
+
+def failure(text: str) -> bytes:
+    return _line({"type": "answer", "error": text})
+
+
+def bot_hello(name: str, version: str, params: dict, events: bool, hand_start: bool) -> bytes:
+    return _line({"type": "hello", "protocol": VERSION, "name": name, "version": version,
+                  "params": params, "events": events, "hand_start": hand_start})
+
+
+def refusal(message: str) -> bytes:
+    return _line({"type": "error", "message": message})

@@ -1,0 +1,148 @@
+"""A registered Python bot as a protocol program: JSON lines on stdin, answers on stdout.
+
+`naparena serve BOT` runs this, and so does the match for every bot it isolates
+(`python -m naparena.bots.serve BOT`, which skips the command line's start-up cost):
+one code path, so an isolated bot plays exactly as it would inline. `docs/PROTOCOL.md`
+describes the messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from typing import BinaryIO
+
+import orjson
+
+from naparena.bots import protocol
+from naparena.bots.bot import Bot, wants_events
+from naparena.bots.plugins import bot_version, load_registry
+from naparena.errors import PluginError
+
+
+def serve(name: str, params: dict | None = None, bots_dir: str | None = None,
+          stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:
+    """Answer the protocol for bot `name` until shutdown or end of input; the exit code.
+
+    `params` are defaults the handshake's params override. Anything the bot prints goes
+    to stderr: stdout carries the protocol alone, so a stray `print` cannot break it.
+    """
+    if out_fd is None:
+        out_fd = _protocol_stdout()
+    stdin = stdin or sys.stdin.buffer
+    write = lambda data: _write_all(out_fd, data)  # noqa: E731 - one syscall per message
+    try:
+        first = orjson.loads(stdin.readline(protocol.MAX_LINE))
+    except orjson.JSONDecodeError:
+        first = None
+    if not isinstance(first, dict) or first.get("type") != "hello":
+        write(protocol.refusal("the first message must be hello"))
+        return 2
+    try:
+        entry = load_registry(bots_dir).get(name)
+        given = {**(params or {}), **first.get("params", {})}
+        full = entry.cls.validate_params(given)
+    except PluginError as e:
+        write(protocol.refusal(str(e)))
+        return 2
+    cls = entry.cls
+    write(protocol.bot_hello(name, bot_version(entry), _plain(full), wants_events(cls),
+                             cls.start_hand is not Bot.start_hand))
+    return _loop(entry, full, stdin, write)
+
+
+def _loop(entry, params: dict, stdin: BinaryIO, write) -> int:
+    bot, rules = None, None
+    # A bot without an end_hand skips the hand's record unread: it comes every hand.
+    skip_ends = entry.cls.end_hand is Bot.end_hand
+    readline, loads, max_line = stdin.readline, orjson.loads, protocol.MAX_LINE
+    while line := readline(max_line):
+        if skip_ends and line.startswith(b'{"type":"hand_end"'):
+            continue
+        message = loads(line)
+        kind = message["type"]
+        if kind == "decide":
+            view = protocol.read_view(message["view"], rules)
+            write(_decide(bot, view))
+        elif kind == "match":
+            rules = protocol.read_rules(message["rules"])
+            info = {"match": message["match"], "seat": message["seat"], "seats": message["seats"],
+                    "players": message["players"], "rules": rules, "hands": message["hands"]}
+            bot = entry.cls(random.Random(message["seed"]), message["seat"], **params)
+            _quietly(bot.start_match, info)
+        elif kind == "hand_end":
+            _quietly(bot.end_hand, protocol.read_record(message["record"]))
+        elif kind == "event":
+            _quietly(bot.observe, message["event"])
+        elif kind == "hand_start":
+            _quietly(bot.start_hand, protocol.read_view(message["view"], rules))
+        elif kind == "match_end":
+            _quietly(bot.end_match)
+        elif kind == "shutdown":
+            return 0
+        # Any other type is from a later protocol version: ignored, as the protocol says.
+    return 0
+
+
+def _decide(bot, view) -> bytes:
+    try:
+        answer = getattr(bot, view.kind)(view)
+    except BaseException as e:  # sys.exit in a bot is its fault, as inline
+        return protocol.failure(f"{type(e).__name__}: {str(e)[:200]}")
+    try:
+        return protocol.answer(answer)
+    except TypeError:
+        return protocol.failure(f"answer {answer!r:.100} cannot be sent as JSON")
+
+
+def _quietly(hook, *args) -> None:
+    """A lifecycle hook's failure costs nothing in play, as inline."""
+    try:
+        hook(*args)
+    except Exception:
+        pass
+
+
+def _plain(params: dict) -> dict:
+    """Params as JSON can carry them (a tuple default goes as an array)."""
+    return json.loads(json.dumps(params, default=str))
+
+
+def _protocol_stdout() -> int:
+    """Keep the real stdout for protocol lines and point fd 1 (and `print`) at stderr."""
+    sys.stdout.flush()
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="naparena serve", description=__doc__.splitlines()[0])
+    parser.add_argument("bot")
+    parser.add_argument("--params", default="{}", help="the bot's parameters as a JSON object")
+    parser.add_argument("--bots-dir", default=None, help="drop-in bot folder")
+    args = parser.parse_args(argv)
+    return serve(args.bot, parse_params(args.params), args.bots_dir)
+
+
+def parse_params(text: str) -> dict:
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PluginError(f"--params is not JSON: {e}") from None
+    if not isinstance(params, dict):
+        raise PluginError("--params must be a JSON object, e.g. '{\"samples\": 40}'")
+    return params
+
+
+if __name__ == "__main__":
+    sys.exit(main())

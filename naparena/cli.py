@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -40,8 +41,15 @@ def main() -> None:
     app()
 
 
+def say(markup: str, *texts) -> None:
+    """One message on stderr: `markup` with every piece of user text escaped (a name like
+    "evil[/]" is text, not markup), on one line however long when stderr is no terminal."""
+    err.print(markup.format(*(escape(str(t)) for t in texts)), highlight=False,
+              soft_wrap=not err.is_terminal)
+
+
 def _fail(e: NaparenaError) -> typer.Exit:
-    err.print(f"[red]error:[/] {e}", highlight=False)
+    say("[red]error:[/] {}", e)
     return typer.Exit(e.exit_code)
 
 
@@ -106,7 +114,7 @@ def report(
     from naparena.arena.runner import is_complete, standings_from_logs
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
-        err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
+        say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json)
 
 
@@ -127,14 +135,15 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
     runner = Run(t, registry, run_dir, workers)
-    done = runner.prepare(resuming)
-    _log_to(run_dir, runner.workers)
     total, hands = len(runner.specs), total_hands(t)
-    err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
-              + (f" ({done} matches already done)" if done else ""))
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
+        # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
+        done = runner.prepare(resuming)
+        _log_to(run_dir, runner.workers)
+        say("{}: {} matches, {} hands, {} worker(s) → {}" + (" ({} matches already done)" if done else ""),
+            t.name, total, hands, runner.workers, run_dir, done)
         with _progress() as progress:
             task = progress.add_task("matches", total=total, hands="0", rate="")
 
@@ -145,14 +154,17 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
             result = runner.execute(progress=tick)
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
-        err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
-                  f"Resume with: {how_to_resume}")
+        if (run_dir / "manifest.json").exists():
+            say("[yellow]interrupted[/]: {} of {} matches are kept in {}.\nResume with: {}",
+                kept, total, run_dir, how_to_resume)
+        else:
+            say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
         _drop_run_logging()
     elapsed = time.monotonic() - started
-    err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
+    say("done in {} s; logs in {}", f"{elapsed:.1f}", run_dir)
     return result
 
 
@@ -177,7 +189,10 @@ def _log_to(run_dir: Path, workers: int) -> None:
 
     root = logging.getLogger()
     _drop_run_logging()
-    file_handler = logging.FileHandler(run_dir / "run.log")
+    try:
+        file_handler = logging.FileHandler(run_dir / "run.log")
+    except OSError as e:
+        raise RunError(f"{run_dir / 'run.log'}: cannot write it: {e.strerror}") from None
     file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
     file_handler.setLevel(logging.INFO)
     stderr_handler = logging.StreamHandler(sys.stderr)
@@ -234,7 +249,7 @@ def replay(
     from naparena.arena.verify import load_match
     data = load_match(logfile)
     if "skipped" in data:
-        out.print(f"match skipped: {data['skipped']}")
+        out.print(f"match skipped: {escape(str(data['skipped']))}")
         return
     records = data["hands"]
     if hand is not None:
@@ -251,7 +266,7 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     from naparena.arena.verify import verify_run
     matches, hands, problems, missing = verify_run(run_dir)
     for name, problem in problems:
-        err.print(f"[red]mismatch[/] {name}: {problem}")
+        say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
@@ -280,7 +295,7 @@ def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in
     registry = load_registry(bots_dir)
     render.bots(out, registry)
     for f in registry.failures:
-        out.print(f"[red]failed[/] {f}")
+        out.print(f"[red]failed[/] {escape(str(f))}")
 
 
 @_command
@@ -298,7 +313,7 @@ def check(
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
     if failed:
-        err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
+        say("[red]{} failed in {} variant(s)[/]: {}", bot, len(failed), ", ".join(failed))
         raise typer.Exit(1)
     out.print(f"{bot}: every decision legal in {len(results)} variants")
 
@@ -318,7 +333,7 @@ def init(
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
     path.write_text(text)
-    out.print(f"wrote {path}; run it with: naparena run {path}")
+    out.print(escape(f"wrote {path}; run it with: naparena run {path}"))
 
 
 @_command

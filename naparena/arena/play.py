@@ -432,6 +432,14 @@ def dumps(data: dict) -> bytes:
 def write_atomic(path: str, data: bytes) -> None:
     """Write to a temporary file then rename, so a reader never sees half a log."""
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        # A full disk or an interrupt: leave no half-written temporary file behind.
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -112,6 +112,13 @@ def report(
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from naparena.arena.runner import is_complete, standings_from_logs
+    from naparena.arena.verify import audit_run
+    problems = audit_run(run_dir, replay=False).problems
+    if problems:  # standings from files that are not this run's would credit the wrong bots
+        name, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
+                       f"naparena verify {run_dir} lists every problem")
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
@@ -122,12 +129,17 @@ def _load(file: Path, bots_dir: Optional[Path]):
     import dataclasses
 
     from naparena.arena.runner import registry_for
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.tournament import caveats, check_bots, load_tournament
     t = load_tournament(file)
     if bots_dir is not None:
+        if not bots_dir.is_dir():
+            problem = "is a file, not a folder" if bots_dir.exists() else "does not exist"
+            raise RunError(f"--bots-dir: the drop-in bot folder {bots_dir} {problem}")
         t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
     registry = registry_for(t)
     render.failures(err, registry)
+    for caveat in caveats(t):
+        say("[yellow]warning:[/] {}", caveat)
     return check_bots(t, registry), registry
 
 

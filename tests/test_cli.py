@@ -11,6 +11,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
+from naparena.arena.play import FORMAT
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
@@ -273,7 +274,8 @@ def test_a_run_or_log_of_another_format_is_refused_not_misread(finished, tmp_pat
     data = json.loads(log.read_bytes())
     data["format"] = 1
     log.write_text(json.dumps(data))
-    assert_clean_error(invoke("replay", log), 2, "log format 1; this naparena reads format 2")
+    assert_clean_error(invoke("replay", log), 2, "written in log format 1 by an older naparena",
+                       f"this one reads format {FORMAT} only")
     manifest = json.loads((run_dir / "manifest.json").read_text())
     manifest["format"] = 1
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
@@ -318,7 +320,9 @@ def test_report_rebuilds_the_standings_from_the_logs(finished):
 
 def test_report_of_an_unfinished_run_warns_and_of_no_run_fails(finished, here):
     run_dir, _ = finished
+    # An unfinished run: its last match and the standings, written only at the end, are not there.
     sorted((run_dir / "matches").glob("*.json"))[-1].unlink()
+    (run_dir / "standings.json").unlink()
     result = invoke("report", run_dir, "--json")
     assert result.exit_code == 0
     assert "unfinished" in result.stderr
@@ -394,7 +398,9 @@ def test_verify_passes_an_untouched_run_and_fails_a_broken_log(finished):
 
 def test_verify_counts_matches_not_played_yet(finished):
     run_dir, _ = finished
+    # An unfinished run: its last match and the standings, written only at the end, are not there.
     sorted((run_dir / "matches").glob("*.json"))[-1].unlink()
+    (run_dir / "standings.json").unlink()
     result = invoke("verify", run_dir)
     assert result.exit_code == 0
     assert "1 matches not played yet" in flat(result.stdout)

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Callable
 
 from naparena._version import __version__
+from naparena.arena.logs import read_match
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
 from naparena.arena.schedule import bot_seed, schedule, total_hands
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
-from naparena.arena.verify import read_match
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
-from naparena.errors import RunError
+from naparena.errors import ConfigError, RunError
 from naparena.stats.standings import Standings
 
 log = logging.getLogger("naparena")
@@ -73,7 +73,12 @@ def run_job(job: Job) -> dict:
 def bots_dir(t: Tournament) -> str | None:
     """The drop-in folder to load, or None when the default one is simply absent."""
     path = t.bots_path
-    return str(path) if path.is_dir() or t.bots_dir != "bots" else None
+    if t.bots_dir == "bots" and not path.exists():
+        return None
+    if not path.is_dir():
+        problem = "is a file, not a folder" if path.exists() else "does not exist"
+        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+    return str(path)
 
 
 def registry_for(t: Tournament):

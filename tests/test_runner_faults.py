@@ -362,3 +362,65 @@ def test_resuming_with_another_bots_dir_holding_a_bot_of_the_same_name_is_refuse
 def test_live_members_helper_sees_this_process():
     # The orphan test relies on it: a live process of a group is found.
     assert os.getpid() in live_members(os.getpgid(0))
+
+
+# --- files deleted during the run, plug-ins that exit or interrupt ------------------------
+
+VANDAL = '''
+import glob
+import os
+
+from naparena import Bot, hookimpl
+
+
+class Vandal(Bot):
+    name = "vandal"
+    description = "deletes the run's first match log and its manifest from match 2 on"
+
+    def start_match(self, info):
+        if info["match"] >= 2:
+            for path in glob.glob(os.path.join("logs", "*", "matches", "000000.json")) + \\
+                    glob.glob(os.path.join("logs", "*", "manifest.json")):
+                os.remove(path)
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+@hookimpl
+def register_bots(register):
+    register(Vandal)
+'''
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_bot_deleting_run_files_makes_the_run_fail_loudly(tmp_path, monkeypatch, workers):
+    write_sleeper_tournament(tmp_path, VANDAL)
+    (tmp_path / "t.toml").write_text((tmp_path / "t.toml").read_text().replace('"sleeper"', '"vandal"'))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", "t.toml", "--workers", workers])
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert "manifest.json, matches/000000.json disappeared while the run went on" in message
+    assert not (run_dir_in(tmp_path / "logs") / "standings.json").exists()
+
+
+@pytest.mark.parametrize("where, what", [("import", "raise SystemExit(3)"), ("import", "raise KeyboardInterrupt"),
+                                         ("register", "raise SystemExit(4)"),
+                                         ("register", "raise KeyboardInterrupt")])
+def test_a_drop_in_that_exits_or_interrupts_is_a_plug_in_failure(tmp_path, where, what):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    body = (what + "\n") if where == "import" else ""
+    body += "from naparena import hookimpl\n\n\n@hookimpl\ndef register_bots(register):\n"
+    body += f"    {what}\n" if where == "register" else "    pass\n"
+    (folder / "quitter.py").write_text(body)
+    done = naparena("bots", "--bots-dir", "bots", cwd=tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    flat = " ".join(done.stdout.split())
+    assert "failed" in flat and "quitter" in flat
+    assert ("SystemExit" in flat) or ("KeyboardInterrupt" in flat)
+    assert "random" in flat, "the other bots still load"

@@ -267,9 +267,21 @@ class Run:
             raise
         if own:
             executor.shutdown()
+        self._check_files()
         result = standings.result()
         write_file(self.run_dir / STANDINGS, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
         return result
+
+    def _check_files(self) -> None:
+        """Every file the run wrote must still be there before it says it is done (a bot,
+        or anything else, may have deleted one meanwhile)."""
+        gone = [MANIFEST] if not (self.run_dir / MANIFEST).exists() else []
+        gone += [f"{MATCHES}/{match_path(self.run_dir, s['index']).name}" for s in self.specs
+                 if not match_path(self.run_dir, s["index"]).exists()]
+        if gone:
+            shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+            raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
+                           " no standings were written")
 
     def _play_all(self, standings: Standings, executor, progress: Progress | None) -> None:
         window = max(2, self.workers * 3)  # bounded look-ahead keeps memory flat

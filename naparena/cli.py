@@ -69,7 +69,7 @@ def _command(fn):
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256,
                                           help="worker processes (default: the file's, 0 there = one per core); 1 plays in-process"),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
@@ -87,7 +87,7 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
@@ -314,8 +314,8 @@ def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in
 def check(
     bot: str = typer.Argument(..., help="bot name"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
-    hands: int = typer.Option(30, "--hands", min=1, help="hands per variant"),
-    timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
+    hands: int = typer.Option(30, "--hands", min=1, max=100_000, help="hands per variant"),
+    timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
 ) -> None:
     """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
@@ -350,9 +350,9 @@ def init(
 
 @_command
 def bench(
-    hands: int = typer.Option(20000, "--hands", min=100, help="hands per measurement"),
+    hands: int = typer.Option(20000, "--hands", min=100, max=10_000_000, help="hands per measurement"),
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
-    repeat: int = typer.Option(3, "--repeat", min=1, help="best of this many runs (CPU time)"),
+    repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="best of this many runs (CPU time)"),
 ) -> None:
     """Hands per second on one core: the bare engine with random legal answers, then the
     same through bots, supervision and JSON logging."""

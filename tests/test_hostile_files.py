@@ -261,3 +261,13 @@ def test_hostile_files_as_a_real_process(tmp_path, kind):
     assert done.returncode == 2, done.stderr
     assert_one_line_naming(done.stderr, path, key)
     assert listing(folder) == before
+
+
+@pytest.mark.parametrize("args", [["run", "t.toml", "--workers", "100000"], ["check", "random", "--hands", "10000000000"],
+                                  ["check", "random", "--timeout", "1e-9"]])
+def test_command_line_numbers_have_bounds_too(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.toml").write_text(doc())
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert not (tmp_path / "logs").exists()

@@ -92,8 +92,13 @@ def resume(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
+    from naparena.arena.logs import other_format
+    from naparena.arena.play import FORMAT
     from naparena.arena.runner import config_hash, read_manifest, read_where
     manifest = read_manifest(run_dir)
+    if manifest.get("format") != FORMAT:  # before the hash, which another format computes differently
+        raise RunError(f"{run_dir}: {other_format(manifest).replace('match log', 'run')}; "
+                       "resume it with the version that started it")
     where = read_where(run_dir)
     if not where.get("file"):
         raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
@@ -112,17 +117,23 @@ def report(
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from naparena.arena.runner import is_complete, standings_from_logs
-    from naparena.arena.verify import audit_run
-    problems = audit_run(run_dir, replay=False).problems
-    if problems:  # standings from files that are not this run's would credit the wrong bots
-        name, problem = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
-                       f"naparena verify {run_dir} lists every problem")
+    _sound(run_dir)
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json)
+
+
+def _sound(run_dir: Path) -> None:
+    """Refuse a run whose files are not all its own: standings built from them would
+    credit the wrong bots. (The cheap checks; `verify` also replays every hand.)"""
+    from naparena.arena.verify import audit_run
+    problems = audit_run(run_dir, replay=False).problems
+    if problems:
+        name, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
+                       f"naparena verify {run_dir} lists every problem")
 
 
 def _load(file: Path, bots_dir: Optional[Path]):
@@ -243,6 +254,8 @@ def compare(
     """Compare the same bots across two runs and say whether the differences are real."""
     from naparena.arena.runner import load_standings
     from naparena.stats.standings import compare as compare_runs
+    _sound(run_a)
+    _sound(run_b)
     result = compare_runs(load_standings(run_a), load_standings(run_b))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))

@@ -197,7 +197,7 @@ BAD_FILES = [
     ("misspelt key", '[tournament]\nname = "x"\nhand = 5\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n',
      ["tournament.hand", "did you mean 'hands'"]),
     ("hands zero", '[tournament]\nname = "x"\nhands = 0\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n',
-     ["tournament.hands", "at least 1"]),
+     ["tournament.hands", "from 1 to 1000000"]),
     ("hands as text", '[tournament]\nname = "x"\nhands = "ten"\n[[bots]]\nname = "random"\n'
                       '[[variants]]\nname = "classic"\n',
      ["tournament.hands", "whole number"]),
@@ -232,7 +232,7 @@ def test_run_a_bad_file_exits_2_naming_the_file_and_key(tmp_path, monkeypatch, t
 def test_run_a_missing_file_or_bots_folder_exits_2(here):
     assert_clean_error(invoke("run", "nowhere.toml"), 2, "nowhere.toml", "no such tournament file")
     assert_clean_error(invoke("run", "t.toml", "--bots-dir", "no-such-folder"), 2,
-                       "bots folder", "does not exist")
+                       "--bots-dir", "bot folder no-such-folder does not exist")
 
 
 # --- resume and report ------------------------------------------------------------------

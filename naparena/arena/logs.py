@@ -24,11 +24,11 @@ def load_match(path: str | Path) -> dict:
         what = "empty" if not raw.strip() else f"not valid JSON ({e})"
         raise RunError(f"{path}: damaged match log: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise RunError(f"{path}: {_other_format(data)}")
+        raise RunError(f"{path}: {other_format(data)}")
     return data
 
 
-def _other_format(data) -> str:
+def other_format(data) -> str:
     found = data.get("format") if isinstance(data, dict) else None
     if isinstance(found, int) and 0 < found < FORMAT:
         return (f"written in log format {found} by an older naparena; this one reads format {FORMAT}"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from naparena.arena.logs import load_match, read_match
+from naparena.arena.logs import load_match, other_format, read_match
 from naparena.arena.runner import (
     MANIFEST,
     MATCHES,
@@ -140,6 +140,9 @@ def audit_run(run_dir: Path, replay: bool = True) -> Audit:
     run_dir = Path(run_dir)
     audit = Audit()
     manifest = read_manifest(run_dir)
+    if manifest.get("format") != FORMAT:
+        audit.problems.append((MANIFEST, other_format(manifest).replace("not a match log", "not a manifest")))
+        return audit
     try:
         t = tournament_of(manifest["tournament"])
     except (KeyError, TypeError, ValueError, AttributeError, NaparenaError) as e:

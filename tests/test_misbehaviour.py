@@ -69,7 +69,7 @@ def worker_cpu_seconds(pid: int) -> float:
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
     except OSError:
-        return float("inf")  # gone: let the watchdog act, the pool sees the death anyway
+        return 0.0  # gone (and reaped): no time passes; the pool sees the death by its sentinel
     fields = stat[stat.rfind(b")") + 2:].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,8 +42,15 @@ def main() -> None:
     app()
 
 
+def say(markup: str, *texts) -> None:
+    """One message on stderr: `markup` with every piece of user text escaped (a name like
+    "evil[/]" is text, not markup), on one line however long when stderr is no terminal."""
+    err.print(markup.format(*(escape(str(t)) for t in texts)), highlight=False,
+              soft_wrap=not err.is_terminal)
+
+
 def _fail(e: NaparenaError) -> typer.Exit:
-    err.print(f"[red]error:[/] {e}", highlight=False)
+    say("[red]error:[/] {}", e)
     return typer.Exit(e.exit_code)
 
 
@@ -62,7 +70,7 @@ def _command(fn):
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256,
                                           help="worker processes (default: the file's, 0 there = one per core); 1 plays in-process"),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
@@ -81,14 +89,19 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
+    from naparena.arena.logs import other_format
+    from naparena.arena.play import FORMAT
     from naparena.arena.runner import config_hash, read_manifest, read_where
     manifest = read_manifest(run_dir)
+    if manifest.get("format") != FORMAT:  # before the hash, which another format computes differently
+        raise RunError(f"{run_dir}: {other_format(manifest).replace('match log', 'run')}; "
+                       "resume it with the version that started it")
     where = read_where(run_dir)
     if not where.get("file"):
         raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
@@ -107,10 +120,23 @@ def report(
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from naparena.arena.runner import is_complete, standings_from_logs
+    _sound(run_dir)
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
-        err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
+        say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json)
+
+
+def _sound(run_dir: Path) -> None:
+    """Refuse a run whose files are not all its own: standings built from them would
+    credit the wrong bots. (The cheap checks; `verify` also replays every hand.)"""
+    from naparena.arena.verify import audit_run
+    problems = audit_run(run_dir, replay=False).problems
+    if problems:
+        name, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
+                       f"naparena verify {run_dir} lists every problem")
 
 
 def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None):
@@ -118,14 +144,19 @@ def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None)
 
     from naparena.arena.runner import registry_for
     from naparena.arena.seats import preflight
-    from naparena.arena.tournament import check_bots, load_tournament, with_isolation
+    from naparena.arena.tournament import caveats, check_bots, load_tournament, with_isolation
     t = load_tournament(file)
     if bots_dir is not None:
+        if not bots_dir.is_dir():
+            problem = "is a file, not a folder" if bots_dir.exists() else "does not exist"
+            raise RunError(f"--bots-dir: the drop-in bot folder {bots_dir} {problem}")
         t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
     if isolation is not None:
         t = with_isolation(t, _isolation(isolation))
     registry = registry_for(t)
     render.failures(err, registry)
+    for caveat in caveats(t):
+        say("[yellow]warning:[/] {}", caveat)
     t = check_bots(t, registry)
     preflight(t)  # external bots: a command that cannot start is a bad file, before any play
     return t, registry
@@ -141,14 +172,15 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
     runner = Run(t, registry, run_dir, workers)
-    done = runner.prepare(resuming)
-    _log_to(run_dir, runner.workers)
     total, hands = len(runner.specs), total_hands(t)
-    err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
-              + (f" ({done} matches already done)" if done else ""))
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
+        # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
+        done = runner.prepare(resuming)
+        _log_to(run_dir, runner.workers)
+        say("{}: {} matches, {} hands, {} worker(s) → {}" + (" ({} matches already done)" if done else ""),
+            t.name, total, hands, runner.workers, run_dir, done)
         with _progress() as progress:
             task = progress.add_task("matches", total=total, hands="0", rate="")
 
@@ -159,14 +191,17 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
             result = runner.execute(progress=tick)
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
-        err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
-                  f"Resume with: {how_to_resume}")
+        if (run_dir / "manifest.json").exists():
+            say("[yellow]interrupted[/]: {} of {} matches are kept in {}.\nResume with: {}",
+                kept, total, run_dir, how_to_resume)
+        else:
+            say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
         _drop_run_logging()
     elapsed = time.monotonic() - started
-    err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
+    say("done in {} s; logs in {}", f"{elapsed:.1f}", run_dir)
     return result
 
 
@@ -191,7 +226,10 @@ def _log_to(run_dir: Path, workers: int) -> None:
 
     root = logging.getLogger()
     _drop_run_logging()
-    file_handler = logging.FileHandler(run_dir / "run.log")
+    try:
+        file_handler = logging.FileHandler(run_dir / "run.log")
+    except OSError as e:
+        raise RunError(f"{run_dir / 'run.log'}: cannot write it: {e.strerror}") from None
     file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
     file_handler.setLevel(logging.INFO)
     stderr_handler = logging.StreamHandler(sys.stderr)
@@ -230,6 +268,8 @@ def compare(
     """Compare the same bots across two runs and say whether the differences are real."""
     from naparena.arena.runner import load_standings
     from naparena.stats.standings import compare as compare_runs
+    _sound(run_a)
+    _sound(run_b)
     result = compare_runs(load_standings(run_a), load_standings(run_b))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
@@ -248,7 +288,7 @@ def replay(
     from naparena.arena.verify import load_match
     data = load_match(logfile)
     if "skipped" in data:
-        out.print(f"match skipped: {data['skipped']}")
+        out.print(f"match skipped: {escape(str(data['skipped']))}")
         return
     records = data["hands"]
     if hand is not None:
@@ -265,7 +305,7 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     from naparena.arena.verify import verify_run
     matches, hands, problems, missing = verify_run(run_dir)
     for name, problem in problems:
-        err.print(f"[red]mismatch[/] {name}: {problem}")
+        say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
@@ -298,7 +338,7 @@ def bots(
     registry = load_registry(bots_dir)
     render.bots(out, registry)
     for f in registry.failures:
-        out.print(f"[red]failed[/] {f}")
+        out.print(f"[red]failed[/] {escape(str(f))}")
     if tournament is not None:
         _external_bots(tournament)
 
@@ -311,16 +351,16 @@ def _external_bots(file: Path) -> None:
     from naparena.arena.tournament import load_tournament
     from naparena.bots.protocol import ProtocolError
     t = load_tournament(file)
-    table = Table(title=f"external bots in {file}")
+    table = Table(title=f"external bots in {escape(str(file))}")
     for col in ("alias", "says it is", "version", "command", "files"):
         table.add_column(col)
     for bot in (b for b in t.bots if b.command is not None):
         try:
             hello = probe(t.command_of(bot), bot.params, t.seats)
-            said, version = hello["name"], hello.get("version", "")
+            said, version = escape(str(hello["name"])), escape(str(hello.get("version", "")))
         except ProtocolError as e:
-            said, version = f"[red]failed[/]: {e}", ""
-        table.add_row(bot.alias, said, version, shlex.join(bot.command), t.command_hash(bot))
+            said, version = f"[red]failed[/]: {escape(str(e))}", ""
+        table.add_row(escape(bot.alias), said, version, escape(shlex.join(bot.command)), t.command_hash(bot))
     out.print(table)
 
 
@@ -328,8 +368,8 @@ def _external_bots(file: Path) -> None:
 def check(
     bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
-    hands: int = typer.Option(30, "--hands", min=1, help="hands per variant"),
-    timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
+    hands: int = typer.Option(30, "--hands", min=1, max=100_000, help="hands per variant"),
+    timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
     tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
                                               help="take the bot (command, params, isolation, limits) from this file"),
     command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
@@ -354,7 +394,7 @@ def check(
         if not r.ok:
             err.print(f"{r.variant}: {r.first_error}", highlight=False, markup=False, soft_wrap=True)
     if failed:
-        err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
+        say("[red]{} failed in {} variant(s)[/]: {}", bot, len(failed), ", ".join(failed))
         raise typer.Exit(1)
     out.print(f"{bot}: every decision legal in {len(results)} variants")
 
@@ -397,14 +437,14 @@ def init(
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
     path.write_text(text)
-    out.print(f"wrote {path}; run it with: naparena run {path}")
+    out.print(escape(f"wrote {path}; run it with: naparena run {path}"))
 
 
 @_command
 def bench(
-    hands: int = typer.Option(20000, "--hands", min=100, help="hands per measurement"),
+    hands: int = typer.Option(20000, "--hands", min=100, max=10_000_000, help="hands per measurement"),
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
-    repeat: int = typer.Option(3, "--repeat", min=1, help="best of this many runs (CPU time)"),
+    repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="best of this many runs (CPU time)"),
 ) -> None:
     """Hands per second on one core: the bare engine with random legal answers, then the
     same through bots, supervision and JSON logging."""

@@ -11,6 +11,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
+from naparena.arena.play import FORMAT
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
@@ -196,7 +197,7 @@ BAD_FILES = [
     ("misspelt key", '[tournament]\nname = "x"\nhand = 5\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n',
      ["tournament.hand", "did you mean 'hands'"]),
     ("hands zero", '[tournament]\nname = "x"\nhands = 0\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n',
-     ["tournament.hands", "at least 1"]),
+     ["tournament.hands", "from 1 to 1000000"]),
     ("hands as text", '[tournament]\nname = "x"\nhands = "ten"\n[[bots]]\nname = "random"\n'
                       '[[variants]]\nname = "classic"\n',
      ["tournament.hands", "whole number"]),
@@ -231,7 +232,7 @@ def test_run_a_bad_file_exits_2_naming_the_file_and_key(tmp_path, monkeypatch, t
 def test_run_a_missing_file_or_bots_folder_exits_2(here):
     assert_clean_error(invoke("run", "nowhere.toml"), 2, "nowhere.toml", "no such tournament file")
     assert_clean_error(invoke("run", "t.toml", "--bots-dir", "no-such-folder"), 2,
-                       "bots folder", "does not exist")
+                       "--bots-dir", "bot folder no-such-folder does not exist")
 
 
 # --- resume and report ------------------------------------------------------------------
@@ -273,7 +274,8 @@ def test_a_run_or_log_of_another_format_is_refused_not_misread(finished, tmp_pat
     data = json.loads(log.read_bytes())
     data["format"] = 1
     log.write_text(json.dumps(data))
-    assert_clean_error(invoke("replay", log), 2, "log format 1; this naparena reads format 2")
+    assert_clean_error(invoke("replay", log), 2, "written in log format 1 by an older naparena",
+                       f"this one reads format {FORMAT} only")
     manifest = json.loads((run_dir / "manifest.json").read_text())
     manifest["format"] = 1
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
@@ -318,7 +320,9 @@ def test_report_rebuilds_the_standings_from_the_logs(finished):
 
 def test_report_of_an_unfinished_run_warns_and_of_no_run_fails(finished, here):
     run_dir, _ = finished
+    # An unfinished run: its last match and the standings, written only at the end, are not there.
     sorted((run_dir / "matches").glob("*.json"))[-1].unlink()
+    (run_dir / "standings.json").unlink()
     result = invoke("report", run_dir, "--json")
     assert result.exit_code == 0
     assert "unfinished" in result.stderr
@@ -394,7 +398,9 @@ def test_verify_passes_an_untouched_run_and_fails_a_broken_log(finished):
 
 def test_verify_counts_matches_not_played_yet(finished):
     run_dir, _ = finished
+    # An unfinished run: its last match and the standings, written only at the end, are not there.
     sorted((run_dir / "matches").glob("*.json"))[-1].unlink()
+    (run_dir / "standings.json").unlink()
     result = invoke("verify", run_dir)
     assert result.exit_code == 0
     assert "1 matches not played yet" in flat(result.stdout)

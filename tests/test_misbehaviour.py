@@ -15,12 +15,16 @@ because until it misbehaves it draws the same random answers as the control.
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from naparena.arena.play import FORMAT
+from naparena.arena.pool import ForkPool
 from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
 from naparena.arena.tournament import check_bots, parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
@@ -59,15 +63,40 @@ def config(bad_params: dict, *, bad_name: str = "misbehave", hands: int = 20,
             "bots": bots, "variants": [{"name": v} for v in variants]}
 
 
+def worker_cpu_seconds(pid: int) -> float:
+    """A process's CPU time (user + system) from /proc: the watchdog's clock in these tests."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return 0.0  # gone (and reaped): no time passes; the pool sees the death by its sentinel
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
-    """Run the tournament into `run_dir` through the runner and its executor."""
+    """Run the tournament into `run_dir` through the runner and a fork pool.
+
+    The watchdog times each bot by its worker's CPU time, not the wall clock: a worker
+    waiting for a core on a loaded machine then never times out a quick decision, so no
+    result here depends on the machine's speed. The misbehaving bot overruns by using
+    the processor. With one worker (in-process) the timeout must be generous instead.
+    """
     t = parse_tournament(config_, run_dir.parent / "tournament.toml")
     registry = registry_for(t)
     t = check_bots(t, registry)
     run = Run(t, registry, run_dir, workers)
     assert run.workers == (workers or t.workers)
     assert run.prepare(False) == 0
-    result = run.execute()
+    if run.workers == 1:
+        assert t.timeout >= 30, "in-process the wall clock times bots: give them a generous limit"
+        result = run.execute()
+    else:
+        pool = ForkPool(run.workers, t.timeout, clock=worker_cpu_seconds)
+        try:
+            result = run.execute(executor=pool)
+        finally:
+            pool.shutdown()
     assert json.loads((run_dir / STANDINGS).read_text()) == result
     return result
 
@@ -302,7 +331,7 @@ def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path
 # --- 6. disqualification -----------------------------------------------------------------
 
 def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_count(tmp_path, control):
-    always = config({"mode": "raise", "every": 1}, share=0.25)
+    always = config({"mode": "raise", "every": 1}, share=0.25, timeout=60.0)  # one run is in-process
     result = play(always, tmp_path / "two", workers=2)
     inline = play(always, tmp_path / "one", workers=1)
     assert (tmp_path / "two" / STANDINGS).read_bytes() == (tmp_path / "one" / STANDINGS).read_bytes()
@@ -320,7 +349,7 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     assert result["disqualified"] == {"bad": {"after_match": first, "faults": decisions, "decisions": decisions}}
     assert result["skipped"] == [{"match": i, "reason": "disqualified: bad"} for i in later]
     for i in later:
-        assert parsed[i] == {"format": 2, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
+        assert parsed[i] == {"format": FORMAT, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
     _, control_files = control
     for i, log in parsed.items():
         if "bad" not in log["match"]["seats"]:
@@ -505,3 +534,26 @@ def register_bots(register):
     register(Quitter)
     register(Spinner)
 """
+
+
+def _a_decision_that_waits(seconds: float) -> str:
+    """In a worker: a bot call (the slot shows a seat deciding) that waits without using
+    the processor, as a quick bot does when the machine gives its worker no core."""
+    from naparena.arena import play as play_module
+    slot = play_module._slot
+    slot[play_module.DECISION], slot[play_module.SEAT] = 1, 0
+    try:
+        time.sleep(seconds)
+    finally:
+        slot[play_module.SEAT] = -1
+    return "answered"
+
+
+def test_waiting_for_a_core_is_not_a_bots_time_under_the_tests_clock():
+    """Why these tests cannot fail on a loaded machine: timed by CPU time, a decision held
+    up five times its limit without running is not interrupted."""
+    pool = ForkPool(1, TIMEOUT, clock=worker_cpu_seconds)
+    try:
+        assert pool.submit(_a_decision_that_waits, 5 * TIMEOUT).result(timeout=120) == "answered"
+    finally:
+        pool.shutdown()

@@ -38,7 +38,10 @@ from naparena.game.rules import Rules
 # timed out to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
 MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
-FORMAT = 2  # of logs and manifests; 2: tricks name the seat of every card
+# Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
+# them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
+# the rules hold `sedan_trumps`.
+FORMAT = 3
 
 
 class BotTimeout(BaseException):
@@ -402,7 +405,7 @@ def _tell(hand: Hand, mark: tuple, listeners, watch: Supervisor) -> tuple:
     return _mark(hand)
 
 
-PRIVATE_KEYS = ("deal", "peep_card", "floater", "garnet", "pre")
+PRIVATE_KEYS = ("deal", "peep_card", "floater", "garnet", "pre", "cut", "gathered", "stock", "bought")
 
 
 def public_record(record: dict) -> dict:
@@ -475,6 +478,14 @@ def dumps(data: dict) -> bytes:
 def write_atomic(path: str, data: bytes) -> None:
     """Write to a temporary file then rename, so a reader never sees half a log."""
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        # A full disk or an interrupt: leave no half-written temporary file behind.
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

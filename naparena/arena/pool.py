@@ -9,10 +9,12 @@ the worker is replaced and the pool goes on.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -30,6 +32,7 @@ from naparena.arena.play import (
     SLOT_SIZE,
     bind_slot,
 )
+from naparena.errors import RunError
 
 
 class WorkerDied(Exception):
@@ -38,6 +41,17 @@ class WorkerDied(Exception):
     def __init__(self, reason: str, where: dict[str, int]):
         super().__init__(reason)
         self.reason, self.where = reason, where
+
+
+class WorkerLost(WorkerDied):
+    """The worker was lost to something outside any bot: killed, stopped or terminated from
+    outside, or dead while no bot was running. Not a bot's fault: play the match again."""
+
+
+# Signals that come from outside the worker (a person, a supervisor, the OOM killer);
+# a bot's own crash shows as an exit code or SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL.
+OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT})
+PR_SET_PDEATHSIG = 1
 
 
 def _where(slot) -> dict[str, int]:
@@ -68,8 +82,29 @@ class _Watch:
         return None
 
 
-def _worker_main(conn, slot, initializer, initargs) -> None:
+def _die_with_parent(parent: int, parent_end) -> None:
+    """Never outlive the parent (a `kill -9` of it must not leave workers behind).
+
+    On Linux the kernel sends SIGKILL when the parent goes; everywhere, closing our copy
+    of the parent's end of the pipe makes `recv` see EOF once the parent is gone, and a
+    parent that died before all this shows as a new parent pid.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    parent_end.close()
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def _worker_main(conn, slot, initializer, initargs, parent: int, parent_end) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    # The parent's SIGTERM handler (stop the run) means nothing here: a worker sent
+    # SIGTERM just ends, and the parent replays its match.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent, parent_end)
     bind_slot(slot, worker=True)
     if initializer:
         initializer(*initargs)
@@ -84,6 +119,8 @@ def _worker_main(conn, slot, initializer, initargs) -> None:
         slot[SEAT] = -1
         try:
             out = (task_id, True, fn(*args))
+        except RunError as e:  # the run's own verdict (a log it cannot write): pass it on
+            out = (task_id, False, RunError(str(e)))
         except BaseException as e:  # report, never die of a task's error
             out = (task_id, False, RuntimeError(f"{type(e).__name__}: {e}"))
         conn.send(out)
@@ -93,7 +130,8 @@ class _Worker:
     def __init__(self, ctx, slot, initializer, initargs):
         self.slot = slot
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, slot, initializer, initargs), daemon=True)
+        args = (child, slot, initializer, initargs, os.getpid(), self.conn)
+        self.process = ctx.Process(target=_worker_main, args=args, daemon=True)
         self.process.start()
         child.close()
         self.task: tuple | None = None  # (future, task_id, fn, args)
@@ -103,8 +141,12 @@ class ForkPool(Executor):
     """A fixed set of forked workers, reused for every task; a dead worker is replaced."""
 
     def __init__(self, workers: int, timeout: float = 1.0, hard: float | None = None,
-                 initializer: Callable | None = None, initargs: tuple = ()):
+                 initializer: Callable | None = None, initargs: tuple = (),
+                 clock: Callable[[int], float] | None = None):
+        """`clock(pid)` is the watchdog's time for a worker (default: wall time); tests
+        give it the worker's CPU time, so a loaded machine cannot time out a quick bot."""
         self._ctx = multiprocessing.get_context("fork")
+        self._clock = clock
         self._init = (initializer, initargs)
         self._timeout = timeout
         self._hard = hard if hard is not None else timeout * 3 + 5.0
@@ -226,26 +268,45 @@ class ForkPool(Executor):
         w.process.join(timeout=1)
         if w.process.is_alive():
             return
-        self._replace(i, _death(w.process.exitcode))
+        code = w.process.exitcode
+        outside = (code is not None and code < 0 and -code in OUTSIDE_SIGNALS) or w.slot[SEAT] < 0
+        self._replace(i, _death(code), WorkerLost if outside else WorkerDied)
 
-    def _replace(self, i: int, reason: str) -> None:
+    def _replace(self, i: int, reason: str, kind: type = WorkerDied) -> None:
         w = self._workers[i]
         future, where = w.task[0], _where(w.slot)
         w.task = None
         self._fresh(i)
-        future.set_exception(WorkerDied(reason, where))
+        future.set_exception(kind(reason, where))
 
     def _watch(self, now: float) -> None:
         for i, w in enumerate(self._workers):
             if not w.task:
                 continue
-            action = self._watches[i].check(now)
+            if _stopped(w.process.pid):
+                # Stopped from outside (SIGSTOP, a debugger): its time is not the bot's.
+                w.process.kill()
+                w.process.join()
+                self._replace(i, "lost: worker stopped from outside", WorkerLost)
+                continue
+            action = self._watches[i].check(self._clock(w.process.pid) if self._clock else now)
             if action == "interrupt":
                 os.kill(w.process.pid, signal.SIGUSR1)
             elif action == "kill":
                 w.process.kill()
                 w.process.join()
                 self._replace(i, f"hang: killed after {self._hard:g} s without an answer")
+
+
+def _stopped(pid: int) -> bool:
+    """Is the process stopped (state T)? Read from /proc, where there is one: a wait()
+    here would race with multiprocessing's own reaping of the worker."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] in (b"T", b"t")
 
 
 def _death(exitcode: int | None) -> str:

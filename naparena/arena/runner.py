@@ -19,17 +19,29 @@ from pathlib import Path
 from typing import Callable
 
 from naparena._version import __version__
+from naparena.arena.logs import read_match
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
-from naparena.arena.pool import WorkerDied, make_executor
+from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
 from naparena.arena.schedule import bot_seed, schedule, total_hands
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
-from naparena.errors import RunError
+from naparena.errors import ConfigError, RunError
 from naparena.stats.standings import Standings
 
 log = logging.getLogger("naparena")
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
+
+# A match whose worker is lost this often to something outside any bot stops the run.
+MAX_LOSSES = 5
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """`write_atomic`, with a full disk or a read-only folder as one clear error."""
+    try:
+        write_atomic(str(path), data)
+    except OSError as e:
+        raise RunError(f"{path}: cannot write it: {e.strerror or e}") from None
 
 
 # --- in the worker --------------------------------------------------------------------
@@ -52,7 +64,7 @@ def run_job(job: Job) -> dict:
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
     match_log = play_job(job, registry)
-    write_atomic(job.path, bytes(match_log))
+    write_file(job.path, bytes(match_log))
     return match_log.summary
 
 
@@ -61,7 +73,12 @@ def run_job(job: Job) -> dict:
 def bots_dir(t: Tournament) -> str | None:
     """The drop-in folder to load, or None when the default one is simply absent."""
     path = t.bots_path
-    return str(path) if path.is_dir() or t.bots_dir != "bots" else None
+    if t.bots_dir == "bots" and not path.exists():
+        return None
+    if not path.is_dir():
+        problem = "is a file, not a folder" if path.exists() else "does not exist"
+        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+    return str(path)
 
 
 def registry_for(t: Tournament):
@@ -119,6 +136,28 @@ def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     return path
 
 
+def make_run_dir(run_dir: Path) -> None:
+    """Create the run directory (and its matches folder), or say plainly why it cannot be."""
+    try:
+        (run_dir / MATCHES).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        blocked = next((p for p in [run_dir, *run_dir.parents] if p.exists() and not p.is_dir()), None)
+        why = f"{blocked} is a file, not a folder" if blocked else (e.strerror or str(e))
+        raise RunError(f"{run_dir}: cannot create the run directory: {why}") from None
+
+
+def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:
+    """Resuming must play the same bots: a drop-in file is known by its content hash, so an
+    edited file, or another file of the same name (--bots-dir elsewhere), is refused."""
+    old = old or {}
+    for alias, now in mine.items():
+        before = old.get(alias)
+        if before != now:
+            was = f"{before.get('source')} {before.get('version')}" if isinstance(before, dict) else "absent"
+            raise RunError(f"{run_dir}: bot '{alias}' is not the one this run started with (then: {was};"
+                           f" now: {now.get('source')} {now.get('version')}); start a new run")
+
+
 def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     """The newest run of this exact configuration, for `--resume`."""
     base = Path(log_dir or t.log_path)
@@ -143,11 +182,18 @@ def read_where(run_dir: Path) -> dict:
 
 def read_manifest(run_dir: Path) -> dict:
     try:
-        return json.loads((run_dir / MANIFEST).read_text())
+        data = json.loads((run_dir / MANIFEST).read_bytes())
     except FileNotFoundError:
         raise RunError(f"{run_dir}: not a run directory (no {MANIFEST})") from None
-    except json.JSONDecodeError as e:
+    except NotADirectoryError:
+        raise RunError(f"{run_dir}: not a run directory (it is a file)") from None
+    except OSError as e:
+        raise RunError(f"{run_dir / MANIFEST}: cannot read it: {e.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RunError(f"{run_dir / MANIFEST}: not valid JSON ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("tournament"), dict):
+        raise RunError(f"{run_dir / MANIFEST}: damaged: no tournament configuration")
+    return data
 
 
 def match_path(run_dir: Path, index: int) -> Path:
@@ -174,7 +220,7 @@ class Run:
 
     def prepare(self, resume: bool = False) -> int:
         """Write (or, resuming, check) the manifest; return how many matches are already done."""
-        (self.run_dir / MATCHES).mkdir(parents=True, exist_ok=True)
+        make_run_dir(self.run_dir)
         mine = manifest(self.t, self.registry)
         path = self.run_dir / MANIFEST
         if path.exists() and not resume:
@@ -186,17 +232,25 @@ class Run:
                                f"writes format {FORMAT}; resume it with the version that started it")
             if old.get("config_hash") != mine["config_hash"]:
                 raise RunError(f"{self.run_dir}: was run with another configuration; start a new run")
+            _same_bots(self.run_dir, old.get("bots"), mine["bots"])
         else:
-            write_atomic(str(path), json.dumps(mine, indent=1, sort_keys=True).encode() + b"\n")
+            write_file(path, json.dumps(mine, indent=1, sort_keys=True).encode() + b"\n")
         # Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
         # which must not depend on where the run was started.
         drop_ins = bots_dir(self.t)
         where = {"file": str(Path(self.t.path).resolve()) if self.t.path else None,
                  "bots_dir": str(Path(drop_ins).resolve()) if drop_ins else None}
-        write_atomic(str(self.run_dir / WHERE), json.dumps(where, indent=1).encode() + b"\n")
-        for tmp in (self.run_dir / MATCHES).glob("*.tmp*"):
-            tmp.unlink()  # left by an interrupted worker; its match will be played again
+        write_file(self.run_dir / WHERE, json.dumps(where, indent=1).encode() + b"\n")
+        self.clean()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if match_path(self.run_dir, s["index"]).exists())
+
+    def clean(self) -> None:
+        """Delete temporary files a stopped worker left half-written."""
+        for tmp in (self.run_dir / MATCHES).glob("*.tmp*"):
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
 
     def job(self, spec: dict, crashes: list | None = None) -> Job:
         seats = []
@@ -216,17 +270,31 @@ class Run:
         own = executor is None
         if own:
             executor = make_executor(self.workers, self.t.timeout)
+        self.losses: dict[int, list] = {}
         try:
             self._play_all(standings, executor, progress)
         except BaseException:
             if own:
                 getattr(executor, "terminate", executor.shutdown)()
+                self.clean()
             raise
         if own:
             executor.shutdown()
+        self._check_files()
         result = standings.result()
-        write_atomic(str(self.run_dir / STANDINGS), json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.run_dir / STANDINGS, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
         return result
+
+    def _check_files(self) -> None:
+        """Every file the run wrote must still be there before it says it is done (a bot,
+        or anything else, may have deleted one meanwhile)."""
+        gone = [MANIFEST] if not (self.run_dir / MANIFEST).exists() else []
+        gone += [f"{MATCHES}/{match_path(self.run_dir, s['index']).name}" for s in self.specs
+                 if not match_path(self.run_dir, s["index"]).exists()]
+        if gone:
+            shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+            raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
+                           " no standings were written")
 
     def _play_all(self, standings: Standings, executor, progress: Progress | None) -> None:
         window = max(2, self.workers * 3)  # bounded look-ahead keeps memory flat
@@ -268,11 +336,35 @@ class Run:
     def _collect(self, future, spec, crashes, futures, ready, executor) -> None:
         try:
             ready[spec["index"]] = {"summary": future.result()}
+        except WorkerLost as lost:
+            if not self._lost(spec, lost):
+                futures[executor.submit(run_job, self.job(spec, crashes))] = (spec, crashes)
+                return
+            crash = self._crash(spec, lost, crashes)
+            futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
         except WorkerDied as died:
             crash = self._crash(spec, died, crashes)
             futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+        except RunError:
+            raise
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
             raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
+
+    def _lost(self, spec: dict, lost: WorkerLost) -> bool:
+        """A worker lost to something outside any bot: replay the match on a fresh one.
+        True when it is lost again in the same bot call: the bot does it (say, by killing
+        its own process), so it is charged as a crash after all."""
+        w = lost.where
+        place = (w["hand"], w["seat"], w["decision"]) if w["match"] == spec["index"] and w["seat"] >= 0 else None
+        seen = self.losses.setdefault(spec["index"], [])
+        if place is not None and place in seen:
+            return True
+        seen.append(place)
+        log.warning("match %d: worker lost (%s); playing the match again", spec["index"], lost.reason)
+        if len(seen) >= MAX_LOSSES:
+            raise RunError(f"match {spec['index']}: its worker was lost {len(seen)} times to something"
+                           f" outside any bot (last: {lost.reason})")
+        return False
 
     def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
         w = died.where
@@ -288,11 +380,11 @@ class Run:
         path = match_path(self.run_dir, spec["index"])
         reason = skip_reason(spec, standings)
         if reason:
-            write_atomic(str(path), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
+            write_file(path, dumps({"format": FORMAT, "match": spec, "skipped": reason}))
             standings.skip(spec, reason)
             return None
         if outcome is None:
-            data = json.loads(path.read_bytes())
+            data = read_match(path, spec)
             if "skipped" in data:
                 standings.skip(spec, data["skipped"])
                 return None
@@ -348,20 +440,26 @@ def load_standings(run_dir: Path) -> Standings:
     """The standings accumulator, fed from a run directory's match files in schedule order."""
     run_dir = Path(run_dir)
     config = read_manifest(run_dir)["tournament"]
-    variants = [v["name"] for v in config["variants"]]
-    aliases = [b["alias"] for b in config["bots"]]
-    sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-    standings = Standings(variants, aliases, config["duplicate"], sprt)
+    try:
+        variants = [v["name"] for v in config["variants"]]
+        aliases = [b["alias"] for b in config["bots"]]
+        sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
+        standings = Standings(variants, aliases, config["duplicate"], sprt)
+        share = float(config["max_fault_share"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise RunError(f"{run_dir / MANIFEST}: damaged tournament configuration ({e})") from None
     files = sorted((run_dir / MATCHES).glob("*.json"))
-    data = json.loads(files[0].read_bytes()) if files else None
+    data = read_match(files[0]) if files else None
     for i in range(len(files)):
-        following = json.loads(files[i + 1].read_bytes()) if i + 1 < len(files) else None
+        following = read_match(files[i + 1]) if i + 1 < len(files) else None
         spec = data["match"]
         if "skipped" in data:
             standings.skip(spec, data["skipped"])
         else:
+            if spec.get("variant") not in variants or not set(spec.get("seats", ())) <= set(aliases):
+                raise RunError(f"{files[i]}: names a variant or bot this run does not have")
             standings.add(spec, data["summary"])
-            judge(standings, spec, config["max_fault_share"])
+            judge(standings, spec, share)
         end_of_unit(standings, spec, following["match"] if following else None)
         data = following
     return standings

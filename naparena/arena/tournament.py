@@ -10,7 +10,9 @@ import difflib
 import hashlib
 import json
 import os
+import math
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +24,14 @@ import tomli_w
 from naparena.arena.seats import Confinement
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
+
+MAX_WORKERS = 256
+PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
+
+
+def _path_ok(value: str) -> bool:
+    return bool(value.strip()) and len(value) <= 4096 and "\0" not in value
+
 
 # Names that end up in seed derivation, run directories and log files: no separators,
 # so "|".join in derive_seed can never make two different tuples collide.
@@ -49,33 +59,39 @@ class Setting:
 
 SETTINGS: dict[str, Setting] = {
     "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
-    "seed": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+    "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
                     "master seed: every deal and bot RNG derives from it"),
-    "seeds": Setting(1, int, lambda v: v >= 1, "must be at least 1",
+    "seeds": Setting(1, int, lambda v: 1 <= v <= 10_000, "must be from 1 to 10000",
                      "independent seed streams, to compare strategies across seeds"),
-    "hands": Setting(100, int, lambda v: v >= 1, "must be at least 1", "hands per match"),
+    "hands": Setting(100, int, lambda v: 1 <= v <= 1_000_000, "must be from 1 to 1000000", "hands per match"),
     "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
     "duplicate": Setting(True, bool, lambda v: True, "",
                          "replay each deal in every seat rotation, so luck of the cards cancels"),
-    "workers": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+    "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
                        "worker processes; 0 = one per core"),
-    "stack": Setting(0, int, lambda v: v >= 0, "must be 0 or more",
+    "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
                      "chips each seat starts a match with (results are net chips)"),
-    "timeout": Setting(1.0, float, lambda v: v > 0, "must be more than 0",
+    "timeout": Setting(1.0, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
                        "seconds a bot may take per decision"),
     "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
                                "disqualify a bot failing more than this share of its decisions "
                                "(after 20); 1.0 = never"),
     "isolation": Setting("inline", str, lambda v: v in ISOLATION, 'must be "inline" or "process"',
                          "Python bots in the match process, or each in its own seat process"),
-    "bots_dir": Setting("bots", str, str.strip, "must not be empty",
+    "bots_dir": Setting("bots", str, lambda v: _path_ok(v), PATH_RULE,
                         "drop-in bot folder, relative to this file"),
-    "log_dir": Setting("logs", str, str.strip, "must not be empty",
+    "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
                        "where runs are written, relative to the current directory"),
 }
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
+
+# Bounds that keep a typo from starting a run that cannot end or fit in memory.
+MAX_FILE_BYTES = 1 << 20
+MAX_ENTRIES = 64           # [[bots]] and [[variants]] each
+MAX_MATCHES = 100_000
+MAX_TOTAL_HANDS = 10**9
 
 
 @dataclass(frozen=True)
@@ -208,7 +224,7 @@ def load_tournament(path: str | Path, registry: Any = None) -> Tournament:
     """Read and validate a tournament file; see `parse_tournament`."""
     shown = str(path)
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = _read_limited(Path(path), shown).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(shown, "", "no such tournament file") from None
     except IsADirectoryError:
@@ -218,6 +234,25 @@ def load_tournament(path: str | Path, registry: Any = None) -> Tournament:
     except OSError as err:
         raise ConfigError(shown, "", f"cannot read the tournament file: {err.strerror}") from None
     return parse_tournament(text, shown, registry)
+
+
+def _read_limited(path: Path, shown: str) -> bytes:
+    """The file's bytes; a FIFO, a device or a huge file is refused before reading it
+    (reading a FIFO would wait forever, /dev/zero would never end)."""
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(shown, "", "is not a regular file (a pipe, a device or a socket); "
+                          "name a TOML file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise ConfigError(shown, "", f"is {info.st_size} bytes; a tournament file may be at most "
+                          f"{MAX_FILE_BYTES} bytes (1 MiB)")
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(shown, "", f"grew past {MAX_FILE_BYTES} bytes (1 MiB) while being read")
+    return data
 
 
 def parse_tournament(source: str | Mapping, path: str | Path | None, registry: Any = None) -> Tournament:
@@ -236,9 +271,39 @@ def parse_tournament(source: str | Mapping, path: str | Path | None, registry: A
     bots = _bots(data, path)
     variants = _variants(data, settings["table"], path)
     sprt = _sprt(data, bots, variants, path)
+    _check_size(settings, bots, variants, path)
     t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path,
                    seats=_seat_limits(data, path))
     return check_bots(t, registry) if registry is not None else t
+
+
+def _check_size(settings: dict, bots: tuple, variants: tuple, path: str) -> None:
+    """Refuse a schedule too large to hold in memory or to finish: counted, not built."""
+    table, n = settings["table"], len(bots)
+    tables = math.comb(n, table) if n > table else 1
+    if tables > MAX_MATCHES:
+        raise ConfigError(path, "bots", f"{n} bots at tables of {table} make {tables} tables; "
+                          f"a tournament may have at most {MAX_MATCHES} matches")
+    rotations = table if settings["duplicate"] else 1
+    matches = len(variants) * settings["seeds"] * tables * rotations
+    if matches > MAX_MATCHES:
+        raise ConfigError(path, "tournament.seeds", f"the schedule would hold up to {matches} matches "
+                          f"({len(variants)} variants x {settings['seeds']} seeds x {tables} tables x "
+                          f"{rotations} rotations); at most {MAX_MATCHES}")
+    if matches * settings["hands"] > MAX_TOTAL_HANDS:
+        raise ConfigError(path, "tournament.hands", f"{matches} matches of {settings['hands']} hands are "
+                          f"{matches * settings['hands']} hands; at most {MAX_TOTAL_HANDS} in one tournament")
+
+
+def caveats(t: Tournament) -> list[str]:
+    """Things a tournament may do but probably should not, said before it runs."""
+    out = []
+    for i, v in enumerate(t.variants, 1):
+        active = t.table - v.rules.sits_out(t.table)
+        if v.rules.purchase == "ecarte" and active > 4:
+            out.append(f"{t.path}: variants[{i}]: Écarté Nap with {active} players: the source "
+                       "recommends at most four, as the stock runs short")
+    return out
 
 
 def check_bots(t: Tournament, registry: Any) -> Tournament:
@@ -268,6 +333,8 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
 def _toml(text: str, path: str) -> dict:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(path, "", "TOML nested too deeply to read") from None
     except tomllib.TOMLDecodeError as err:
         # tomllib ends its message with "(at line L, column C)"; put the place first.
         message = str(err)
@@ -517,6 +584,8 @@ def _check_table(rules: Rules, table: int, overrides: dict, path: str, where: st
 
 def _entries(data: Mapping, key: str, path: str) -> list[tuple[int, Mapping]]:
     value = data.get(key)
+    if isinstance(value, list) and len(value) > MAX_ENTRIES:
+        raise ConfigError(path, key, f"has {len(value)} entries; at most {MAX_ENTRIES}")
     if value is None:
         raise ConfigError(path, key, f"missing: add at least one [[{key}]] table")
     if isinstance(value, Mapping):

@@ -9,27 +9,30 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from naparena.arena.logs import load_match, other_format, read_match
+from naparena.arena.runner import (
+    MANIFEST,
+    MATCHES,
+    STANDINGS,
+    config_hash,
+    end_of_unit,
+    judge,
+    match_path,
+    read_manifest,
+    skip_reason,
+)
 from naparena.arena.play import FORMAT, MatchSummary
-from naparena.errors import RunError
+from naparena.arena.schedule import schedule
+from naparena.arena.tournament import SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
+from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
-from naparena.game.rules import Rules
-
-
-def load_match(path: str | Path) -> dict:
-    try:
-        data = json.loads(Path(path).read_bytes())
-    except FileNotFoundError:
-        raise RunError(f"{path}: no such match log") from None
-    except json.JSONDecodeError as e:
-        raise RunError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        found = data.get("format") if isinstance(data, dict) else None
-        raise RunError(f"{path}: log format {found}; this naparena reads format {FORMAT}")
-    return data
+from naparena.game.rules import Rules, make_rules
+from naparena.stats.standings import Standings
 
 
 def rules_of(log: dict) -> Rules:
@@ -110,18 +113,154 @@ def verify_match(log: dict) -> list[str]:
 
 
 def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
-    """(matches, hands replayed, [(file name, problem)], matches not played yet) of a run."""
-    from naparena.arena.runner import MATCHES, read_manifest
+    """(matches, hands replayed, [(file, problem)], matches not played yet) of a run."""
+    audit = audit_run(run_dir)
+    return audit.matches, audit.hands, audit.problems, audit.missing
 
-    manifest = read_manifest(Path(run_dir))
-    files = sorted((Path(run_dir) / MATCHES).glob("*.json"))
-    hands, problems = 0, []
-    for f in files:
-        try:
-            data = load_match(f)
-            found = verify_match(data)
-        except RunError as e:
-            data, found = {}, [str(e)]
-        hands += len(data.get("hands", ()))
-        problems += [(f.name, p) for p in found]
-    return len(files), hands, problems, manifest["matches"] - len(files)
+
+@dataclass
+class Audit:
+    """What checking a run directory found: files read, hands replayed, problems by file."""
+
+    matches: int = 0
+    hands: int = 0
+    missing: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def audit_run(run_dir: Path, replay: bool = True) -> Audit:
+    """Check that a run directory is one run and nothing else.
+
+    The manifest's configuration must give its own hash, seed and schedule; each match
+    file must be the schedule's entry for its name (index, variant, stream, seeds, seats,
+    rules, stack, bots); every skipped match must be one the matches before it skip,
+    and no played one; a finished run must have every match and the standings its logs
+    give. With `replay`, every hand is also re-dealt from the match seed and replayed.
+    """
+    run_dir = Path(run_dir)
+    audit = Audit()
+    manifest = read_manifest(run_dir)
+    if manifest.get("format") != FORMAT:
+        audit.problems.append((MANIFEST, other_format(manifest).replace("not a match log", "not a manifest")))
+        return audit
+    try:
+        t = tournament_of(manifest["tournament"])
+    except (KeyError, TypeError, ValueError, AttributeError, NaparenaError) as e:
+        audit.problems.append((MANIFEST, f"damaged tournament configuration ({e})"))
+        return audit
+    specs = [s.as_dict() for s in schedule(t)]
+    audit.problems += [(MANIFEST, p) for p in _manifest_problems(manifest, t, specs)]
+    names = {match_path(run_dir, s["index"]).name for s in specs}
+    for f in sorted((run_dir / MATCHES).iterdir()) if (run_dir / MATCHES).is_dir() else ():
+        if f.name not in names:
+            audit.problems.append((f"{MATCHES}/{f.name}", "not a match of this run's schedule"))
+    finished = (run_dir / STANDINGS).exists()
+    standings = _standings_of(t)
+    in_order = True  # every match so far is on disk and sound, so skips can be judged
+    for i, spec in enumerate(specs):
+        path = match_path(run_dir, spec["index"])
+        name = f"{MATCHES}/{path.name}"
+        found = _check_match(path, spec, t, standings if in_order else None, replay, audit, finished)
+        if found is None:
+            in_order = False
+        else:
+            audit.problems += [(name, p) for p in found]
+        following = specs[i + 1] if i + 1 < len(specs) else None
+        end_of_unit(standings, spec, following)
+    if finished and in_order:
+        audit.problems += [(STANDINGS, p) for p in _standings_problems(run_dir / STANDINGS, standings)]
+    elif finished:
+        audit.problems.append((STANDINGS, "the run says it finished, but its match logs are not all there and sound"))
+    return audit
+
+
+def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audit,
+                 finished: bool) -> list[str] | None:
+    """Problems of one match file, booked into `standings` (None: missing or unreadable,
+    so the matches after it cannot be judged for skipping)."""
+    if not path.exists():
+        audit.missing += 1
+        if finished:
+            audit.problems.append((f"matches/{path.name}", "missing, though the run finished (standings.json exists)"))
+        return None
+    try:
+        data = read_match(path, spec)
+    except RunError as e:
+        audit.problems.append((f"matches/{path.name}", str(e).removeprefix(f"{path}: ")))
+        return None
+    audit.matches += 1
+    expected = skip_reason(spec, standings) if standings is not None else None
+    if "skipped" in data:
+        if standings is None:
+            return ["skipped, though a match before it was never played"]
+        standings.skip(spec, data["skipped"])
+        if data["skipped"] != expected:
+            return [f"says it was skipped ({data['skipped']}), but the matches before it give "
+                    + (f"'{expected}'" if expected else "no reason to skip it")]
+        return []
+    found = _header_problems(data, spec, t)
+    if expected:
+        found.append(f"was played, but the matches before it skip it ({expected})")
+    if replay and not found:
+        found += verify_match(data)
+        audit.hands += len(data["hands"])
+    if standings is not None:
+        standings.add(spec, data["summary"])
+        judge(standings, spec, t.max_fault_share)
+    return found
+
+
+def _manifest_problems(manifest: dict, t, specs: list[dict]) -> list[str]:
+    out = []
+    for key, expected in (("format", FORMAT), ("config_hash", config_hash(t)), ("seed", t.seed),
+                          ("matches", len(specs)), ("hands", sum(s["hands"] for s in specs))):
+        if manifest.get(key) != expected:
+            out.append(f"'{key}' is {manifest.get(key)!r}, but its tournament configuration gives {expected!r}")
+    return out
+
+
+def _header_problems(data: dict, spec: dict, t) -> list[str]:
+    """The match header against what the run's configuration says that match is."""
+    bots = {b.alias: b for b in t.bots}
+    expected = {
+        "variant": spec["variant"], "seed": spec["seed"], "stack": t.stack,
+        "rules": t.variant(spec["variant"]).rules.as_dict(),
+        "bots": [{"alias": a, "name": bots[a].name, "params": bots[a].params} for a in spec["seats"]],
+    }
+    out = [f"header '{key}' is not this run's (the schedule says {value!r})"
+           for key, value in expected.items() if data.get(key) != value]
+    if len(data["hands"]) != spec["hands"]:
+        out.append(f"holds {len(data['hands'])} hands; the match has {spec['hands']}")
+    return out
+
+
+def _standings_problems(path: Path, standings: Standings) -> list[str]:
+    try:
+        written = json.loads(path.read_bytes())
+    except (OSError, ValueError) as e:
+        return [f"cannot be read ({e})"]
+    rebuilt = json.loads(json.dumps(standings.result()))
+    if written != rebuilt:
+        keys = sorted(k for k in set(written) | set(rebuilt) if written.get(k) != rebuilt.get(k)) \
+            if isinstance(written, dict) else ["everything"]
+        return [f"differs from the standings its match logs give (in {', '.join(keys)})"]
+    return []
+
+
+def _standings_of(t) -> Standings:
+    return Standings([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt)
+
+
+def tournament_of(config: dict):
+    """The `Tournament` a manifest's configuration describes (rules rebuilt from base and
+    overrides, and checked against the rules it lists)."""
+    settings = {k: (config.get(k, s.default) if k == "workers" else config[k]) for k, s in SETTINGS.items()}
+    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"])) for b in config["bots"])
+    variants = []
+    for v in config["variants"]:
+        rules = make_rules(v["base"], v["overrides"])
+        if rules.as_dict() != v["rules"]:
+            raise ValueError(f"the rules of variant {v['name']!r} do not follow from its base and overrides")
+        variants.append(VariantSpec(v["name"], v["base"], dict(v["overrides"]), rules))
+    sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
+    return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt)

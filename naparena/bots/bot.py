@@ -52,6 +52,8 @@ class Bot:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
+    #: Optional bounds of numeric parameters, name -> (lowest, highest), checked with the types.
+    limits: ClassVar[dict[str, tuple[float, float]]] = {}
 
     def __init__(self, rng: random.Random, seat: int, **params: Any):
         # The runner seeds rng per (match seed, seat), so a bot's own randomness
@@ -72,6 +74,7 @@ class Bot:
             if key not in cls.params:
                 raise PluginError(_unknown_param(cls, key))
             full[key] = _checked(cls, key, cls.params[key], value)
+            _within(cls, key, full[key])
         return full
 
     # Required decisions --------------------------------------------------------
@@ -145,6 +148,16 @@ def _unknown_param(cls: type, key: str) -> str:
     known = ", ".join(sorted(cls.params))
     allowed = f"its parameters are: {known}" if known else "it takes no parameters"
     return f"{_bot_label(cls)} has no parameter '{key}'; {allowed}"
+
+
+def _within(cls: type, key: str, value: Any) -> None:
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        raise PluginError(f"{_bot_label(cls)} parameter '{key}' must be a finite number, got {value!r}")
+    bounds = cls.limits.get(key)
+    if bounds and not isinstance(value, bool) and isinstance(value, (int, float)) \
+            and not bounds[0] <= value <= bounds[1]:
+        raise PluginError(f"{_bot_label(cls)} parameter '{key}' must be from {bounds[0]:g} to {bounds[1]:g},"
+                          f" got {value!r}")
 
 
 def _checked(cls: type, key: str, default: Any, value: Any) -> Any:

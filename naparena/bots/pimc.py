@@ -217,6 +217,8 @@ class PimcBot(HeuristicBot):
     description = "Perfect-Information Monte Carlo: samples the unseen cards and solves each deal exactly."
     params = {"samples": 120, "bid_samples": 48, "time_budget": 0.3, "max_nodes": 100_000,
               "aggression": 0.0}
+    limits = {"samples": (1, 10_000), "bid_samples": (1, 10_000), "time_budget": (0.001, 60),
+              "max_nodes": (1, 100_000_000), "aggression": (-10, 10)}
 
     #: Deals solved by the last card or bid decision that sampled (for benchmarks: fewer
     #: than `samples` in card play means a budget cut the decision short).

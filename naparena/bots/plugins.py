@@ -11,7 +11,9 @@ import importlib.metadata
 import importlib.util
 import os
 import re
+import signal
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Iterable, Mapping
@@ -125,17 +127,49 @@ def load_registry(
     then ``extra_plugins`` (objects or modules, for tests and embedding).
     """
     loader = _Loader()
-    loader.add_builtin()
-    if not os.environ.get(DISABLE_AUTOLOAD_ENV):
-        loader.add_entry_points()
-    folder = _bots_folder(bots_dir)
-    if folder is not None:
-        loader.add_drop_ins(folder)
-    for plugin in extra_plugins:
-        name = getattr(plugin, "__name__", None) or type(plugin).__name__
-        loader.add(plugin, _Origin(name, f"in-process plug-in '{name}'", "in-process"))
-    loader.register_bots()
+    with _SIGINT:
+        loader.add_builtin()
+        if not os.environ.get(DISABLE_AUTOLOAD_ENV):
+            loader.add_entry_points()
+        folder = _bots_folder(bots_dir)
+        if folder is not None:
+            loader.add_drop_ins(folder)
+        for plugin in extra_plugins:
+            name = getattr(plugin, "__name__", None) or type(plugin).__name__
+            loader.add(plugin, _Origin(name, f"in-process plug-in '{name}'", "in-process"))
+        loader.register_bots()
     return loader.registry
+
+
+class _SigintWatch:
+    """While plug-ins load, tell a real Ctrl-C from a KeyboardInterrupt a plug-in raises."""
+
+    def __init__(self) -> None:
+        self.seen, self.previous, self.depth = False, None, 0
+
+    def __enter__(self) -> "_SigintWatch":
+        self.depth += 1
+        if self.depth == 1:
+            self.seen = False
+            if threading.current_thread() is threading.main_thread():
+                self.previous = signal.getsignal(signal.SIGINT)
+                if self.previous is signal.default_int_handler:
+                    signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def _on_sigint(self, signum, frame) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> None:
+        self.depth -= 1
+        if self.depth == 0 and self.previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.depth == 0:
+            self.previous = None
+
+
+_SIGINT = _SigintWatch()
 
 
 @dataclass(frozen=True)
@@ -162,6 +196,13 @@ class _Loader:
             message, trace = error, ""
         self.registry.failures.append(PluginFailure(name, source, message, trace))
 
+    def fail_unless_interrupted(self, origin: _Origin, error: BaseException) -> None:
+        """A plug-in's SystemExit or KeyboardInterrupt is its failure like any other, so
+        `naparena bots` and `run` still report it; only a real Ctrl-C stops loading."""
+        if isinstance(error, KeyboardInterrupt) and _SIGINT.seen:
+            raise error
+        self.fail(origin.name, origin.source, error)
+
     def add(self, plugin: object, origin: _Origin, plugin_name: str | None = None) -> bool:
         try:
             plugin_name = self.pm.register(plugin, name=plugin_name)
@@ -185,8 +226,8 @@ class _Loader:
         )
         try:
             module = importlib.import_module(BUILTIN_PLUGIN)
-        except Exception as error:
-            self.fail(origin.name, origin.source, error)
+        except BaseException as error:
+            self.fail_unless_interrupted(origin, error)
             return
         self.add(module, origin, BUILTIN_PLUGIN)
 
@@ -202,8 +243,8 @@ class _Loader:
             )
             try:
                 plugin = point.load()
-            except Exception as error:
-                self.fail(origin.name, origin.source, error)
+            except BaseException as error:
+                self.fail_unless_interrupted(origin, error)
                 continue
             self.add(plugin, origin, f"{package}:{point.name}")
 
@@ -215,8 +256,8 @@ class _Loader:
             origin = _Origin(path.stem, f"drop-in file {path}", str(path))
             try:
                 module = _import_drop_in(package, path)
-            except Exception as error:
-                self.fail(origin.name, origin.source, error)
+            except BaseException as error:
+                self.fail_unless_interrupted(origin, error)
                 continue
             if self.add(module, origin, module.__name__) and not self._has_bots_hook(module):
                 missing = "no @naparena.hookimpl register_bots function"
@@ -235,8 +276,8 @@ class _Loader:
             arguments = {"register": self._register_for(origin)}
             try:
                 impl.function(*(arguments[name] for name in impl.argnames))
-            except Exception as error:
-                self.fail(origin.name, origin.source, error)
+            except BaseException as error:
+                self.fail_unless_interrupted(origin, error)
 
     def _register_for(self, origin: _Origin):
         def register(cls: type[Bot]) -> None:

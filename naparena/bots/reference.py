@@ -59,6 +59,7 @@ class HeuristicBot(Bot):
     name = "heuristic"
     description = "Bids from estimated tricks and the payout table; plays trumps first, defends as a team."
     params = {"aggression": 0.0}
+    limits = {"aggression": (-10, 10)}
 
     # --- bidding --------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from naparena.bots.strategy import lead_rule
 from naparena.game.cards import RANK, SUIT
-from naparena.game.rules import MISERE_BIDS, Rules
+from naparena.game.rules import MISERE_BIDS, Rules, lead_names_trumps
 
 MAKE, TRICKS = "make", "tricks"
 
@@ -178,7 +178,7 @@ def first_lead_names_trumps(rules: Rules, contract: str) -> bool:
     nor in a floater Wellington, whose trumps are named before play.)"""
     base = contract.split("-", 1)[0]
     if base in MISERE_BIDS:
-        return rules.misere_trumps
+        return lead_names_trumps(rules, base)
     return not (rules.floater and base == "wellington")
 
 

@@ -18,6 +18,7 @@ from naparena.game.rules import (
     TRICKS_NEEDED,
     Rules,
     canonical,
+    lead_names_trumps,
     nap_or_above,
     stakes,
 )
@@ -132,7 +133,7 @@ class Hand:
 
     # Slots, not an instance dict: with more than 30 attributes CPython gives up the shared,
     # hinted dict layout, and every attribute access became a dict probe (-11% instructions).
-    __slots__ = ('_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'chips_start', 'contract', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
+    __slots__ = ('_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'bought', 'chips_start', 'contract', 'cut', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'gathered', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 'stock_dealt', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
 
     def __init__(self, rules: Rules, players: int, dealer: int, deck: list[int],
                  chips: tuple[int, ...], kitty: int, hand_no: int = 0):
@@ -148,8 +149,15 @@ class Hand:
         self.peep_card = rest.pop(0) if rules.peep else None
         self.floater = rest.pop(0) if rules.floater else None
         self.garnet = [rest.pop(0) for _ in range(5)] if rules.sir_garnet else None
-        self.garnet_dealt = tuple(sorted(self.garnet)) if self.garnet else None
+        self.garnet_dealt = tuple(self.garnet) if self.garnet else None  # in dealt order, for the log
         self.stock = rest                     # undealt cards, top first
+        # What the log needs to re-deal the hand: set by `Match.next_hand` (the cut, and
+        # the gathered pack when it was not shuffled), the stock a purchase buys from, and
+        # the cards each purchase bought.
+        self.cut: int | None = None
+        self.gathered: tuple[int, ...] | None = None
+        self.stock_dealt = tuple(rest) if rules.purchase != "none" else None
+        self.bought: tuple[tuple[int, tuple[int, ...]], ...] = ()
         self.discards: list[int] = []         # cards put out of play face down
         self.delta = [0] * players
         self.kitty = kitty
@@ -258,7 +266,7 @@ class Hand:
         base = base_bid(self.contract)
         self.need = TRICKS_NEEDED[base]
         self.misere = base in MISERE_BIDS
-        self.trumps_by_lead = not (self.misere and not self.rules.misere_trumps)
+        self.trumps_by_lead = lead_names_trumps(self.rules, base)
         self._post_bid()
 
     def _post_bid(self) -> None:
@@ -371,7 +379,7 @@ class Hand:
         if kind == EXCHANGE:
             return ()
         if kind == GARNET_DISCARD:
-            return tuple(self.garnet_dealt)  # put back the hand just taken up
+            return tuple(sorted(self.garnet_dealt))  # put back the hand just taken up
         if kind == PEEP_EXCHANGE:
             return None
         if kind == FLOATER_DISCARD:
@@ -393,8 +401,10 @@ class Hand:
             fee = len(discard) if self.rules.purchase == "ecarte" else 1
             self._pay_kitty(seat, fee)
             self._give_up(seat, *discard)
-            self._take(seat, *self.stock[:len(discard)])
+            bought = tuple(self.stock[:len(discard)])
+            self._take(seat, *bought)
             del self.stock[:len(discard)]
+            self.bought += ((seat, bought),)
             self._see(seat, *discard)
             self.exchanges += ((seat, len(discard)),)
         self._turn += 1
@@ -600,20 +610,26 @@ class Hand:
         played what, and nothing to rebuild, because this runs once per hand of every match.
         """
         if self.peep_card is None and self.floater is None and not self.garnet_dealt and not self.pre:
-            r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt, "bids": self.bids,
+            r = {"n": self.hand_no, "dealer": self.dealer, "cut": self.cut, "deal": self.dealt, "bids": self.bids,
                  "bidder": self.bidder, "contract": self.contract, "trumps": self.trumps, "tricks": self.tricks}
         else:
-            r = {"n": self.hand_no, "dealer": self.dealer, "deal": self.dealt}
+            r = {"n": self.hand_no, "dealer": self.dealer, "cut": self.cut, "deal": self.dealt}
             if self.peep_card is not None:
                 r["peep_card"] = self.peep_card
             if self.floater is not None:
                 r["floater"] = self.floater
             if self.garnet_dealt:
                 r["garnet"] = self.garnet_dealt
+            if self.stock_dealt is not None:
+                r["stock"] = self.stock_dealt
+            if self.bought:
+                r["bought"] = self.bought
             if self.pre:
                 r["pre"] = tuple(map(tuple, self.pre))
             r.update(bids=self.bids, bidder=self.bidder, contract=self.contract, trumps=self.trumps,
                      tricks=self.tricks)
+        if self.gathered is not None:
+            r["gathered"] = self.gathered
         if self.trick:
             r["trick"] = self.trick
         if self.revoke is not None:
@@ -674,12 +690,17 @@ class Match:
 
     def next_hand(self) -> Hand:
         deck = self.deck
+        gathered = None
         if self._shuffle or self.rules.shuffle == "every_hand":
             self.rng.shuffle(deck)
+        else:
+            gathered = tuple(deck)  # the gather order, logged so the deal can be rebuilt (001)
         # The player on the dealer's right cuts, leaving at least four cards a packet.
         cut = self.rng.randint(4, len(deck) - 4)
         deck[:] = deck[cut:] + deck[:cut]
-        return Hand(self.rules, self.players, self.dealer, deck, tuple(self.chips), self.kitty, self.hand_no)
+        hand = Hand(self.rules, self.players, self.dealer, deck, tuple(self.chips), self.kitty, self.hand_no)
+        hand.cut, hand.gathered = cut, gathered
+        return hand
 
     def finish(self, hand: Hand) -> None:
         """Book a finished hand and pass the deal to the left."""

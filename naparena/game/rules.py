@@ -75,6 +75,7 @@ class Rules:
     all_pass: str = "redeal"
     wellington_lead: str = "any"
     misere_trumps: bool = False
+    sedan_trumps: bool = True
     stop_when_decided: bool = True
     payouts: str = "classic"
     doubling: str = "none"
@@ -162,6 +163,18 @@ def stakes(rules: Rules, base: str) -> tuple[int, int]:
     return win, loss
 
 
+def lead_names_trumps(rules: Rules, base: str) -> bool:
+    """Does the first card led make its suit trumps in contract `base`? In every contract
+    but misère, and in misère too with `misere_trumps`. Sedan, though a contract to lose
+    every trick, is played with trumps (004: "the first card played is the trump suit")
+    unless `sedan_trumps` is off."""
+    if base == "sedan":
+        return rules.sedan_trumps
+    if base in MISERE_BIDS:
+        return rules.misere_trumps
+    return True
+
+
 @lru_cache(maxsize=1024)
 def nap_or_above(rules: Rules, base: str) -> bool:
     """Does contract `base` rank at Nap or above on this game's ladder? Such a contract,
@@ -195,8 +208,8 @@ def _check_type(option: str, value: Any, default: Any) -> None:
         raise RulesError(option, f"expected {type(default).__name__}, got {type(value).__name__} {value!r}")
     if option in CHOICES and value not in CHOICES[option]:
         raise _choices_error(option, value, CHOICES[option])
-    if option == "dealer_ante" and value < 0:
-        raise RulesError(option, "must be 0 or more")
+    if option == "dealer_ante" and not 0 <= value <= 1000:
+        raise RulesError(option, "must be from 0 to 1000")
 
 
 def _check_bids(r: Rules) -> None:
@@ -294,6 +307,7 @@ _DEFAULT_SOURCES = {
     "all_pass": "001: if all pass the next dealer deals",
     "wellington_lead": "001: no lead restriction",
     "misere_trumps": "000: misère has no trump suit",
+    "sedan_trumps": "004: the first card played is the trump suit (false: the no-trump reading)",
     "stop_when_decided": "003: the hand ends once the bid is decided",
     "doubling": "001: no doubling",
     "dealer_ante": "no pool unless a variant has one",

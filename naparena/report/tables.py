@@ -6,6 +6,7 @@ Presentation only: everything here takes plain data the core modules produced.
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from naparena.game import cards
@@ -30,7 +31,7 @@ def standings(console: Console, result: dict) -> None:
                           "(no player's: chips + kitty sum to zero)")
     if result["skipped"]:
         console.print(f"[yellow]{len(result['skipped'])} matches skipped[/] "
-                      f"({result['skipped'][0]['reason']}{', …' if len(result['skipped']) > 1 else ''})")
+                      f"({escape(result['skipped'][0]['reason'])}{', …' if len(result['skipped']) > 1 else ''})")
     if result.get("sprt"):
         s = result["sprt"]
         console.print(f"sequential test {s['a']} vs {s['b']} (delta {s['delta']:+g}): "
@@ -143,13 +144,14 @@ def bots(console: Console, registry) -> None:
         table.add_column(col)
     from naparena.bots.plugins import bot_version
     for entry in sorted(registry.bots.values(), key=lambda e: e.name):
-        table.add_row(entry.name, entry.source, bot_version(entry), entry.description)
+        # Text from plug-ins is text, never markup (a description may hold brackets).
+        table.add_row(*(escape(str(x)) for x in (entry.name, entry.source, bot_version(entry), entry.description)))
     console.print(table)
 
 
 def failures(console: Console, registry) -> None:
     for f in registry.failures:
-        console.print(f"[red]plug-in failed[/] {f}")
+        console.print(f"[red]plug-in failed[/] {escape(str(f))}", soft_wrap=not console.is_terminal)
 
 
 def check(console: Console, name: str, results) -> None:
@@ -160,7 +162,7 @@ def check(console: Console, name: str, results) -> None:
         faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or "none"
         table.add_row(r.variant, str(r.players), str(r.hands), str(r.decisions),
                       faults if r.ok else f"[red]{faults}[/]", f"{r.percentile(0.5) * 1e3:.2f}",
-                      f"{r.percentile(0.95) * 1e3:.2f}", f"{r.percentile(1.0) * 1e3:.2f}", r.first_error)
+                      f"{r.percentile(0.95) * 1e3:.2f}", f"{r.percentile(1.0) * 1e3:.2f}", escape(r.first_error or ""))
     console.print(table)
 
 
@@ -173,7 +175,7 @@ def card(c: int, trumps: int | None = None) -> str:
 
 def hand_replay(console: Console, log: dict, record: dict) -> None:
     """One hand trick by trick: deal, decisions, bids, tricks, settlement."""
-    aliases = [f"{b['alias']}@{seat}" for seat, b in enumerate(log["bots"])]  # alias@seat: aliases may repeat
+    aliases = [escape(f"{b['alias']}@{seat}") for seat, b in enumerate(log["bots"])]  # alias@seat: aliases may repeat
     trumps = record["trumps"]
     console.rule(f"match {log['match'].get('index', '?')} · hand {record['n']} · "
                  f"{log['variant']} · dealer {aliases[record['dealer']]}")
@@ -198,7 +200,7 @@ def hand_replay(console: Console, log: dict, record: dict) -> None:
     if "revoke" in record:
         console.print(f"  [red]revoke by {aliases[record['revoke']]}[/]")
     for decision, seat, kind, reason in record.get("faults", ()):
-        console.print(f"  [yellow]fault[/] {aliases[seat]} ({kind}, decision {decision}): {reason}")
+        console.print(f"  [yellow]fault[/] {aliases[seat]} ({kind}, decision {decision}): {escape(str(reason))}")
     console.print(f"  result: {record['result']}; chips " +
                   ", ".join(f"{aliases[s]} {d:+d}" for s, d in enumerate(record["chips"])) +
                   f"; kitty {record['kitty']}")

@@ -1,11 +1,28 @@
-"""Generates docs/VARIANTS.md from the variant data, so the docs cannot drift from the code.
+"""Generates docs/VARIANTS.md and docs/RULES.md from the rules data, so the docs cannot
+drift from the code.
 
-`python -m naparena.tools.docs > docs/VARIANTS.md`; a test checks the file is current.
+`python -m naparena.tools.docs > docs/VARIANTS.md` and
+`python -m naparena.tools.docs rules > docs/RULES.md`; a test checks both are current.
 """
 
 from __future__ import annotations
 
-from naparena.game.rules import OPTION_NAMES, VARIANTS
+import sys
+
+from naparena.game.cards import RANK_NAMES
+from naparena.game.rules import (
+    AUTO_PACK,
+    CHOICES,
+    FLOATER_LADDER,
+    FLOATER_PACK,
+    OPTION_NAMES,
+    PAYOUTS,
+    SEVEN_LADDER,
+    STANDARD_LADDER,
+    TRICKS_NEEDED,
+    VARIANTS,
+    Rules,
+)
 
 INTRO = """# Variants
 
@@ -13,8 +30,8 @@ Generated from `naparena/game/rules.py` by `python -m naparena.tools.docs > docs
 (a test fails when this file is out of date). `naparena variants NAME` prints the same.
 Sources: `000` Wikipedia (modern), `001` pagat.com, `002` older Wikipedia,
 `003` W. H. Peel, *Round Games with Cards*, `004` a Hoyle-style account. A value marked
-*interpretation* is a choice RULES.md (or naparena, where RULES.md is silent) made
-where the sources are silent or disagree.
+*interpretation* is a choice naparena made where the sources are silent or disagree;
+`docs/RULES.md` lists them all.
 """
 
 
@@ -40,5 +57,248 @@ def variants_markdown() -> str:
     return "\n".join(lines)
 
 
+# Choices naparena makes where the sources leave one open, beyond those the variant table
+# marks (those are added from it). Each is also where the code makes it, as a comment.
+INTERPRETATIONS = (
+    "The first dealer is drawn with the match's seeded random generator.",
+    "A passed-out deal counts as one of the match's hands.",
+    "`pack = \"auto\"` at 6 and 7 active players uses 36 and 40 cards, and at 2 players 20 cards"
+    " (the sources give no size for these tables).",
+    "The floater's pack table counts active players: if a floater variant is set to let the dealer"
+    " sit out, the pack is the one for the players who hold cards.",
+    "Under `shuffle = \"after_nap\"` the pack is gathered as: the finished tricks in play order, the"
+    " unfinished trick, the cards still held (seat by seat), the cards put out face down, the peep"
+    " card or floater if still out, the Sir Garnet hand if untaken, then the undealt stock. Each hand"
+    " dealt from a gathered pack logs that order (`gathered`) and the cut.",
+    "Seven-card hands are dealt in the 3-2 pattern repeated and cut short at seven (3, 2, 2).",
+    "A purchase stock must hold at least five cards, so that one player can exchange a whole hand.",
+    "Écarté Nap is allowed with five to seven players, as long as the pack holds the stock, but"
+    " naparena warns: the source recommends at most four.",
+    "The pool of peep, purchase and écarté goes to the next bidder who makes Nap or above on the"
+    " game's ladder (so also sedan, and seven-card mis, six and seven); the same contracts, made,"
+    " bring a shuffle under `shuffle = \"after_nap\"`.",
+    "Chips left in the kitty when a match ends stay there (`kitty_at_end = \"carried\"`) and are"
+    " reported with the standings; `\"split\"` shares them equally, the remainder carried.",
+    "A revoking defender pays the bidder what every opponent would have paid; the kitty stays where"
+    " it is (only a bid actually made takes it).",
+    "With a floater, a revoking bidder pays into the kitty, as a lost floater bid does (stake times"
+    " players), not each opponent.",
+    "Floater Wellington's \"lowest non-trump\" lead is the lowest rank outside trumps; equal ranks in"
+    " different suits are all allowed. A bidder may name any suit that leaves him a card of another"
+    " suit.",
+    "Sir Garnet is offered only while Nap can still be bid, and a player who takes it up makes the"
+    " Nap bid at once.",
+    "Only one extra-card feature (peep, purchase, Sir Garnet, floater) per variant.",
+    "Sedan ranks above every other bid, stakes 5 a player, and is played with trumps: the suit of the"
+    " first card led (`sedan_trumps = true`; `false` plays it without trumps).",
+    "Under `all_pass = \"eldest_one\"` the player on the dealer's left stands for one trick.",
+)
+
+
+def _ladder(ladder) -> str:
+    return " < ".join(f"`{b}`" for b in ladder)
+
+
+def _interpretations() -> list[str]:
+    found = list(INTERPRETATIONS)
+    for v in VARIANTS.values():
+        for option, source in v.sources.items():
+            if "interpretation" in source:
+                line = f"`{v.name}`, `{option}`: {source}."
+                if line not in found:
+                    found.append(line)
+    return found
+
+
+def _payout_table() -> list[str]:
+    bids = [b for b in dict.fromkeys(STANDARD_LADDER + SEVEN_LADDER + ("bonaparte",))
+            if any(b in table for table in PAYOUTS.values())]
+    lines = ["| bid | tricks | " + " | ".join(f"`{t}`" for t in PAYOUTS) + " |",
+             "|---|---|" + "---|" * len(PAYOUTS)]
+    for b in bids:
+        need = TRICKS_NEEDED[b]
+        cells = [f"{w} / {lost}" if (w, lost) != (None, None) else "–"
+                 for w, lost in (PAYOUTS[t].get(b, (None, None)) for t in PAYOUTS)]
+        lines.append(f"| `{b}` | {'none' if need == 0 else need} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _options_table() -> list[str]:
+    default = Rules()
+    lines = ["| option | default | allowed |", "|---|---|---|"]
+    for option in OPTION_NAMES:
+        value = getattr(default, option)
+        if option in CHOICES:
+            allowed = ", ".join(f"`{c}`" for c in CHOICES[option])
+        elif option == "pack":
+            allowed = "`auto` or " + ", ".join(str(n) for n in (20, 24, 28, 32, 36, 40, 52))
+        elif option == "bids":
+            allowed = "bids of the game's ladder (below)"
+        elif option == "dealer_ante":
+            allowed = "0 to 1000"
+        else:
+            allowed = "`true`, `false`"
+        lines.append(f"| `{option}` | {_value(value) or '–'} | {allowed} |")
+    return lines
+
+
+def _pack_table() -> list[str]:
+    lowest = {size: RANK_NAMES[13 - size // 4] for size in (20, 24, 28, 32, 36, 40, 52)}
+    lines = ["| active players | `auto` pack | floater pack |", "|---|---|---|"]
+    for players in range(2, 8):
+        auto = AUTO_PACK.get(players, 52)
+        floater = FLOATER_PACK.get(players)
+        shown = f"{floater} (A–{lowest[floater]})" if floater else "–"
+        lines.append(f"| {players} | {auto} (A–{lowest[auto]}) | {shown} |")
+    return lines
+
+
+RULES_INTRO = """# The rules naparena plays
+
+Generated by `python -m naparena.tools.docs rules > docs/RULES.md` from the rules data in
+`naparena/game/rules.py` (a test fails when this file is out of date). This is the
+reference for what the engine does; `docs/VARIANTS.md` gives every option of every named
+variant with its source. Sources are named by number: `000` Wikipedia (modern), `001`
+pagat.com (with Nap with a floater), `002` older Wikipedia, `003` W. H. Peel, *Round
+Games with Cards*, `004` a Hoyle-style account. Every rule on which they differ is a
+rules option; a variant is a named set of options.
+"""
+
+RULES_BODY = """## 1. Cards and players
+
+A French pack; in every suit the cards rank A K Q J 10 9 8 7 6 5 4 3 2, ace high. A
+smaller pack keeps the top ranks of every suit. Two to seven players sit at a table (a
+floater game three to seven). With `dealer_sits_out` the dealer of a six-player table
+(or of a five- and six-player one) gets no cards and does not bid, but pays and is paid
+like any opponent. A variant whose pack cannot hold every hand plus its extra cards (peep
+card, floater, Sir Garnet hand, purchase stock) is refused before any play.
+
+{packs}
+
+## 2. Dealing
+
+The first dealer is drawn at random; the deal then passes to the left every hand. The
+pack is shuffled before every deal (`shuffle = "every_hand"`) or only before the first
+deal and after a bid of Nap or above has been won (`"after_nap"`): otherwise the cards
+are gathered in a fixed order and only cut. The player on the dealer's right cuts,
+leaving at least four cards in each packet. Cards go out clockwise from the dealer's
+left: three then two (`deal = "3-2"`), two then three (`"2-3"`), or one at a time
+(`"1"`). Hands are five cards, seven in Seven-card Nap. Any peep card, floater, Sir
+Garnet hand and purchase stock come off the pack after the hands, in that order.
+
+## 3. Bidding
+
+Bidding starts on the dealer's left and goes once round the table; each player with
+cards either passes or bids higher than the bid so far, and a bid stands. The ladders,
+lowest first:
+
+- five cards: {standard}
+- seven cards: {seven}
+- with a floater: {floater}
+
+A variant enables some of its ladder's bids (`bids`). Wellington may only be bid over a
+Nap, and Blücher only over a Wellington. Misère (`mis`) is a contract to take no trick;
+sedan is one too, and ranks above every other bid. When everyone passes the hand is
+void and the next dealer deals (`all_pass = "redeal"`), or the player on the dealer's
+left must play for one trick (`"eldest_one"`).
+
+## 4. Play
+
+The bidder leads to the first trick, and that card's suit is trumps for the hand. In
+misère there are no trumps unless `misere_trumps` is set; sedan keeps trumps unless
+`sedan_trumps` is off. Play goes clockwise; a player must follow the suit led when able
+and may otherwise play any card, with no duty to win the trick or to trump. The highest
+trump wins a trick, or else the highest card of the suit led, and the winner leads next.
+Under `wellington_lead = "lowest_trump"` the Wellington bidder must lead the lowest card
+of the suit he leads. With `stop_when_decided` the hand ends as soon as the bidder has
+made the bid or can no longer make it; the chips are the same either way.
+
+## 5. Settlement
+
+Every seat starts a match with the same stack, and chips only move between the players
+and the kitty, so their total never changes. A bidder who makes the bid is paid the win
+stake by every opponent (extra tricks earn nothing); one who fails pays each opponent
+the loss stake. A dealer sitting out pays and is paid as an opponent. Stakes per
+opponent, win / loss (`payouts`):
+
+{payouts}
+
+`doubling = "double_big_wins"` doubles the win stake of Nap, Wellington and Blücher;
+`"double_big_both"` doubles their loss stake too. With a floater the loss is paid into
+the kitty, not to the players: the loss stake times the number of players.
+
+A **revoke** (not following suit when able) ends the hand at once. A revoking bidder
+pays as if the bid were lost; a revoking opponent pays the bidder the whole amount the
+bidder would have collected from every opponent, and the others pay nothing. In
+naparena an illegal card from a bot is a revoke, and every other failure (an illegal
+answer, an exception, a time-out, a crash) has a fixed default listed in the README, so
+no bot can break the chip totals.
+
+## 6. The kitty
+
+Some variants keep chips on the table: `dealer_ante` is paid in by each dealer, the
+floater game has every player ante 1 before each deal, and peeps and purchases are paid
+in. A bid of Nap or above that is made takes the kitty. At the end of a match the kitty
+is carried (`kitty_at_end = "carried"`, reported with the standings) or shared equally
+(`"split"`).
+
+## 7. Extra decisions
+
+- **Peep Nap** (`peep`): one card is dealt face down. Before bidding, each player may pay
+  1 to the kitty to look at it privately; that he looked is public. A bidder who looked
+  may then swap one of his cards for it before leading.
+- **Purchase Nap** and **Écarté Nap** (`purchase`): before bidding, each player in turn
+  may throw out cards and take as many from the top of the stock: for 1 whatever the
+  number (Purchase), or 1 per card, at most five (Écarté).
+- **Sir Garnet** (`sir_garnet`): a second hand of five lies face down. A player may take
+  it up on his turn to bid, keep five of the ten cards, put five out face down, and must
+  then bid Nap.
+- **Seven-card Nap** (`hand_size = 7`): seven cards each, bids three, four, nap, mis, six,
+  seven (mis above Nap); no peep, exchange or extra hand.
+- **Sedan**: a bid to take no trick, above every other bid, with trumps set by the first
+  card (see §4).
+- **Nap with a floater** (`floater`): everyone antes 1; one extra card, the floater, is
+  dealt face down and a player may pay 1 more to see it before bidding. Each bid is made
+  with or without the floater, *without* ranking just above the same bid *with*. A bidder
+  who won *with* takes the floater and discards a card. Bonaparte (five tricks) must lead
+  his lowest card of the suit he leads; a Wellington bidder names trumps and leads his
+  lowest card outside them. A made bid of Nap or above also takes the kitty.
+
+## 8. Every rules option
+
+{options}
+
+## 9. Named variants
+
+{variants}
+
+## 10. Interpretations
+
+Where the sources are silent or disagree, naparena chooses; every such choice is here.
+
+{interpretations}
+
+## 11. What every hand must satisfy
+
+Every card is in exactly one place and none is played twice; every card follows suit
+when it can, or is a revoke settled as one; tricks are won as §4 says and the bidder's
+tricks decide the result; the chips of the players and the kitty add up to the same
+total after every hand; and the same configuration and seed give the same logs for any
+number of workers and any order in which matches finish. A hand's log entry holds what
+re-deals it: the cut, the gathered pack when it was not shuffled, the stock and the
+cards bought in a purchase, the Sir Garnet hand in dealt order, and every answer given.
+"""
+
+
+def rules_markdown() -> str:
+    variants = "\n".join(f"- `{v.name}`: {v.description}." for v in VARIANTS.values())
+    body = RULES_BODY.format(
+        packs="\n".join(_pack_table()), standard=_ladder(STANDARD_LADDER), seven=_ladder(SEVEN_LADDER),
+        floater=_ladder(FLOATER_LADDER), payouts="\n".join(_payout_table()),
+        options="\n".join(_options_table()), variants=variants,
+        interpretations="\n".join(f"- {line}" for line in _interpretations()))
+    return RULES_INTRO + "\n" + body
+
+
 if __name__ == "__main__":
-    print(variants_markdown(), end="")
+    print(rules_markdown() if sys.argv[1:] == ["rules"] else variants_markdown(), end="")

@@ -1,0 +1,426 @@
+"""Runner faults that are no bot's doing: a parent killed with kill -9, a worker killed,
+stopped or terminated from outside, an interrupt as the run starts, a full disk or a
+read-only log folder, damaged match files, and drop-in bots edited between sessions.
+
+Real processes where the fault is about processes: the runs are `python -m naparena`
+children, and workers are signalled by pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tomli_w
+from typer.testing import CliRunner
+
+from naparena.arena import runner as runner_module
+from naparena.arena.runner import MATCHES
+from naparena.bots import plugins
+from naparena.cli import app
+
+from tests.test_runner import (
+    assert_same_files,
+    live_members,
+    naparena,
+    played_matches,
+    run_dir_in,
+    snapshot,
+    start_naparena,
+    wait_until_gone,
+)
+
+# A bot that, when SLEEPER_DIR is set, marks its pid in that folder and sleeps inside its
+# first card of hand 2 of every match: a worker to signal while a bot is deciding.
+SLEEPER = '''
+import os
+import time
+
+from naparena import Bot, hookimpl
+
+
+class Sleeper(Bot):
+    name = "sleeper"
+    description = "random answers; sleeps in a decision when told to"
+
+    def start_match(self, info):
+        self.slept = False
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        folder = os.environ.get("SLEEPER_DIR")
+        if folder and view.hand_no == 2 and not self.slept:
+            self.slept = True
+            with open(os.path.join(folder, str(os.getpid())), "w") as f:
+                f.write("deciding")
+            time.sleep(float(os.environ.get("SLEEPER_SECONDS", "2")))
+        return self.rng.choice(view.legal)
+
+
+@hookimpl
+def register_bots(register):
+    register(Sleeper)
+'''
+
+MATCH_COUNT = 4  # one variant, 2 seeds, the 2 distinct rotations of (random, sleeper, random, sleeper)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch):
+    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
+    monkeypatch.setattr("naparena.arena.runner._registries", {})
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith(plugins.DROP_IN_PACKAGE):
+            del sys.modules[name]
+
+
+def write_sleeper_tournament(folder: Path, bot_source: str = SLEEPER, hands: int = 12) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bots").mkdir(exist_ok=True)
+    (folder / "bots" / "sleeper.py").write_text(bot_source)
+    # A limit far above the sleep: no decision here may time out, however busy the machine.
+    data = {"tournament": {"name": "faults", "seed": 7, "seeds": 2, "hands": hands, "table": 4,
+                           "timeout": 60.0},
+            "bots": [{"name": "random"}, {"name": "sleeper"}], "variants": [{"name": "classic"}]}
+    path = folder / "t.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The tournament run without sleeping or signals: what every disturbed run must equal."""
+    folder = tmp_path_factory.mktemp("faults")
+    write_sleeper_tournament(folder)
+    done = naparena("run", "t.toml", "--workers", 2, "--log-dir", "reference", "--json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return folder, snapshot(run_dir_in(folder / "reference")), done.stdout
+
+
+def wait_for_marker(proc: subprocess.Popen, marks: Path, seconds: float = 60.0) -> int:
+    """The pid of the first worker that is inside the sleeper's decision."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = sorted(marks.iterdir()) if marks.exists() else []
+        if found:
+            return int(found[0].name)
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended before a worker was deciding: {proc.communicate()}")
+        assert time.monotonic() < deadline, "no worker started deciding in time"
+        time.sleep(0.02)
+
+
+def disturbed_run(folder: Path, log_dir: str, seconds: float, send) -> tuple[subprocess.Popen, str, str]:
+    marks = folder / f"marks-{log_dir}"
+    marks.mkdir()
+    proc = start_naparena("run", "t.toml", "--workers", 2, "--log-dir", log_dir, "--json", cwd=folder,
+                          env={"SLEEPER_DIR": str(marks), "SLEEPER_SECONDS": str(seconds)})
+    try:
+        send(proc, wait_for_marker(proc, marks))
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc, out, err
+
+
+# --- workers die with the parent ------------------------------------------------------
+
+def test_after_kill_9_of_the_parent_its_workers_die_too(reference):
+    folder = reference[0]
+
+    def kill_parent(proc, _worker):
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only: its workers get no signal
+
+    proc, _, _ = disturbed_run(folder, "orphans", 30.0, kill_parent)
+    assert proc.returncode == -signal.SIGKILL
+    # Without a parent a worker would finish its match and wait for the next one forever.
+    wait_until_gone(proc.pid, seconds=30.0)
+
+
+# --- a worker lost to something outside any bot is replayed, not charged ------------------
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGSTOP])
+def test_a_worker_killed_stopped_or_terminated_from_outside_is_replayed_not_charged(reference, sig):
+    folder, expected, expected_json = reference
+
+    def signal_worker(_proc, worker):
+        os.kill(worker, sig)
+
+    proc, out, err = disturbed_run(folder, f"lost-{sig.name}", 1.0, signal_worker)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    run_dir = run_dir_in(folder / f"lost-{sig.name}")
+    # The same files as the undisturbed run: no fault, no crash charged to the sleeper.
+    assert_same_files(snapshot(run_dir), expected)
+    assert out == expected_json
+    assert "worker lost" in (run_dir / "run.log").read_text()
+
+
+def sigterm_is_default() -> bool:
+    return signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_worker_does_not_inherit_the_parents_sigterm_handler(tmp_path):
+    from naparena.arena.pool import ForkPool
+
+    previous = signal.signal(signal.SIGTERM, lambda *a: None)  # as `naparena run` installs one
+    try:
+        pool = ForkPool(1, timeout=60.0)
+        try:
+            assert pool.submit(sigterm_is_default).result(timeout=60) is True
+        finally:
+            pool.shutdown()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_bot_killing_its_own_worker_in_the_same_place_again_is_charged_as_a_crash(tmp_path):
+    """Being lost twice in the very same bot call is the bot's doing, not bad luck."""
+    killer = SLEEPER.replace('time.sleep(float(os.environ.get("SLEEPER_SECONDS", "2")))',
+                             "os.kill(os.getpid(), 9)").replace("sleeper", "killer").replace("Sleeper", "Killer")
+    write_sleeper_tournament(tmp_path, killer)
+    (tmp_path / "t.toml").write_text((tmp_path / "t.toml").read_text().replace('"sleeper"', '"killer"'))
+    (tmp_path / "marks").mkdir()
+    done = naparena("run", "t.toml", "--workers", 2, "--json", cwd=tmp_path,
+                    env={"SLEEPER_DIR": str(tmp_path / "marks")})
+    assert done.returncode == 0, done.stderr
+    [row] = [r for r in json.loads(done.stdout)["variants"]["classic"]["bots"] if r["bot"] == "killer"]
+    assert row["crashes"] > 0 and set(row["faults"]) == {"crash"}
+
+
+# --- an interrupt just after the run directory exists ----------------------------------
+
+def test_ctrl_c_just_after_the_run_directory_is_created_still_says_how_to_resume(tmp_path, monkeypatch):
+    write_sleeper_tournament(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    prepare = runner_module.Run.prepare
+
+    def prepare_then_interrupt(self, resume=False):
+        prepare(self, resume)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner_module.Run, "prepare", prepare_then_interrupt)
+    result = CliRunner().invoke(app, ["run", "t.toml", "--workers", "1"])
+    assert result.exit_code == 130, result.output
+    message = " ".join(result.output.split())
+    assert "Resume with: naparena resume logs/faults-" in message
+    monkeypatch.setattr(runner_module.Run, "prepare", prepare)
+    hint = message[message.index("Resume with: ") + len("Resume with: "):].split()
+    resumed = CliRunner().invoke(app, hint[1:3] + ["--workers", "1"])
+    assert resumed.exit_code == 0, resumed.output
+    assert played_matches(run_dir_in(tmp_path / "logs")) == MATCH_COUNT
+
+
+# --- a log folder that cannot be written ----------------------------------------------
+
+def _unshare_works() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+needs_mounts = pytest.mark.skipif(not _unshare_works(), reason="needs a private mount namespace (unshare -rm)")
+
+
+def in_small_filesystem(folder: Path, options: str, workers: int) -> subprocess.CompletedProcess:
+    """`naparena run` with its log folder on a fresh tmpfs mounted with `options`, in a
+    private mount namespace; afterwards list every file left on that filesystem."""
+    logs = folder / "small"
+    logs.mkdir(exist_ok=True)
+    env = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1"}
+    script = (f"mount -t tmpfs -o {options} tmpfs {logs} && "
+              f"{sys.executable} -m naparena run t.toml --workers {workers} --log-dir {logs}; "
+              f"code=$?; echo '--- files'; find {logs} -type f; exit $code")
+    return subprocess.run(["unshare", "-rm", "sh", "-c", script], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+@needs_mounts
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_full_disk_is_one_clear_message_and_leaves_no_temporary_files(tmp_path, workers):
+    write_sleeper_tournament(tmp_path, hands=400)  # about 90 kB a match: the 60 kB disk fills
+    done = in_small_filesystem(tmp_path, "size=60k", workers)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = error_lines(done.stderr)
+    assert "No space left on device" in line and "cannot write" in line
+    assert "outside any bot" not in done.stderr
+    left = done.stdout.split("--- files")[1].split()
+    assert not [f for f in left if ".tmp" in f], left
+
+
+@needs_mounts
+def test_a_read_only_log_folder_is_one_clear_message(tmp_path):
+    write_sleeper_tournament(tmp_path)
+    done = in_small_filesystem(tmp_path, "ro,size=64k", 2)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = error_lines(done.stderr)
+    assert "cannot create the run directory" in line and "Read-only file system" in line
+
+
+def test_log_dir_naming_a_file_is_one_clear_message(tmp_path, monkeypatch):
+    write_sleeper_tournament(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    Path("notes.txt").write_text("not a folder")
+    result = CliRunner().invoke(app, ["run", "t.toml", "--log-dir", "notes.txt"])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    assert "notes.txt is a file, not a folder" in " ".join(result.output.split())
+    assert Path("notes.txt").read_text() == "not a folder"
+
+
+# --- damaged match files ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def finished(reference, tmp_path_factory):
+    return reference[0] / "reference"
+
+
+@pytest.mark.parametrize("damage", [b"", b'{"format": 3, "match": {', b"\x00garbage\xff", b"{}", b"[]",
+                                    b'{"format": 3}'])
+@pytest.mark.parametrize("command", ["report", "resume", "verify"])
+def test_a_damaged_match_file_is_named_not_a_traceback(finished, tmp_path, damage, command):
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir_in(finished), copy)
+    victim = copy / MATCHES / "000003.json"
+    victim.write_bytes(damage)
+    result = CliRunner().invoke(app, [command, str(copy)])
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (1, 2), result.output
+    assert "000003.json" in result.output
+
+
+def test_a_match_file_whose_summary_is_damaged_is_named(finished, tmp_path):
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir_in(finished), copy)
+    victim = copy / MATCHES / "000002.json"
+    data = json.loads(victim.read_bytes())
+    data["summary"]["seats"][0]["contracts"] = {"nap": "many"}
+    victim.write_text(json.dumps(data))
+    for command in ("report", "resume"):
+        result = CliRunner().invoke(app, [command, str(copy)])
+        assert result.exit_code == 2 and "000002.json" in result.output, result.output
+
+
+# --- drop-in bots must be the same when a run is resumed ----------------------------------
+
+def test_resuming_after_editing_a_drop_in_bot_is_refused(tmp_path, monkeypatch):
+    write_sleeper_tournament(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    first = CliRunner().invoke(app, ["run", "t.toml", "--workers", "1"])
+    assert first.exit_code == 0, first.output
+    run_dir = run_dir_in(tmp_path / "logs")
+    bot = tmp_path / "bots" / "sleeper.py"
+    bot.write_text(bot.read_text().replace("return self.rng.choice(view.legal)\n\n\n",
+                                           "return view.legal[0]\n\n\n"))
+    sys.modules.pop(plugins.DROP_IN_PACKAGE + ".sleeper", None)
+    again = CliRunner().invoke(app, ["resume", str(run_dir)])
+    assert again.exit_code == 2, again.output
+    message = " ".join(again.output.split())
+    assert "bot 'sleeper' is not the one this run started with" in message
+
+
+def test_resuming_with_another_bots_dir_holding_a_bot_of_the_same_name_is_refused(tmp_path, monkeypatch):
+    write_sleeper_tournament(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    first = CliRunner().invoke(app, ["run", "t.toml", "--workers", "1"])
+    assert first.exit_code == 0, first.output
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sleeper.py").write_text(SLEEPER.replace("sleeps in a decision", "another sleeper"))
+    sys.modules.pop(plugins.DROP_IN_PACKAGE + ".sleeper", None)
+    again = CliRunner().invoke(app, ["resume", str(run_dir_in(tmp_path / "logs")), "--bots-dir", str(other)])
+    assert again.exit_code == 2, again.output
+    assert "is not the one this run started with" in " ".join(again.output.split())
+    # The same file in another folder is the same bot: that resume is fine.
+    (other / "sleeper.py").write_text(SLEEPER)
+    sys.modules.pop(plugins.DROP_IN_PACKAGE + ".sleeper", None)
+    same = CliRunner().invoke(app, ["resume", str(run_dir_in(tmp_path / "logs")), "--bots-dir", str(other)])
+    assert same.exit_code == 0, same.output
+
+
+def test_live_members_helper_sees_this_process():
+    # The orphan test relies on it: a live process of a group is found.
+    assert os.getpid() in live_members(os.getpgid(0))
+
+
+# --- files deleted during the run, plug-ins that exit or interrupt ------------------------
+
+VANDAL = '''
+import glob
+import os
+
+from naparena import Bot, hookimpl
+
+
+class Vandal(Bot):
+    name = "vandal"
+    description = "deletes the run's first match log and its manifest from match 2 on"
+
+    def start_match(self, info):
+        if info["match"] >= 2:
+            for path in glob.glob(os.path.join("logs", "*", "matches", "000000.json")) + \\
+                    glob.glob(os.path.join("logs", "*", "manifest.json")):
+                os.remove(path)
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+@hookimpl
+def register_bots(register):
+    register(Vandal)
+'''
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_bot_deleting_run_files_makes_the_run_fail_loudly(tmp_path, monkeypatch, workers):
+    write_sleeper_tournament(tmp_path, VANDAL)
+    (tmp_path / "t.toml").write_text((tmp_path / "t.toml").read_text().replace('"sleeper"', '"vandal"'))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", "t.toml", "--workers", workers])
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert "manifest.json, matches/000000.json disappeared while the run went on" in message
+    assert not (run_dir_in(tmp_path / "logs") / "standings.json").exists()
+
+
+@pytest.mark.parametrize("where, what", [("import", "raise SystemExit(3)"), ("import", "raise KeyboardInterrupt"),
+                                         ("register", "raise SystemExit(4)"),
+                                         ("register", "raise KeyboardInterrupt")])
+def test_a_drop_in_that_exits_or_interrupts_is_a_plug_in_failure(tmp_path, where, what):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    body = (what + "\n") if where == "import" else ""
+    body += "from naparena import hookimpl\n\n\n@hookimpl\ndef register_bots(register):\n"
+    body += f"    {what}\n" if where == "register" else "    pass\n"
+    (folder / "quitter.py").write_text(body)
+    done = naparena("bots", "--bots-dir", "bots", cwd=tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    flat = " ".join(done.stdout.split())
+    assert "failed" in flat and "quitter" in flat
+    assert ("SystemExit" in flat) or ("KeyboardInterrupt" in flat)
+    assert "random" in flat, "the other bots still load"

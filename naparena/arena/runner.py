@@ -21,7 +21,7 @@ from typing import Callable
 from naparena._version import __version__
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, make_executor
-from naparena.arena.schedule import bot_seed, schedule, total_hands
+from naparena.arena.schedule import board_seeds, bot_seed, schedule, total_hands
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import RunError
@@ -195,7 +195,8 @@ class Run:
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
-                   path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [])
+                   path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [],
+                   boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 
     def execute(self, progress: Progress | None = None, executor=None) -> dict:
         """Play every match not yet done; return the standings (also written to disk)."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+from naparena.stats.distributions import t_quantile
+
 WARMUP = 200  # boards before the first verdict: see the calibration benchmark
 
 
@@ -61,11 +63,12 @@ class Sprt:
 
 
 def simulate(draw, delta: float, batch: int, reps: int, max_boards: int, alpha: float = 0.05,
-             beta: float = 0.05, warmup: int = WARMUP) -> dict:
+             beta: float = 0.05, warmup: int = WARMUP, truth: float = 0.0) -> dict:
     """Run the test `reps` times on synthetic boards: `draw(k)` returns k board differences
-    (per 100 hands). Returns the shares accepting H1 and H0, undecided, and the average
-    number of boards used (ASN)."""
-    h1 = h0 = 0
+    (per 100 hands) whose mean is `truth`. Returns how often it accepted H1 and H0, the
+    average number of boards used (ASN), and how often a plain 95% t interval taken at
+    the stop covered `truth` (`covers` of `decided`)."""
+    h1 = h0 = covers = 0
     used = 0
     for _ in range(reps):
         s = Sprt("a", "b", delta, alpha, beta, warmup)
@@ -75,4 +78,9 @@ def simulate(draw, delta: float, batch: int, reps: int, max_boards: int, alpha: 
         if s.verdict:
             h1 += s.verdict.startswith("H1")
             h0 += s.verdict.startswith("H0")
-    return {"reps": reps, "h1": h1, "h0": h0, "undecided": reps - h1 - h0, "asn": used / reps}
+            n = len(s.diffs)
+            mean = math.fsum(s.diffs) / n
+            sd = math.sqrt(math.fsum((d - mean) ** 2 for d in s.diffs) / (n - 1))
+            covers += abs(mean - truth) <= t_quantile(n - 1) * sd / math.sqrt(n)
+    return {"reps": reps, "h1": h1, "h0": h0, "undecided": reps - h1 - h0, "asn": used / reps,
+            "decided": h1 + h0, "covers": covers}

@@ -21,7 +21,7 @@ from typing import Callable
 from naparena._version import __version__
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, make_executor
-from naparena.arena.schedule import board_seeds, bot_seed, schedule, total_hands
+from naparena.arena.schedule import BOARDS_NOTE, board_seeds, bot_seed, schedule, total_hands, uses_boards
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import RunError
@@ -82,9 +82,13 @@ def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k != "workers"}
     bots = {b.alias: {"name": b.name, **_identity(registry.get(b.name))} for b in t.bots}
-    return {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
-            "config_hash": config_hash(t), "tournament": config, "bots": bots,
-            "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
+    out = {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
+           "config_hash": config_hash(t), "tournament": config, "bots": bots,
+           "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
+    boards = [v.name for v in t.variants if uses_boards(t, v)]
+    if boards:  # said where it applies, so other manifests stay as they were
+        out["duplicate_boards"] = {"variants": boards, "dealing": BOARDS_NOTE}
+    return out
 
 
 def _identity(entry) -> dict:

@@ -46,6 +46,10 @@ def bot_seed(master: int, match_index: int, seat: int) -> int:
     return derive_seed(master, "bot", match_index, seat)
 
 
+BOARDS_NOTE = ("each hand dealt from its own seed (deal seed, hand number): duplicate boards "
+               "replace gather-and-cut, so every rotation gets the same deals")
+
+
 def board_seeds(deal_seed: int, hands: int) -> tuple[int, ...]:
     """The seed of every hand (board) of a duplicate match dealt board by board.
 

@@ -127,7 +127,7 @@ def board_tables(console: Console, variant: str, data: dict) -> None:
     if ident is not None:
         style = "" if ident["identical"] == ident["boards"] else "[red]"
         console.print(f"{style}{variant}: {ident['identical']} of {ident['boards']} boards "
-                      f"({ident['share']:.1%}) dealt identically in every rotation")
+                      f"({ident['share']:.1%}) dealt identically in every rotation ({ident['dealing']})")
     if data.get("left_out"):
         console.print(f"[yellow]{variant}: {data['left_out']} boards of deal sets missing a rotation "
                       "(disqualification) left out of the intervals")

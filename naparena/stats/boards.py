@@ -130,6 +130,7 @@ class BoardBook:
         self.positions = {v: defaultdict(dict) for v in variants}  # position → stratum → Moments
         self.identical = {v: [0, 0] for v in variants}             # [boards dealt identically, boards]
         self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
+        self.board_seeds = {v: False for v in variants}            # dealt board by board
 
     def add(self, unit: tuple, spec: dict, summary: dict) -> None:
         """One match of deal set `unit`: seat `s` is `spec["seats"][s]`."""
@@ -142,6 +143,8 @@ class BoardBook:
         if u is None:
             u = self.open[unit] = _Open(spec["table_no"], players, len(per_hand))
         u.rotations += 1
+        if spec.get("boards"):
+            self.board_seeds[unit[0]] = True
         if len(per_hand) != len(u.bots):
             u.incomplete = True
             return
@@ -207,7 +210,9 @@ class BoardBook:
         same, boards = self.identical[variant]
         if not self.duplicate or not boards:
             return None
-        return {"identical": same, "boards": boards, "share": same / boards}
+        dealing = ("each board from its own seed: duplicate boards replace gather-and-cut"
+                   if self.board_seeds[variant] else "every hand shuffled from the match seed")
+        return {"identical": same, "boards": boards, "share": same / boards, "dealing": dealing}
 
 
 def _moments(strata: dict, key: tuple, scale: int) -> Moments:

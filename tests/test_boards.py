@@ -129,7 +129,7 @@ def test_a_board_averages_a_bot_over_its_seats_and_rotations():
     # Seats a b a b, then rotated: b a b a. Two boards.
     book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1], [0, 2, 0, -2]], [5, 6]))
     book.add(unit, spec(1, ["b", "a", "b", "a"]), summary([[-3, 1, 1, 1], [4, -4, 0, 0]], [5, 9]))
-    boards = book.close(unit)
+    boards = book.close(unit).boards()
     assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]}, {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
     a = book.bots["v"]["a"][(0, 4)]
     assert (a.n, a.s1, a.s2, a.scale) == (2, 4 - 4, 16 + 16, 4)
@@ -155,7 +155,7 @@ def test_a_deal_set_missing_a_rotation_is_left_out_of_the_intervals():
     unit = ("v", 0, 0)
     book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1]], [5]))
     book.skip(unit)
-    assert book.close(unit) == []
+    assert book.close(unit) is None
     assert book.left_out["v"] == 1 and not book.bots["v"]
 
 

@@ -383,3 +383,18 @@ def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
     assert bot.clock_cuts > 0
     cuts = [r for r in caplog.records if "time guard cut" in r.getMessage()]
     assert len(cuts) == bot.clock_cuts and "seat 0" in cuts[0].getMessage()
+
+
+def test_the_clock_guard_is_three_quarters_of_the_time_out_unless_set(monkeypatch):
+    monkeypatch.setattr("naparena.bots.pimc._clock", lambda: 10.0)
+    hand = Match(make_rules("classic"), 4, 3).next_hand()
+    view = hand.view()
+    told = PimcBot(random.Random(1), hand.to_act, samples=20)
+    told.start_match({"timeout": 5.0})
+    assert not told._out_of_time(view, 10.0 - 3.7)  # 3.7 s spent, guard 3.75 s
+    assert told._out_of_time(view, 10.0 - 3.8) and told.clock_cuts == 1
+    untold = PimcBot(random.Random(1), hand.to_act, samples=20)
+    assert untold._out_of_time(view, 10.0 - 0.8)  # never told: 0.75 s
+    own = PimcBot(random.Random(1), hand.to_act, samples=20, time_budget=0.5)
+    own.start_match({"timeout": 5.0})
+    assert own._out_of_time(view, 10.0 - 0.6)  # its own budget wins

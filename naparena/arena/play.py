@@ -169,7 +169,7 @@ def _compact(data) -> str:
 
 def _match_info(job: Job, rules: Rules, seat: int) -> dict:
     return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
-            "players": len(job.seats), "rules": rules, "hands": job.hands}
+            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timeout}
 
 
 class Supervisor:
@@ -437,9 +437,16 @@ class MatchSummary:
 
 
 def deal_key(r: dict) -> int:
-    """A checksum of what a hand was dealt: equal keys in two rotations = the same board."""
-    return zlib.crc32(orjson.dumps((r["dealer"], r["deal"], r.get("peep_card"), r.get("floater"),
-                                    r.get("garnet"))))
+    """A checksum of what a hand was dealt (CRC-32 of the deal, started from the dealer,
+    then of any extra cards): equal keys in two rotations = the same board."""
+    key = zlib.crc32(orjson.dumps(r["deal"]), r["dealer"])
+    for extra in _EXTRA_CARDS:
+        if extra in r:
+            key = zlib.crc32(orjson.dumps([extra, r[extra]]), key)
+    return key
+
+
+_EXTRA_CARDS = ("peep_card", "floater", "garnet")
 
 
 def dumps(data: dict) -> bytes:

@@ -35,6 +35,7 @@ BID_CALIBRATION = 0.3
 MISERE_CALIBRATION = 1.2
 _REJECTION_TRIES = 12  # uniform deals tried before the constrained deal (see Unseen.deal)
 log = logging.getLogger(__name__)
+GUARD_SHARE = 0.75  # of the decision time-out, where the clock cuts a decision short
 _clock = time.perf_counter  # one name, so a test can stand in a slow machine's clock
 
 
@@ -211,16 +212,18 @@ class PimcBot(HeuristicBot):
     Budgets: a decision stops sampling once it has spent `max_nodes` solver nodes, which
     is deterministic: that is the limit meant to bind (about 0.1 s of solving here; a
     4-player classic card decision takes some 20 ms at the median). `time_budget` only
-    guards the decision time-out: at 0.75 s (under the default 1 s time-out) it leaves a
-    machine seven times slower, or as loaded, still bound by the node budget, so the same
-    seed gives the same play. A decision the clock does cut is logged (a warning naming
-    the seat and hand) and counted in `clock_cuts`, because from then on the run is not
-    reproducible. Set `time_budget` below the tournament's `timeout`.
+    guards the decision time-out: by default (0) it is three quarters of the tournament's
+    `timeout`, told in `start_match` (0.75 s if never told). The node budget takes up to
+    about 0.3 s here in the worst decisions, so give pimc a `timeout` a few times that on
+    a busy machine (`tournaments/ladder.toml` uses 5 s) and the node budget binds, and the
+    same seed gives the same play. A decision the clock does cut is logged (a warning
+    naming the seat and hand) and counted in `clock_cuts`, because from then on the run
+    is not reproducible.
     """
 
     name = "pimc"
     description = "Perfect-Information Monte Carlo: samples the unseen cards and solves each deal exactly."
-    params = {"samples": 120, "bid_samples": 48, "time_budget": 0.75, "max_nodes": 100_000,
+    params = {"samples": 120, "bid_samples": 48, "time_budget": 0.0, "max_nodes": 100_000,
               "aggression": 0.0}
 
     #: Deals solved by the last card or bid decision that sampled (for benchmarks: fewer
@@ -228,6 +231,11 @@ class PimcBot(HeuristicBot):
     last_samples = 0
     #: Decisions the time guard cut short (each also logged): non-zero means not reproducible.
     clock_cuts = 0
+    _guard = 0.0  # seconds; set by start_match
+
+    def start_match(self, info) -> None:
+        timeout = info.get("timeout") if isinstance(info, dict) else None
+        self._guard = self.time_budget or GUARD_SHARE * (timeout or 1.0)
 
     # --- card play -------------------------------------------------------------------
 
@@ -291,7 +299,7 @@ class PimcBot(HeuristicBot):
     def _out_of_time(self, view, start: float) -> bool:
         """The time guard: true (and logged) when the clock ran out before the node budget."""
         spent = _clock() - start
-        if spent <= self.time_budget:
+        if spent <= (self._guard or self.time_budget or GUARD_SHARE):
             return False
         self.clock_cuts += 1
         log.warning("pimc (seat %d, hand %d, %s): the time guard cut the decision after %.2f s; "

@@ -105,17 +105,33 @@ def estimate(strata: list[Moments], per: int = 100) -> dict:
 
 
 class _Open:
-    """A deal set being played: per board, each bot's chips and seat count, each
-    position's chips, and whether every rotation got the same deal."""
+    """A deal set being played: per board, each bot's chips (by slot), each seat's chips
+    over the rotations, and whether every rotation got the same deal."""
 
-    def __init__(self, table_no: int, players: int, hands: int):
-        self.table_no, self.players = table_no, players
-        self.bots: list[dict[str, list[int]]] = [{} for _ in range(hands)]
-        self.positions = [[0] * players for _ in range(hands)]
+    def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int):
+        self.table_no, self.players = table_no, len(seats)
+        self.names = sorted(set(seats), key=order.__getitem__)
+        self.slot = {a: i for i, a in enumerate(self.names)}
+        self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
+        self.chips = [[0] * len(self.names) for _ in range(hands)]
+        self.seat_chips = [[0] * self.players for _ in range(hands)]
+        self.dealer: int | None = None
         self.keys: list[int] | None = None
         self.same = [True] * hands
         self.rotations = 0
         self.incomplete = False
+
+    def boards(self) -> list[dict[str, list[int]]]:
+        """Per board, alias → [chips, hands held]."""
+        return [{a: [c, k] for a, c, k in zip(self.names, row, self.seats_held)} for row in self.chips]
+
+    def diffs(self, a: str, b: str) -> list[float]:
+        """Per board, A − B chips per 100 hands (empty if either did not play here)."""
+        if a not in self.slot or b not in self.slot:
+            return []
+        i, j = self.slot[a], self.slot[b]
+        ka, kb = self.seats_held[i], self.seats_held[j]
+        return [row[i] * 100 / ka - row[j] * 100 / kb for row in self.chips]
 
 
 class BoardBook:
@@ -124,6 +140,7 @@ class BoardBook:
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool):
         self.aliases, self.duplicate = aliases, duplicate
+        self.order = {a: i for i, a in enumerate(aliases)}
         self.open: dict[tuple, _Open] = {}
         self.bots = {v: defaultdict(dict) for v in variants}       # alias → stratum → Moments
         self.pairs = {v: defaultdict(dict) for v in variants}      # (a, b) → stratum → Moments
@@ -135,35 +152,28 @@ class BoardBook:
     def add(self, unit: tuple, spec: dict, summary: dict) -> None:
         """One match of deal set `unit`: seat `s` is `spec["seats"][s]`."""
         seats = spec["seats"]
-        players = len(seats)
         per_hand = summary.get("hand_chips")
         if per_hand is None:  # a log from before boards: the whole match is one board
             per_hand = [[s["chips"] for s in summary["seats"]]]
         u = self.open.get(unit)
         if u is None:
-            u = self.open[unit] = _Open(spec["table_no"], players, len(per_hand))
+            u = self.open[unit] = _Open(spec["table_no"], seats, self.order, len(per_hand))
         u.rotations += 1
         if spec.get("boards"):
             self.board_seeds[unit[0]] = True
-        if len(per_hand) != len(u.bots):
+        if len(per_hand) != len(u.chips) or set(seats) != set(u.names):
             u.incomplete = True
             return
-        dealer = summary.get("dealer")
-        for n, chips in enumerate(per_hand):
-            board = u.bots[n]
-            for alias, c in zip(seats, chips):
-                got = board.get(alias)
-                if got is None:
-                    board[alias] = [c, 1]
-                else:
-                    got[0] += c
-                    got[1] += 1
-            if dealer is not None:
-                # Position 0 is the eldest hand (left of the dealer), who bids first.
-                first = (dealer + n + 1) % players
-                pos = u.positions[n]
-                for s, c in enumerate(chips):
-                    pos[(s - first) % players] += c
+        slots = [u.slot[a] for a in seats]
+        for i in slots:
+            u.seats_held[i] += 1
+        # The hot loop of the parent process: plain lists, one pass per hand.
+        for row, seat_row, chips in zip(u.chips, u.seat_chips, per_hand):
+            for s, (i, c) in enumerate(zip(slots, chips)):
+                row[i] += c
+                seat_row[s] += c
+        if u.dealer is None:
+            u.dealer = summary.get("dealer")
         keys = summary.get("deal_keys")
         if keys is not None:
             if u.keys is None:
@@ -175,35 +185,41 @@ class BoardBook:
         """A match of this deal set was not played: its boards are not balanced over seats."""
         u = self.open.get(unit)
         if u is None:
-            u = self.open[unit] = _Open(0, 0, 0)
+            u = self.open[unit] = _Open(0, [], self.order, 0)
         u.incomplete = True
 
-    def close(self, unit: tuple) -> list[dict[str, list[int]]]:
-        """Fold a finished deal set into the strata; return its boards (empty if left out)."""
+    def close(self, unit: tuple) -> _Open | None:
+        """Fold a finished deal set into the strata; return it (None if it is left out)."""
         u = self.open.pop(unit, None)
         if u is None or not u.rotations:
-            return []
+            return None
         variant = unit[0]
         if self.duplicate and u.keys is not None:
             ident = self.identical[variant]
             ident[0] += sum(u.same)
             ident[1] += len(u.same)
         if u.incomplete:
-            self.left_out[variant] += len(u.bots)
-            return []
-        order = {a: i for i, a in enumerate(self.aliases)}
-        bots, pairs, positions = self.bots[variant], self.pairs[variant], self.positions[variant]
-        for board, pos in zip(u.bots, u.positions):
-            present = sorted(board, key=order.__getitem__)
-            for alias in present:
-                c, k = board[alias]
-                _moments(bots[alias], (u.table_no, k), k).add(c)
-            for a, b in combinations(present, 2):
-                (ca, ka), (cb, kb) = board[a], board[b]
-                _moments(pairs[(a, b)], (u.table_no, ka, kb), ka * kb).add(ca * kb - cb * ka)
-            for p, c in enumerate(pos):
-                _moments(positions[p], (u.table_no, u.rotations), u.rotations).add(c)
-        return u.bots
+            self.left_out[variant] += len(u.chips)
+            return None
+        held = u.seats_held
+        bots = [_moments(self.bots[variant][a], (u.table_no, k), k) for a, k in zip(u.names, held)]
+        pairs = [(i, j, _moments(self.pairs[variant][(u.names[i], u.names[j])], (u.table_no, held[i], held[j]),
+                                 held[i] * held[j]))
+                 for i, j in combinations(range(len(u.names)), 2)]
+        players = u.players
+        positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
+                     for p in range(players)] if u.dealer is not None else []
+        for n, (row, seat_row) in enumerate(zip(u.chips, u.seat_chips)):
+            for m, c in zip(bots, row):
+                m.add(c)
+            for i, j, m in pairs:
+                m.add(row[i] * held[j] - row[j] * held[i])
+            if positions:
+                # Position 0 is the eldest hand (left of the dealer), who bids first.
+                first = (u.dealer + n + 1) % players
+                for p, m in enumerate(positions):
+                    m.add(seat_row[(first + p) % players])
+        return u
 
     def identity(self, variant: str) -> dict | None:
         """Share of boards dealt identically in every rotation (duplicate runs only)."""

@@ -68,12 +68,10 @@ class Standings:
     def close_unit(self, unit: tuple) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
         watches this pair (one difference per board both bots played)."""
-        boards = self.book.close(unit)
-        if self.sprt is None or unit[0] != self.sprt_variant or not boards:
+        closed = self.book.close(unit)
+        if self.sprt is None or unit[0] != self.sprt_variant or closed is None:
             return
-        a, b = self.sprt.a, self.sprt.b
-        diffs = [board[a][0] * 100 / board[a][1] - board[b][0] * 100 / board[b][1]
-                 for board in boards if a in board and b in board]
+        diffs = closed.diffs(self.sprt.a, self.sprt.b)
         if diffs:
             self.sprt.add(diffs)
 

@@ -41,7 +41,7 @@ from naparena.arena.schedule import board_seeds, bot_seed, schedule  # noqa: E40
 from naparena.arena.tournament import parse_tournament  # noqa: E402
 from naparena.bots.plugins import load_registry  # noqa: E402
 from naparena.stats.distributions import binom_ci, t_quantile  # noqa: E402
-from naparena.stats.sequential import simulate  # noqa: E402
+from naparena.stats.sequential import WARMUP, simulate  # noqa: E402
 from naparena.stats.standings import Standings  # noqa: E402
 
 # name: (table, aliases, duplicate, variant, seeds)
@@ -123,12 +123,18 @@ def main() -> None:
     parser.add_argument("--bot", default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sprt-reps", type=int, default=2000)
-    parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
+    parser.add_argument("--designs", nargs="*", default=list(DESIGNS),
+                        help="designs to repeat (none: only the SPRT simulation)")
+    parser.add_argument("--warmups", nargs="*", type=int, default=[WARMUP],
+                        help="SPRT warm-ups (boards) to simulate, e.g. 20 200")
     args = parser.parse_args()
     start = time.perf_counter()
     jobs = [(d, r, args.hands, args.bot) for d in args.designs for r in range(args.reps)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         results = pool.map(one_rep, jobs, chunksize=8)
+    if not args.designs:
+        sprt_report(args)
+        return
     print(f"{args.bot} against itself, {args.hands} hands a match, {args.reps} repetitions a design; "
           "Clopper-Pearson 95% intervals for each share")
     print(f"{'design':28} {'bot CI covers 0':>24} {'pair CI covers 0':>24} {'type-I (p < 0.05)':>24}  identity")
@@ -160,13 +166,14 @@ def sprt_report(args) -> None:
     rng = random.Random(2026)
     print(f"\nSPRT (alpha = beta = 0.05) on {len(pool)} resampled board differences of one pair, "
           f"sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every 50 boards")
-    for name, shift in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta)):
+    for warmup, (name, shift) in ((w, h) for w in args.warmups
+                                   for h in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta))):
         def draw(k, shift=shift):
             return [d + shift for d in rng.choices(centred, k=k)]
         start = time.perf_counter()
-        r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift)
+        r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
         wrong = r["h1"] if shift == 0 else r["h0"]
-        print(f"  {name:18} accept H1 {share(r['h1'], r['reps'])}  accept H0 {share(r['h0'], r['reps'])}  "
+        print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  accept H0 {share(r['h0'], r['reps'])}  "
               f"wrong {wrong / r['reps']:.3f}  ASN {r['asn']:.0f} boards  "
               f"t interval at the stop covers the truth {share(r['covers'], r['decided'])}  "
               f"({time.perf_counter() - start:.0f} s)")

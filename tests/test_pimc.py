@@ -368,7 +368,7 @@ def test_the_node_budget_binds_so_a_slow_machine_plays_the_same_cards(monkeypatc
 
 
 def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
-    rules, lineup = make_rules("classic"), [PimcBot, HeuristicBot, PimcBot, RandomBot]
+    rules = make_rules("classic")
     monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(1.0))  # every reading is 1 s later
     bot = PimcBot(random.Random(1), 0, samples=20, bid_samples=8)
     match = Match(rules, 4, 3)

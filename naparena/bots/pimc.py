@@ -214,9 +214,10 @@ class PimcBot(HeuristicBot):
     4-player classic card decision takes some 20 ms at the median). `time_budget` only
     guards the decision time-out: by default (0) it is three quarters of the tournament's
     `timeout`, told in `start_match` (0.75 s if never told). The node budget takes up to
-    about 0.3 s here in the worst decisions, so give pimc a `timeout` a few times that on
-    a busy machine (`tournaments/ladder.toml` uses 5 s) and the node budget binds, and the
-    same seed gives the same play. A decision the clock does cut is logged (a warning
+    about 0.1 s of CPU time in the slowest decisions (0.01 s at the median), but wall time
+    on a busy machine was 10-30 times that, so give pimc a generous `timeout`
+    (`tournaments/ladder.toml` uses 20 s) and the node budget binds, and the same seed
+    gives the same play. A decision the clock does cut is logged (a warning
     naming the seat and hand) and counted in `clock_cuts`, because from then on the run
     is not reproducible.
     """

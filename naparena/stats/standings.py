@@ -15,6 +15,7 @@ from itertools import combinations
 
 from naparena.stats.boards import BoardBook, estimate
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
+from naparena.stats.ratings import ranking
 from naparena.stats.sequential import Sprt
 
 __all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
@@ -120,8 +121,6 @@ class Standings:
 
     def result(self) -> dict:
         """The standings as plain JSON-able data, bots best first within each variant."""
-        from naparena.stats.ratings import ranking
-
         out = {"matches": self.matches, "unit": "board",
                "variants": {}, "skipped": self.skipped, "disqualified": self.disqualified}
         if self.sprt is not None:

@@ -341,3 +341,60 @@ def test_pimc_beats_random_on_duplicate_deals():
     assert totals["pimc"] + totals["random"] == 0
     # The heuristic bot beats random by some 2 chips a hand; pimc must do better still.
     assert totals["pimc"] > 3 * 240, totals
+
+
+# --- reproducible on a loaded machine --------------------------------------------------
+
+class SlowClock:
+    """A clock that moves `step` seconds at every reading: a machine as slow as we like."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_node_budget_binds_so_a_slow_machine_plays_the_same_cards(monkeypatch):
+    rules, lineup = make_rules("classic"), [PimcBot, HeuristicBot, PimcBot, RandomBot]
+    params = {"samples": 40, "bid_samples": 16, "max_nodes": 20_000}
+    _, calm = play_match(rules, 4, lineup, seed=3, hands=6, params=params)
+    # Every reading of the clock is 8 ms later: at most 40 samples and 40 tie-break solves
+    # a decision come to 0.65 s, several times a real decision, still within the guard.
+    monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(0.008))
+    _, loaded = play_match(rules, 4, lineup, seed=3, hands=6, params=params)
+    assert loaded == calm
+
+
+def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
+    rules = make_rules("classic")
+    monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(1.0))  # every reading is 1 s later
+    bot = PimcBot(random.Random(1), 0, samples=20, bid_samples=8)
+    match = Match(rules, 4, 3)
+    others = [None, HeuristicBot(random.Random(2), 1), HeuristicBot(random.Random(3), 2), RandomBot(random.Random(4), 3)]
+    with caplog.at_level("WARNING", logger="naparena.bots.pimc"):
+        for _ in range(4):
+            hand = match.next_hand()
+            while not hand.over:
+                who = bot if hand.to_act == 0 else others[hand.to_act]
+                hand.apply(getattr(who, hand.kind)(hand.view()))
+            match.finish(hand)
+    assert bot.clock_cuts > 0
+    cuts = [r for r in caplog.records if "time guard cut" in r.getMessage()]
+    assert len(cuts) == bot.clock_cuts and "seat 0" in cuts[0].getMessage()
+
+
+def test_the_clock_guard_is_three_quarters_of_the_time_out_unless_set(monkeypatch):
+    monkeypatch.setattr("naparena.bots.pimc._clock", lambda: 10.0)
+    hand = Match(make_rules("classic"), 4, 3).next_hand()
+    view = hand.view()
+    told = PimcBot(random.Random(1), hand.to_act, samples=20)
+    told.start_match({"timeout": 5.0})
+    assert not told._out_of_time(view, 10.0 - 3.7)  # 3.7 s spent, guard 3.75 s
+    assert told._out_of_time(view, 10.0 - 3.8) and told.clock_cuts == 1
+    untold = PimcBot(random.Random(1), hand.to_act, samples=20)
+    assert untold._out_of_time(view, 10.0 - 0.8)  # never told: 0.75 s
+    own = PimcBot(random.Random(1), hand.to_act, samples=20, time_budget=0.5)
+    own.start_match({"timeout": 5.0})
+    assert own._out_of_time(view, 10.0 - 0.6)  # its own budget wins

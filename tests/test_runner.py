@@ -298,7 +298,7 @@ def misfits(tmp_path_factory):
 def sequential(tmp_path_factory):
     """A head-to-head stopped by its [sprt] test; with 1 and 3 workers."""
     folder = tmp_path_factory.mktemp("sprt")
-    write_tournament(folder, bots=("random", SECOND), variants=("classic", "pagat"), hands=20, seeds=10,
+    write_tournament(folder, bots=("random", SECOND), variants=("classic", "pagat"), hands=40, seeds=10,
                      sprt={"a": SECOND, "b": "random", "delta": 50.0})
     runs = {}
     for workers in (1, 3):
@@ -646,7 +646,7 @@ def fake_summary(hands: int, seats: int = 4) -> dict:
             "defender_chips": 2 * hands, "contracts": {"three": [hands // 3, hands // 4]}, "revokes": 1,
             "faults": {"exception": 1}, "decisions": 4 * hands}
     return {"seats": [copy.deepcopy(seat) for _ in range(seats)], "final": [0] * seats, "kitty": 0,
-            "hands": hands}
+            "hands": hands, "dealer": 0, "hand_chips": [[3, -3, 1, -1]] * hands, "deal_keys": [7] * hands}
 
 
 def fill(standings: Standings, deal_sets: int, rotations: int, hands: int) -> None:
@@ -657,22 +657,24 @@ def fill(standings: Standings, deal_sets: int, rotations: int, hands: int) -> No
                     "rotation": rotation, "seats": ["a", "b", "a", "b"]}
             standings.add(spec, fake_summary(hands), duplicate=True)
             index += 1
+        standings.close_unit(standings.unit_of(spec))
 
 
 def state(standings: Standings) -> int:
-    return footprint(vars(standings))
+    return footprint(vars(standings)) + footprint(vars(standings.book))
 
 
 def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
     few_hands, many_hands, many_matches, more_sets = (Standings(["classic"], ["a", "b"]) for _ in range(4))
     fill(few_hands, deal_sets=3, rotations=2, hands=10)
-    fill(many_hands, deal_sets=3, rotations=2, hands=100_000)
+    fill(many_hands, deal_sets=3, rotations=2, hands=20_000)
     fill(many_matches, deal_sets=3, rotations=200, hands=10)
     fill(more_sets, deal_sets=30, rotations=2, hands=10)
     assert state(many_hands) == state(few_hands)
     assert state(many_matches) == state(few_hands)
     assert state(more_sets) > state(few_hands)  # the measure does see what is kept
-    assert many_matches.matches == 600 and len(many_matches.units) == 3
+    assert many_matches.matches == 600 and len(many_matches.book.bots["classic"]["a"]) == 3
+    assert many_hands.book.bots["classic"]["a"][(2, 4)].n == 20_000  # every board was counted
 
 
 def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
@@ -688,7 +690,8 @@ def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
     written = json.loads(match_path(runner.run_dir, 0).read_bytes())
     assert len(written["hands"]) == 40
     assert returned == written["summary"]
-    assert set(returned) == {"seats", "final", "kitty", "hands"} and returned["hands"] == 40
+    assert set(returned) == {"seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"}
+    assert returned["hands"] == 40 and len(returned["hand_chips"]) == 40
 
 
 # --- JSON schemas ---------------------------------------------------------------------

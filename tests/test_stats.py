@@ -1,110 +1,226 @@
-"""Statistics: t distribution, intervals, paired comparisons, the sequential test, compare."""
+"""Statistics against reference values computed once with scipy
+(`benchmarks/stats_reference.py`) and pinned here, so scipy is not needed to run them."""
 
 import math
 import random
 
 import pytest
 
-from naparena.stats.standings import (
-    Sprt,
-    Standings,
+from naparena.stats.boards import Moments, estimate
+from naparena.stats.distributions import (
     betainc,
-    compare,
-    mean_ci,
-    paired,
-    t95,
+    binom_ci,
+    norm_ppf,
+    t_quantile,
     t_two_sided_p,
-    welch,
+    welch_df,
 )
+from naparena.stats.ratings import crosstable, ranking
+from naparena.stats.sequential import Sprt, simulate
+from naparena.stats.standings import Standings, compare, mean_ci, variance_ratio, welch
 
 
-@pytest.mark.parametrize("t,df,p", [(2.0, 10, 0.07339), (12.706, 1, 0.05), (2.776, 4, 0.05),
-                                    (1.96, 10**6, 0.05), (0.0, 3, 1.0), (3.0, 30, 0.005392)])
-def test_t_distribution_matches_known_values(t, df, p):
-    assert t_two_sided_p(t, df) == pytest.approx(p, rel=2e-3)
+def data():
+    """The same seeded samples as benchmarks/stats_reference.py."""
+    rng = random.Random(12)
+    one = [rng.randint(-40, 60) for _ in range(37)]
+    strata = [[rng.randint(-30, 30) + 10 * s for _ in range(n)] for s, n in enumerate((25, 9, 14))]
+    other = [rng.randint(-90, 80) for _ in range(21)]
+    return one, strata, other
 
 
-def test_incomplete_beta_edges_and_symmetry():
+def moments(values, scale=1) -> Moments:
+    m = Moments(scale)
+    for v in values:
+        m.add(v)
+    return m
+
+
+# --- distributions (scipy 1.17) -----------------------------------------------------
+
+@pytest.mark.parametrize("df,q", [(1, 12.706204736174694), (2.5, 3.5746548420036817), (7, 2.364624251592784),
+                                  (30, 2.0422724563012378), (123.4, 1.9793749463174197)])
+def test_t_quantile_is_scipys(df, q):
+    assert t_quantile(df) == pytest.approx(q, rel=1e-10)
+
+
+@pytest.mark.parametrize("t,df,p", [(2.0, 10, 0.07338803477074037), (0.7, 3.5, 0.5276341423456788),
+                                    (4.2, 61.3, 8.791376962612151e-05)])
+def test_t_two_sided_p_is_scipys(t, df, p):
+    assert t_two_sided_p(t, df) == pytest.approx(p, rel=1e-9)
+
+
+@pytest.mark.parametrize("p,z", [(0.975, 1.959963984540054), (0.01, -2.3263478740408408), (0.6, 0.2533471031357997)])
+def test_normal_quantile_is_scipys(p, z):
+    assert norm_ppf(p) == pytest.approx(z, abs=1e-12)
+
+
+def test_incomplete_beta_is_scipys():
+    assert betainc(2.5, 1.5, 0.3) == pytest.approx(0.08894372317066562, rel=1e-10)
+    assert betainc(0.5, 7.0, 0.9) == pytest.approx(0.9999999780702157, rel=1e-12)
     assert betainc(2, 3, 0) == 0 and betainc(2, 3, 1) == 1
-    assert betainc(2.5, 1.5, 0.3) == pytest.approx(1 - betainc(1.5, 2.5, 0.7), abs=1e-12)
-    assert betainc(1, 1, 0.42) == pytest.approx(0.42)  # uniform
 
 
-def test_t_quantile_gives_back_five_percent():
-    assert t95(1) == pytest.approx(12.706, abs=1e-3) and t95(21) == pytest.approx(2.080, abs=1e-3)
-    for df in (1, 2, 5, 9, 20, 21, 33, 60, 75, 500):
-        assert t_two_sided_p(t95(df), df) == pytest.approx(0.05, abs=1e-6)
+@pytest.mark.parametrize("k,n,lo,hi", [(47, 1000, 0.034735062266795375, 0.06201263069307137),
+                                       (0, 20, 0.0, 0.16843347098308548),
+                                       (950, 1000, 0.9346095120845064, 0.9626646023953394)])
+def test_clopper_pearson_is_scipys(k, n, lo, hi):
+    got = binom_ci(k, n)
+    assert got[0] == pytest.approx(lo, abs=1e-12) and got[1] == pytest.approx(hi, abs=1e-12)
 
 
-def test_mean_ci_covers_the_true_mean_about_95_percent_of_the_time():
-    rng = random.Random(3)
-    hits = sum(lo <= 10 <= hi for lo, hi in
-               (mean_ci([rng.gauss(10, 4) for _ in range(8)])[1:] for _ in range(2000)))
-    assert 0.93 < hits / 2000 < 0.97
+def test_welch_df_of_one_part_is_its_own():
+    assert welch_df([(4.0, 9)]) == pytest.approx(9)
+    assert welch_df([(0.0, 3), (0.0, 5)]) == math.inf
 
 
-def test_mean_ci_needs_two_values():
-    assert mean_ci([]) == (0.0, None, None)
-    assert mean_ci([5.0]) == (5.0, None, None)
+# --- estimates ------------------------------------------------------------------------
+
+def test_one_stratum_is_the_one_sample_t_test():
+    one, _, _ = data()
+    e = estimate([moments(one)], per=1)
+    assert e["mean"] == pytest.approx(9.162162162162161, rel=1e-12)
+    assert e["p_value"] == pytest.approx(0.050137281786243645, rel=1e-8)
+    assert e["ci95"] == pytest.approx([-0.005788478307902523, 18.330112802632225], abs=1e-9)
+    assert e["kurtosis"] == pytest.approx(1.838092823353487, rel=1e-10)
+    assert e["df"] == pytest.approx(36)
 
 
-def test_paired_comparison_finds_a_real_difference_and_not_a_fake_one():
-    rng = random.Random(1)
-    better = [(int(rng.gauss(30, 20)), 100, int(rng.gauss(0, 20)), 100) for _ in range(40)]
-    same = [(int(rng.gauss(0, 20)), 100, int(rng.gauss(0, 20)), 100) for _ in range(40)]
-    real, fake = paired("a", "b", better), paired("a", "b", same)
-    assert real["ci95"][0] > 0 and real["p_value"] < 0.001 and real["p_superior"] > 0.8
-    assert fake["ci95"][0] < 0 < fake["ci95"][1] and fake["p_value"] > 0.05
-    assert real["sd_per_hand"] == pytest.approx(math.sqrt(2) * 20 / 10, rel=0.3)
+def test_a_scale_divides_every_value():
+    one, _, _ = data()
+    e = estimate([moments([4 * v for v in one], scale=4)], per=1)
+    assert e["mean"] == pytest.approx(9.162162162162161, rel=1e-12)
+    assert e["ci95"] == pytest.approx([-0.005788478307902523, 18.330112802632225], abs=1e-9)
 
 
-def test_sprt_accepts_h1_for_a_real_edge_and_h0_for_none():
-    rng = random.Random(5)
-    edge, none = Sprt("a", "b", delta=10), Sprt("a", "b", delta=10)
-    for _ in range(500):
-        edge.add(rng.gauss(10, 30))
-        none.add(rng.gauss(0, 30))
-    assert edge.verdict.startswith("H1") and none.verdict.startswith("H0")
-    assert edge.result()["deal_sets"] < 500  # it stopped early
+def test_strata_give_the_stratified_mean_and_welch_satterthwaite_interval():
+    _, strata, _ = data()
+    e = estimate([moments(s) for s in strata], per=1)
+    assert e["mean"] == pytest.approx(7.5625, rel=1e-12)
+    assert e["se"] == pytest.approx(2.5806335190926806, rel=1e-12)
+    assert e["df"] == pytest.approx(42.53700663585455, rel=1e-10)
+    assert e["ci95"] == pytest.approx([2.3565178613973936, 12.768482138602607], abs=1e-9)
+    assert e["p_value"] == pytest.approx(0.005424148102850881, rel=1e-8)
 
 
-def test_sprt_waits_for_its_warm_up():
-    s = Sprt("a", "b", delta=1, warmup=5)
-    assert all(s.add(100.0 + i) is None for i in range(4))
+def test_fixed_differences_between_strata_are_not_noise():
+    # Two line-ups at +50 and -50, each with little noise: the naive t interval over all
+    # boards is wide, the stratified one is not.
+    rng = random.Random(4)
+    high = [50 + rng.randint(-3, 3) for _ in range(40)]
+    low = [-50 + rng.randint(-3, 3) for _ in range(40)]
+    _, lo, hi = mean_ci(high + low)
+    e = estimate([moments(high), moments(low)], per=1)
+    assert (e["ci95"][1] - e["ci95"][0]) * 10 < hi - lo
 
 
-def test_welch_interval_and_p():
-    rng = random.Random(2)
-    a = [rng.gauss(5, 1) for _ in range(30)]
-    b = [rng.gauss(0, 3) for _ in range(30)]
-    w = welch(a, b)
-    assert w["ci95"][0] < 5 < w["ci95"][1] and w["p_value"] < 1e-6
-    assert welch([1.0], [2.0])["ci95"] is None
+def test_a_stratum_of_one_board_gives_no_interval():
+    e = estimate([moments([3, 4, 5]), moments([7])], per=1)
+    assert e["ci95"] is None and e["mean"] == pytest.approx(19 / 4)
 
 
-def _standings(edge: float, seed: int, duplicate: bool = True) -> Standings:
+def test_welch_difference_is_scipys():
+    one, _, other = data()
+    w = welch(estimate([moments(one)], per=1), estimate([moments(other)], per=1))
+    assert w["diff"] == pytest.approx(20.54311454311454, abs=1e-3)
+    assert w["p_value"] == pytest.approx(0.052937587680862784, rel=1e-3)
+    assert w["ci95"] == pytest.approx([-0.2775800766225487, 41.36380916285163], abs=1e-3)
+
+
+def test_variance_ratio_interval_uses_the_kurtosis():
+    one, _, other = data()
+    ea, eb = estimate([moments(one)], per=1), estimate([moments(other)], per=1)
+    r = variance_ratio(ea["pooled_var"], ea["kurtosis"], ea["boards"], eb["pooled_var"], eb["kurtosis"], eb["boards"])
+    assert r["ratio"] == pytest.approx(2.319117219841673, abs=1e-3)
+    assert r["ci95"] == pytest.approx([1.329533128360249, 4.045258117034954], abs=1e-3)
+
+
+# --- the sequential test ----------------------------------------------------------------
+
+def test_sprt_log_likelihood_ratio_is_the_normal_one():
+    one, _, _ = data()
+    s = Sprt("a", "b", delta=5, warmup=10)
+    s.add([float(v) for v in one])
+    assert s.llr == pytest.approx(1.6301097006863243, rel=1e-12)
+    assert s.verdict is None  # inside log(0.05/0.95) .. log(0.95/0.05)
+
+
+def test_sprt_waits_for_its_warm_up_then_decides():
+    s = Sprt("a", "b", delta=1, warmup=50)
+    assert s.add([100.0 + i for i in range(49)]) is None
+    assert s.add([100.0]).startswith("H1")
+    assert s.result()["boards"] == 50
+
+
+def test_sprt_error_rates_by_simulation_are_at_most_nominal():
+    rng = random.Random(8)
+    for truth, wrong in ((0.0, "h1"), (1.0, "h0")):
+        r = simulate(lambda k, t=truth: [rng.gauss(t, 10) for _ in range(k)], delta=1.0, batch=50, reps=200,
+                     max_boards=50_000, warmup=200, truth=truth)
+        assert r["undecided"] == 0 and r[wrong] <= 0.05 * 200 + 8, r  # 8 = two binomial sds of noise
+
+
+# --- standings, ratings and compare ----------------------------------------------------
+
+def seat(chips: int, hands: int) -> dict:
+    return {"hands": hands, "chips": chips, "bidder_hands": 0, "bidder_chips": 0, "defender_chips": chips,
+            "contracts": {}, "revokes": 0, "faults": {}, "decisions": 3 * hands}
+
+
+def standings(edge: float, seed: int, streams: int = 6, hands: int = 50) -> Standings:
+    """x and y in seats x y x y, duplicate, two rotations; x gains `edge` a hand on average."""
     rng = random.Random(seed)
-    st = Standings(["classic"], ["x", "y"], duplicate)
-    for stream in range(12):
-        spec = {"index": stream, "variant": "classic", "stream": stream, "table_no": 0, "rotation": 0,
-                "seats": ["x", "y", "x", "y"]}
-        chips = int(rng.gauss(edge, 50))
-        seat = {"hands": 100, "chips": chips, "bidder_hands": 0, "bidder_chips": 0, "defender_chips": chips,
-                "contracts": {}, "revokes": 0, "faults": {}, "decisions": 300}
-        other = dict(seat, chips=-chips, defender_chips=-chips)
-        st.add(spec, {"seats": [seat, other, dict(seat, chips=0), dict(other, chips=0)], "kitty": 0, "hands": 100})
+    st = Standings(["classic"], ["x", "y"], True)
+    for stream in range(streams):
+        per_hand = [round(rng.gauss(edge, 8)) for _ in range(hands)]
+        for rotation in range(2):
+            seats = ["x", "y", "x", "y"] if rotation == 0 else ["y", "x", "y", "x"]
+            chips = [[c, -c, 0, 0] if rotation == 0 else [-c, c, 0, 0] for c in per_hand]
+            spec = {"index": 2 * stream + rotation, "variant": "classic", "stream": stream, "table_no": 0,
+                    "rotation": rotation, "seats": seats}
+            totals = [sum(h[s] for h in chips) for s in range(4)]
+            st.add(spec, {"seats": [seat(totals[s], hands) for s in range(4)], "kitty": 0, "hands": hands,
+                          "dealer": 0, "hand_chips": chips, "deal_keys": list(range(hands))})
+        st.close_unit(("classic", stream, 0))
     return st
 
 
-def test_standings_memory_grows_with_deal_sets_not_hands():
-    st = _standings(0, 1)
-    assert len(st.units) == 12
-    assert all(len(per_bot) == 2 for per_bot in st.units.values())
+def test_standings_rank_with_intervals_over_boards():
+    result = standings(1.0, 1).result()
+    data = result["variants"]["classic"]
+    assert result["unit"] == "board" and data["identity"]["share"] == 1.0
+    x = next(r for r in data["bots"] if r["bot"] == "x")
+    assert x["units"] == 300 and x["ci95"][0] > 0 and x["df"] == pytest.approx(299)
+    assert [r["bot"] for r in result["ranking"]] == ["x", "y"] and result["ranking"][0]["rank"] == 1
+    table = crosstable(data["pairs"], ["x", "y"])
+    assert table["x"]["y"]["diff"] == -table["y"]["x"]["diff"] > 0
 
 
-def test_compare_tells_a_changed_bot_from_an_unchanged_one():
-    result = compare(_standings(0, 1), _standings(80, 2))["variants"]["classic"]
-    verdicts = {row["bot"]: row["verdict"] for row in result["bots"]}
-    assert verdicts == {"x": "differs", "y": "differs"}
-    same = compare(_standings(0, 1), _standings(0, 3))["variants"]["classic"]
+def test_ranking_averages_variants_and_adds_their_variances():
+    result = {"variants": {
+        "v1": {"bots": [{"bot": "a", "per100": 10.0, "se": 3.0, "df": 20.0}]},
+        "v2": {"bots": [{"bot": "a", "per100": 20.0, "se": 4.0, "df": None}]}}}
+    row = ranking(result)[0]
+    assert row["per100"] == 15.0
+    se = math.sqrt(9 + 16) / 2
+    df = welch_df([(9 / 4, 20.0), (16 / 4, math.inf)])
+    assert row["ci95"] == pytest.approx([15 - t_quantile(df) * se, 15 + t_quantile(df) * se], abs=1e-3)
+
+
+def test_compare_tells_a_changed_bot_from_an_unchanged_one_and_bounds_the_variance_ratio():
+    result = compare(standings(0, 1), standings(3, 2))["variants"]["classic"]
+    assert {row["bot"]: row["verdict"] for row in result["bots"]} == {"x": "differs", "y": "differs"}
+    same = compare(standings(0, 1), standings(0, 4))["variants"]["classic"]
     assert {row["verdict"] for row in same["bots"]} == {"no real difference"}
+    (pair,) = same["pairs"]
+    lo, hi = pair["ratio_ci95"]
+    assert lo < 1 < hi and lo < pair["variance_ratio_b_over_a"] < hi
+
+
+def test_a_stopped_head_to_head_is_marked_conditional():
+    st = standings(1.0, 1)
+    st.sprt = Sprt("x", "y", 50.0)
+    st.sprt.verdict = "H1: x − y ≈ +50 per 100 hands"
+    st.sprt_variant = "classic"
+    (pair,) = st.result()["variants"]["classic"]["pairs"]
+    assert pair["conditional"]

@@ -20,6 +20,7 @@ import os
 import random
 import signal
 import threading
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,7 @@ class Job:
     spec: dict = field(default_factory=dict)
     crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
     confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
+    boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
 
 
 class Seat:
@@ -132,7 +134,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
              for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
-    match = Match(rules, len(seats), job.seed, job.stack)
+    match = Match(rules, len(seats), job.seed, job.stack, job.boards)
     watch.slot[MATCH] = job.index
     watch.new_hand(-1)
     for i, seat in enumerate(seats):
@@ -205,7 +207,7 @@ def _compact(data) -> str:
 
 def _match_info(job: Job, rules: Rules, seat: int) -> dict:
     return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
-            "players": len(job.seats), "rules": rules, "hands": job.hands}
+            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timeout}
 
 
 class Supervisor:
@@ -433,10 +435,19 @@ class MatchSummary:
         self.contracts: list[dict[str, list[int]]] = [{} for _ in range(players)]  # [tries, made]
         self.revokes = [0] * players
         self.faults: list[dict[str, int]] = [{} for _ in range(players)]
+        # Per hand, for the board statistics: each seat's chips, and a checksum of the
+        # deal (dealer, cards, extra cards) to measure whether rotations got the same deal.
+        self.dealer: int | None = None
+        self.hand_chips: list[list[int]] = []
+        self.deal_keys: list[int] = []
 
     def add(self, r: dict) -> None:
         """Book one hand record; kept lean because it runs once per hand."""
         self.hands += 1
+        if self.dealer is None:
+            self.dealer = r["dealer"]
+        self.hand_chips.append(list(r["chips"]))
+        self.deal_keys.append(deal_key(r))
         bidder = r["bidder"]
         if bidder is not None:
             self.bidder_hands[bidder] += 1
@@ -467,7 +478,21 @@ class MatchSummary:
             seats[s]["crashed_at"] = hand_no
             if decision < 0:  # a crash in a lifecycle call: no decision faulted, count it here
                 seats[s]["faults"][fault_kind(reason)] = seats[s]["faults"].get(fault_kind(reason), 0) + 1
-        return {"seats": seats, "final": list(final), "kitty": kitty, "hands": self.hands}
+        return {"seats": seats, "final": list(final), "kitty": kitty, "hands": self.hands,
+                "dealer": self.dealer, "hand_chips": self.hand_chips, "deal_keys": self.deal_keys}
+
+
+def deal_key(r: dict) -> int:
+    """A checksum of what a hand was dealt (CRC-32 of the deal, started from the dealer,
+    then of any extra cards): equal keys in two rotations = the same board."""
+    key = zlib.crc32(orjson.dumps(r["deal"]), r["dealer"])
+    for extra in _EXTRA_CARDS:
+        if extra in r:
+            key = zlib.crc32(orjson.dumps([extra, r[extra]]), key)
+    return key
+
+
+_EXTRA_CARDS = ("peep_card", "floater", "garnet")
 
 
 def dumps(data: dict) -> bytes:

@@ -22,7 +22,7 @@ from naparena._version import __version__
 from naparena.arena.logs import read_match
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
-from naparena.arena.schedule import bot_seed, schedule, total_hands
+from naparena.arena.schedule import BOARDS_NOTE, board_seeds, bot_seed, schedule, total_hands, uses_boards
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import ConfigError, RunError
@@ -104,9 +104,13 @@ def manifest(t: Tournament, registry) -> dict:
     bots = {b.alias: {"name": b.name, **(_command_identity(t, b) if b.command is not None
                                          else _identity(registry.get(b.name))),
                       "isolation": t.isolation_of(b)} for b in t.bots}
-    return {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
-            "config_hash": config_hash(t), "tournament": config, "bots": bots,
-            "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
+    out = {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
+           "config_hash": config_hash(t), "tournament": config, "bots": bots,
+           "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
+    boards = [v.name for v in t.variants if uses_boards(t, v)]
+    if boards:  # said where it applies, so other manifests stay as they were
+        out["duplicate_boards"] = {"variants": boards, "dealing": BOARDS_NOTE}
+    return out
 
 
 def _identity(entry) -> dict:
@@ -262,7 +266,8 @@ class Run:
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
                    path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [],
-                   confinement=self.t.seats.as_dict())
+                   confinement=self.t.seats.as_dict(),
+                   boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 
     def execute(self, progress: Progress | None = None, executor=None) -> dict:
         """Play every match not yet done; return the standings (also written to disk)."""

@@ -24,10 +24,13 @@ class MatchSpec:
     seed: int
     seats: tuple[str, ...]
     hands: int
+    boards: bool = False  # hands dealt from their own board seeds (see `board_seeds`)
 
     def as_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["seats"] = list(self.seats)
+        if not self.boards:
+            del d["boards"]  # the usual case: logs stay as they were before boards existed
         return d
 
 
@@ -41,6 +44,29 @@ def derive_seed(master: int, *parts: Any) -> int:
 def bot_seed(master: int, match_index: int, seat: int) -> int:
     """The seed of the bot sitting in `seat` of match `match_index`."""
     return derive_seed(master, "bot", match_index, seat)
+
+
+BOARDS_NOTE = ("each hand dealt from its own seed (deal seed, hand number): duplicate boards "
+               "replace gather-and-cut, so every rotation gets the same deals")
+
+
+def board_seeds(deal_seed: int, hands: int) -> tuple[int, ...]:
+    """The seed of every hand (board) of a duplicate match dealt board by board.
+
+    Variants that shuffle only after a won Nap gather the cards in the order they were
+    played and cut them, so a rotation's later deals would depend on its play and
+    rotations would share only their first deal. Duplicate replaces gather-and-cut
+    there: hand n of every rotation is shuffled and cut from this seed, derived from
+    the deal seed and n alone.
+    """
+    return tuple(derive_seed(deal_seed, "board", n) for n in range(hands))
+
+
+def uses_boards(t: Tournament, variant) -> bool:
+    """Does this variant's duplicate need board seeds? Only when it does not shuffle every
+    hand: `every_hand` variants draw each deal from the match's own RNG, which play never
+    touches, so their rotations are identical already (and their logs stay as they were)."""
+    return t.duplicate and variant.rules.shuffle != "every_hand"
 
 
 def tables(t: Tournament) -> list[tuple[str, ...]]:
@@ -83,13 +109,14 @@ def schedule(t: Tournament) -> list[MatchSpec]:
     """
     matches: list[MatchSpec] = []
     for variant in t.variants:
+        boards = uses_boards(t, variant)
         for stream in range(t.seeds):
             for table_no, seats in enumerate(tables(t)):
                 for rotation, seating in rotations(seats, t.duplicate):
                     own = () if t.duplicate else (rotation,)
                     seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
                     matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
-                                             seed, seating, t.hands))
+                                             seed, seating, t.hands, boards))
     return matches
 
 

@@ -27,7 +27,7 @@ from naparena.arena.runner import (
     skip_reason,
 )
 from naparena.arena.play import FORMAT, MatchSummary
-from naparena.arena.schedule import schedule
+from naparena.arena.schedule import board_seeds, schedule
 from naparena.arena.tournament import SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
@@ -85,7 +85,9 @@ def verify_match(log: dict) -> list[str]:
         return []
     problems = []
     players = len(log["bots"])
-    match = Match(rules_of(log), players, log["seed"], log.get("stack", 0))
+    spec = log.get("match", {})
+    boards = board_seeds(log["seed"], spec["hands"]) if spec.get("boards") else None
+    match = Match(rules_of(log), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
     try:
         for logged in log["hands"]:
@@ -106,7 +108,7 @@ def verify_match(log: dict) -> list[str]:
     if log["crashes"]:
         decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
     again = summary.result(won, final, match.kitty, decisions, log["crashes"])
-    for key in ("seats", "final", "kitty", "hands"):
+    for key in ("seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")
     return problems

@@ -11,6 +11,7 @@ import random
 from functools import lru_cache
 from itertools import combinations
 from operator import add, itemgetter
+from typing import Sequence
 
 from naparena.game import cards
 from naparena.game.rules import (
@@ -677,26 +678,35 @@ def _short_repr(answer) -> str:
 class Match:
     """The hands of one match: dealer rotation, shuffles and cuts, chips and kitty."""
 
-    def __init__(self, rules: Rules, players: int, seed: int, stack: int = 0):
+    def __init__(self, rules: Rules, players: int, seed: int, stack: int = 0,
+                 boards: Sequence[int] | None = None):
         rules.check_players(players)
+        # Duplicate boards: hand n is shuffled and cut from its own seed, boards[n], so
+        # every rotation of a table gets the same deals whatever the play before it.
+        self.boards = boards
         self.rules, self.players = canonical(rules), players
         self.rng = random.Random(seed)
         self.chips = [stack] * players
         self.kitty = 0
-        self.deck = list(cards.pack(rules.pack_size(players)))
+        self._pack = cards.pack(rules.pack_size(players))
+        self.deck = list(self._pack)
         self.dealer = self.rng.randrange(players)  # seeded draw for the first dealer
         self.hand_no = 0
         self._shuffle = True  # the first deal is always shuffled
 
     def next_hand(self) -> Hand:
-        deck = self.deck
+        deck, rng = self.deck, self.rng
         gathered = None
-        if self._shuffle or self.rules.shuffle == "every_hand":
-            self.rng.shuffle(deck)
+        if self.boards is not None:
+            deck = self.deck = list(self._pack)  # every board starts from the same order
+            rng = random.Random(self.boards[self.hand_no])
+            rng.shuffle(deck)
+        elif self._shuffle or self.rules.shuffle == "every_hand":
+            rng.shuffle(deck)
         else:
             gathered = tuple(deck)  # the gather order, logged so the deal can be rebuilt (001)
         # The player on the dealer's right cuts, leaving at least four cards a packet.
-        cut = self.rng.randint(4, len(deck) - 4)
+        cut = rng.randint(4, len(deck) - 4)
         deck[:] = deck[cut:] + deck[:cut]
         hand = Hand(self.rules, self.players, self.dealer, deck, tuple(self.chips), self.kitty, self.hand_no)
         hand.cut, hand.gathered = cut, gathered

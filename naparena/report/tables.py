@@ -26,6 +26,7 @@ def standings(console: Console, result: dict) -> None:
         _contract_table(console, variant, data["bots"])
         if data["pairs"]:
             _pairs_table(console, variant, data["pairs"])
+        board_tables(console, variant, data)
         if data["kitty"]:
             console.print(f"{variant}: {data['kitty']} chips were left in kitties at the ends of matches "
                           "(no player's: chips + kitty sum to zero)")
@@ -35,15 +36,16 @@ def standings(console: Console, result: dict) -> None:
     if result.get("sprt"):
         s = result["sprt"]
         console.print(f"sequential test {s['a']} vs {s['b']} (delta {s['delta']:+g}): "
-                      f"{s['verdict'] or 'undecided'} after {s['deal_sets']} deal sets (LLR {s['llr']:+.2f})")
+                      f"{s['verdict'] or 'undecided'} after {s['boards']} boards (LLR {s['llr']:+.2f})")
     for alias, d in result["disqualified"].items():
         console.print(f"[red]{alias} disqualified[/] after match {d['after_match']}: "
                       f"{d['faults']} faults in {d['decisions']} decisions")
+    ranking_table(console, result)
 
 
 def _bot_table(console: Console, variant: str, rows: list[dict], unit: str) -> None:
     table = Table(title=f"{variant}: chips per 100 hands, 95% CI over {unit}s "
-                        "(a deal set = a variant's seed stream at one table, all its rotations)")
+                        "(a board = one hand of a deal set, in all its rotations; strata = line-ups)")
     for col in ("bot", "hands", "chips", "per 100", "95% CI", "seed streams", "bids won",
                 "as bidder", "as defender", "revokes", "errors"):
         table.add_column(col, justify="left" if col == "bot" else "right")
@@ -86,14 +88,15 @@ def _ladder_order(contract: str) -> tuple[int, str]:
 
 def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
     table = Table(title=f"{variant}: head to head over the same deals, A − B chips per 100 hands")
-    for col in ("A", "B", "deal sets", "A − B", "95% CI", "p", "P(A>B)", "verdict"):
+    for col in ("A", "B", "boards", "A − B", "95% CI", "p", "P(A>B)", "verdict"):
         table.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
     for p in pairs:
         ci = p["ci95"]
-        verdict = "too few deal sets" if ci is None else (
+        verdict = "too few boards" if ci is None else (
             f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
         pv = "—" if p.get("p_value") is None else f"{p['p_value']:.3g}"
         sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.2f}"
+        verdict += " (conditional: test stopped)" if p.get("conditional") else ""
         table.add_row(p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict)
     console.print(table)
 
@@ -110,12 +113,67 @@ def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None
         console.print(table)
         if data["pairs"]:
             noise = Table(title=f"{variant}: noise of each head-to-head (sd of the paired difference per hand)")
-            for col in ("A", "B", "sd in run A", "sd in run B", "variance B / A"):
+            for col in ("A", "B", "sd in run A", "sd in run B", "variance B / A", "95% CI"):
                 noise.add_column(col, justify="left" if col in ("A", "B") else "right")
             for p in data["pairs"]:
+                lo, hi = p["ratio_ci95"]
                 noise.add_row(p["a"], p["b"], f"{p['a_sd_per_hand']:.2f}", f"{p['b_sd_per_hand']:.2f}",
-                              f"{p['variance_ratio_b_over_a']:.2f}")
+                              f"{p['variance_ratio_b_over_a']:.2f}", f"[{lo:.2f}, {hi:.2f}]")
             console.print(noise)
+
+
+def board_tables(console: Console, variant: str, data: dict) -> None:
+    """Duplicate identity, boards left out, the crosstable and the position effects."""
+    ident = data.get("identity")
+    if ident is not None:
+        style = "" if ident["identical"] == ident["boards"] else "[red]"
+        console.print(f"{style}{variant}: {ident['identical']} of {ident['boards']} boards "
+                      f"({ident['share']:.1%}) dealt identically in every rotation ({ident['dealing']})")
+    if data.get("left_out"):
+        console.print(f"[yellow]{variant}: {data['left_out']} boards of deal sets missing a rotation "
+                      "(disqualification) left out of the intervals")
+    if len(data["bots"]) > 2 and data["pairs"]:
+        crosstable_table(console, variant, data)
+    if data.get("positions"):
+        table = Table(title=f"{variant}: chips per 100 hands by position (0 = eldest hand, left of the dealer)")
+        for col in ("position", "boards", "per 100", "95% CI"):
+            table.add_column(col, justify="right")
+        for p in data["positions"]:
+            table.add_row(str(p["position"]), str(p["units"]), f"{p['per100']:+.2f}", _ci(p["ci95"]))
+        console.print(table)
+
+
+def crosstable_table(console: Console, variant: str, data: dict) -> None:
+    """Row − column chips per 100 hands on shared boards; * where the interval excludes 0."""
+    from naparena.stats.ratings import crosstable
+
+    bots = [r["bot"] for r in data["bots"]]
+    cells = crosstable(data["pairs"], bots)
+    table = Table(title=f"{variant}: crosstable, row − column chips per 100 hands (* = 95% CI excludes 0)")
+    table.add_column("bot")
+    for b in bots:
+        table.add_column(b, justify="right")
+    for a in bots:
+        row = []
+        for b in bots:
+            c = cells[a].get(b)
+            sure = c is not None and c["ci95"] is not None and (c["ci95"][0] > 0 or c["ci95"][1] < 0)
+            row.append("" if c is None else f"{c['diff']:+.1f}{'*' if sure else ''}")
+        table.add_row(a, *row)
+    console.print(table)
+
+
+def ranking_table(console: Console, result: dict) -> None:
+    """The overall ranking: each bot's variants averaged, with a 95% interval."""
+    rows = result.get("ranking") or []
+    if len(result["variants"]) < 2 or not rows:
+        return
+    table = Table(title="ranking over all variants: mean chips per 100 hands, 95% CI")
+    for col in ("rank", "bot", "variants", "per 100", "95% CI"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for r in rows:
+        table.add_row(str(r["rank"]), r["bot"], str(r["variants"]), f"{r['per100']:+.2f}", _ci(r["ci95"]))
+    console.print(table)
 
 
 def variants(console: Console) -> None:

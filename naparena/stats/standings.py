@@ -1,63 +1,29 @@
 """Standings from match summaries, streamed: per bot and variant, chips with confidence
-intervals over independent units, contracts, faults, and paired head-to-head differences.
+intervals over boards stratified by line-up (see `boards`), contracts, faults, paired
+head-to-head differences, position effects, and the sequential test.
 
-The independent unit is a *deal set*: one (variant, seed stream, table) — all duplicate
-rotations of it share the deals, so they are not independent of each other; without
-duplicate each match is its own deal set. A bot's result in a unit is its chips per
-100 hands over every seat it held there.
+A *deal set* is one (variant, seed stream, table): all duplicate rotations of it share
+the deals; without duplicate each match is its own deal set. A *board* is hand n of a
+deal set, across its rotations: the independent unit of every interval.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from functools import lru_cache
 from itertools import combinations
 
+from naparena.stats.boards import BoardBook, estimate
+from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
+from naparena.stats.ratings import ranking
+from naparena.stats.sequential import Sprt
 
-@lru_cache(maxsize=None)
-def t95(df: int) -> float:
-    """The two-sided 95% quantile of Student's t, found by bisection on its tail."""
-    lo, hi = 1.959, 13.0  # the normal quantile is the limit; df = 1 gives 12.706
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_two_sided_p(mid, df) > 0.05 else (lo, mid)
-    return hi
+__all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1 + num * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1) < 1e-12:
-            break
-    return h
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta I_x(a, b)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1) / (a + b + 2):
-        return front * _betacf(a, b, x) / a
-    return 1 - front * _betacf(b, a, 1 - x) / b
-
-
-def t_two_sided_p(t: float, df: int) -> float:
-    """P(|T| ≥ |t|) for Student's t with `df` degrees of freedom."""
-    return betainc(df / 2, 0.5, df / (df + t * t))
+def t95(df: float) -> float:
+    """The two-sided 95% quantile of Student's t."""
+    return t_quantile(df)
 
 
 def mean_ci(values: list[float]) -> tuple[float, float | None, float | None]:
@@ -65,10 +31,10 @@ def mean_ci(values: list[float]) -> tuple[float, float | None, float | None]:
     n = len(values)
     if n == 0:
         return 0.0, None, None
-    mean = sum(values) / n
+    mean = math.fsum(values) / n
     if n < 2:
         return mean, None, None
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t95(n - 1) * sd / math.sqrt(n)
     return mean, mean - half, mean + half
 
@@ -80,15 +46,15 @@ def _new_bot() -> dict:
 
 
 class Standings:
-    """Accumulates match summaries in schedule order; memory grows with units, not hands."""
+    """Accumulates match summaries in schedule order; memory grows with strata and the
+    deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True, sprt=None):
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
         self.sprt = Sprt(sprt.a, sprt.b, sprt.delta, sprt.alpha, sprt.beta) if sprt else None
         self.sprt_variant = sprt.variant if sprt else None
         self.bots = {v: {a: _new_bot() for a in aliases} for v in variants}
-        # unit → alias → [chips, hands]; unit = (variant, stream, table_no[, rotation])
-        self.units: dict[tuple, dict[str, list[int]]] = {}
+        self.book = BoardBook(variants, aliases, duplicate)
         self.streams = {v: defaultdict(lambda: defaultdict(lambda: [0, 0])) for v in variants}
         self.skipped: list[dict] = []
         self.disqualified: dict[str, dict] = {}
@@ -101,13 +67,14 @@ class Standings:
         return (spec["variant"], spec["stream"], spec["table_no"]) + own
 
     def close_unit(self, unit: tuple) -> None:
-        """A deal set is complete: feed the sequential test if it watches this pair."""
-        if self.sprt is None or unit[0] != self.sprt_variant:
+        """A deal set is complete: fold its boards in, and feed the sequential test if it
+        watches this pair (one difference per board both bots played)."""
+        closed = self.book.close(unit)
+        if self.sprt is None or unit[0] != self.sprt_variant or closed is None:
             return
-        u = self.units.get(unit, {})
-        a, b = self.sprt.a, self.sprt.b
-        if a in u and b in u and u[a][1] and u[b][1]:
-            self.sprt.add(u[a][0] * 100 / u[a][1] - u[b][0] * 100 / u[b][1])
+        diffs = closed.diffs(self.sprt.a, self.sprt.b)
+        if diffs:
+            self.sprt.add(diffs)
 
     def sprt_decided(self, spec: dict) -> bool:
         """Does a decided sequential test end this match's head-to-head?"""
@@ -118,9 +85,8 @@ class Standings:
     def add(self, spec: dict, summary: dict, duplicate: bool | None = None) -> None:
         variant = spec["variant"]
         if duplicate is not None:
-            self.duplicate = duplicate
-        unit = self.unit_of(spec)
-        per_unit = self.units.setdefault(unit, {})
+            self.duplicate = self.book.duplicate = duplicate
+        self.book.add(self.unit_of(spec), spec, summary)
         self.matches += 1
         self.kitty[variant] += summary["kitty"]
         for alias, seat in zip(spec["seats"], summary["seats"]):
@@ -135,9 +101,6 @@ class Standings:
             for kind, n in seat["faults"].items():
                 bot["faults"][kind] = bot["faults"].get(kind, 0) + n
             bot["crashes"] += "crashed_at" in seat
-            u = per_unit.setdefault(alias, [0, 0])
-            u[0] += seat["chips"]
-            u[1] += seat["hands"]
             s = self.streams[variant][spec["stream"]][alias]
             s[0] += seat["chips"]
             s[1] += seat["hands"]
@@ -146,36 +109,43 @@ class Standings:
 
     def skip(self, spec: dict, reason: str) -> None:
         self.skipped.append({"match": spec["index"], "reason": reason})
+        self.book.skip(self.unit_of(spec))
 
     def fault_share(self, alias: str) -> tuple[int, int]:
         """(faults, decisions) of a bot over every variant so far."""
         faults = sum(sum(self.bots[v][alias]["faults"].values()) for v in self.variants)
         return faults, sum(self.bots[v][alias]["decisions"] for v in self.variants)
 
+    def estimate(self, variant: str, alias: str) -> dict:
+        return estimate(list(self.book.bots[variant][alias].values()))
+
     def result(self) -> dict:
         """The standings as plain JSON-able data, bots best first within each variant."""
-        out = {"matches": self.matches, "unit": "deal set",
+        out = {"matches": self.matches, "unit": "board",
                "variants": {}, "skipped": self.skipped, "disqualified": self.disqualified}
         if self.sprt is not None:
             out["sprt"] = self.sprt.result()
         for v in self.variants:
-            units = [u for k, u in self.units.items() if k[0] == v]
-            rows = [self._row(v, a, units) for a in self.aliases if self.bots[v][a]["hands"]]
+            rows = [self._row(v, a) for a in self.aliases if self.bots[v][a]["hands"]]
             rows.sort(key=lambda r: (-r["per100"], r["bot"]))
-            out["variants"][v] = {"bots": rows, "pairs": self._pairs(units), "kitty": self.kitty[v]}
+            out["variants"][v] = {"bots": rows, "pairs": self._pairs(v), "kitty": self.kitty[v],
+                                  "positions": self._positions(v), "identity": self.book.identity(v),
+                                  "left_out": self.book.left_out[v]}
+        out["ranking"] = ranking(out)
         return out
 
-    def _row(self, variant: str, alias: str, units: list[dict]) -> dict:
+    def _row(self, variant: str, alias: str) -> dict:
         b = self.bots[variant][alias]
-        values = [u[alias][0] * 100 / u[alias][1] for u in units if alias in u and u[alias][1]]
-        mean, lo, hi = mean_ci(values)
+        e = self.estimate(variant, alias)
         streams = [s[alias][0] * 100 / s[alias][1]
                    for s in self.streams[variant].values() if s[alias][1]]
         tries = sum(c[0] for c in b["contracts"].values())
         made = sum(c[1] for c in b["contracts"].values())
         return {
-            "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": round(mean, 3),
-            "ci95": None if lo is None else [round(lo, 3), round(hi, 3)], "units": len(values),
+            "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": round(e["mean"], 3),
+            "ci95": _rounded(e["ci95"]), "units": e["boards"],
+            "se": None if e["se"] is None else round(e["se"], 3),
+            "df": None if e["df"] is None else _round_df(e["df"]),
             "streams": [round(min(streams), 3), round(max(streams), 3)] if streams else None,
             "bids_won": made, "bid_attempts": tries,
             "contracts": {k: {"bid": t, "made": m, "rate": round(m / t, 3)}
@@ -185,132 +155,120 @@ class Standings:
             "crashes": b["crashes"], "disqualified": alias in self.disqualified,
         }
 
-    def _pairs(self, units: list[dict]) -> list[dict]:
-        """Paired chip differences per 100 hands over the deal sets both bots played."""
+    def _pairs(self, variant: str) -> list[dict]:
+        """Paired board differences, A − B per 100 hands, over the boards both bots played."""
         out = []
+        stopped = self.sprt is not None and self.sprt.verdict and variant == self.sprt_variant
         for a, b in combinations(self.aliases, 2):
-            both = [u for u in units if a in u and b in u and u[a][1] and u[b][1]]
-            if both:
-                out.append(paired(a, b, [(u[a][0], u[a][1], u[b][0], u[b][1]) for u in both]))
+            strata = self.book.pairs[variant].get((a, b))
+            if not strata:
+                continue
+            row = pair_row(a, b, strata)
+            if stopped and {a, b} == {self.sprt.a, self.sprt.b}:
+                row["conditional"] = "after the sequential test stopped: optional stopping biases this interval"
+            out.append(row)
+        return out
+
+    def _positions(self, variant: str) -> list[dict]:
+        """Chips per 100 hands by position at the table, 0 = eldest hand (left of the dealer)."""
+        out = []
+        for p, strata in sorted(self.book.positions[variant].items()):
+            e = estimate(list(strata.values()))
+            out.append({"position": p, "per100": round(e["mean"], 3), "ci95": _rounded(e["ci95"]),
+                        "units": e["boards"]})
         return out
 
 
-def paired(a: str, b: str, units: list[tuple[int, int, int, int]]) -> dict:
-    """Compare two bots over shared deal sets: units of (chips A, hands A, chips B, hands B).
-
-    Returns the mean difference per 100 hands with its 95% CI, a two-sided paired
-    t-test p-value, the probability that A beats B on a deal set (ties count half),
-    and the standard deviation of the difference per hand — comparable across runs, so
-    it measures how much duplicate deals reduce the variance.
-    """
-    diffs = [ca * 100 / ha - cb * 100 / hb for ca, ha, cb, hb in units]
-    mean, lo, hi = mean_ci(diffs)
-    n = len(diffs)
-    p = sd_hand = None
-    if n >= 2:
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        hands = sum(min(ha, hb) for _, ha, _, hb in units) / n
-        sd_hand = math.sqrt(var * hands) / 100
-        p = 1.0 if var == 0 and mean == 0 else 0.0 if var == 0 else t_two_sided_p(mean / math.sqrt(var / n), n - 1)
-    wins = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
-    return {"a": a, "b": b, "units": n, "diff_per100": round(mean, 3),
-            "ci95": None if lo is None else [round(lo, 3), round(hi, 3)],
-            "p_value": None if p is None else float(f"{p:.4g}"),
-            "p_superior": round(wins / n, 3) if n else None,
-            "sd_per_hand": None if sd_hand is None else round(sd_hand, 3)}
+def pair_row(a: str, b: str, strata: dict) -> dict:
+    """One head-to-head: mean difference with its interval and p-value, the share of boards
+    A beat B (ties half), and the sd of the difference per hand (comparable across runs)."""
+    e = estimate(list(strata.values()))
+    sd_hand = sd_per_hand(strata, e)
+    return {"a": a, "b": b, "units": e["boards"], "diff_per100": round(e["mean"], 3),
+            "ci95": _rounded(e["ci95"]),
+            "p_value": None if e["p_value"] is None else float(f"{e['p_value']:.4g}"),
+            "p_superior": None if e["p_above"] is None else round(e["p_above"], 3),
+            "sd_per_hand": None if sd_hand is None else round(sd_hand, 3),
+            "se": None if e["se"] is None else round(e["se"], 3),
+            "df": None if e["df"] is None else _round_df(e["df"]),
+            "conditional": None}
 
 
-class Sprt:
-    """Sequential probability ratio test on the mean paired difference of two bots.
-
-    H0: A − B = 0 chips per 100 hands; H1: A − B = `delta`. Each completed deal set adds
-    log N(x; delta, s²) − log N(x; 0, s²) with s² the sample variance so far (a
-    normal approximation, so the first few deal sets only collect variance). Decided
-    when the log-likelihood ratio leaves [log(β/(1−α)), log((1−β)/α)].
-    """
-
-    def __init__(self, a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05, warmup: int = 5):
-        self.a, self.b, self.delta, self.warmup = a, b, delta, warmup
-        self.lower, self.upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-        self.diffs: list[float] = []
-        self.llr = 0.0
-        self.verdict: str | None = None
-
-    def add(self, diff_per100: float) -> str | None:
-        """Add one deal set's difference; return the verdict once there is one."""
-        if self.verdict:
-            return self.verdict
-        self.diffs.append(diff_per100)
-        n = len(self.diffs)
-        if n < self.warmup:
-            return None
-        mean = sum(self.diffs) / n
-        var = sum((d - mean) ** 2 for d in self.diffs) / (n - 1) or 1e-9
-        self.llr = self.delta / var * sum(d - self.delta / 2 for d in self.diffs)
-        if self.llr >= self.upper:
-            self.verdict = f"H1: {self.a} − {self.b} ≈ {self.delta:+g} per 100 hands"
-        elif self.llr <= self.lower:
-            self.verdict = f"H0: no difference between {self.a} and {self.b}"
-        return self.verdict
-
-    def result(self) -> dict:
-        return {"a": self.a, "b": self.b, "delta": self.delta, "deal_sets": len(self.diffs),
-                "llr": round(self.llr, 4), "bounds": [round(self.lower, 4), round(self.upper, 4)],
-                "verdict": self.verdict}
+def sd_per_hand(strata: dict, e: dict) -> float | None:
+    """The sd of a pair's difference per hand: the pooled board variance times the hands
+    each bot holds on a board (its seats times the rotations), in chips."""
+    if e["pooled_var"] is None:
+        return None
+    hands = sum(m.n * min(ka, kb) for (_, ka, kb), m in strata.items()) / e["boards"]
+    return math.sqrt(e["pooled_var"] * hands) / 100
 
 
-def _mean_var(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    mean = sum(values) / n
-    return mean, (sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else float("nan"))
+def _rounded(ci) -> list[float] | None:
+    return None if ci is None else [round(ci[0], 3), round(ci[1], 3)]
 
 
-def welch(a: list[float], b: list[float]) -> dict:
-    """Difference of two independent means (Welch): estimate, 95% CI, two-sided p."""
-    (ma, va), (mb, vb) = _mean_var(a), _mean_var(b)
-    out = {"diff": round(ma - mb, 3), "ci95": None, "p_value": None}
-    if len(a) < 2 or len(b) < 2:
+def _round_df(df: float) -> float | None:
+    return None if math.isinf(df) else round(df, 1)
+
+
+def welch(est_a: dict, est_b: dict) -> dict:
+    """Difference of two independent estimates (each with `mean`, `se`, `df`): the
+    estimate, its 95% interval and two-sided p, Welch–Satterthwaite degrees of freedom."""
+    diff = est_a["mean"] - est_b["mean"]
+    out = {"diff": round(diff, 3), "ci95": None, "p_value": None}
+    if est_a["se"] is None or est_b["se"] is None:
         return out
-    se2 = va / len(a) + vb / len(b)
+    se2 = est_a["se"] ** 2 + est_b["se"] ** 2
     if se2 == 0:
         return out
-    df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
-    half = t95(max(1, int(df))) * math.sqrt(se2)
-    out["ci95"] = [round(ma - mb - half, 3), round(ma - mb + half, 3)]
-    out["p_value"] = float(f"{t_two_sided_p((ma - mb) / math.sqrt(se2), max(1, int(df))):.4g}")
+    df = welch_df([(est_a["se"] ** 2, est_a["df"]), (est_b["se"] ** 2, est_b["df"])])
+    half = t_quantile(df) * math.sqrt(se2)
+    out["ci95"] = [round(diff - half, 3), round(diff + half, 3)]
+    out["p_value"] = float(f"{t_two_sided_p(diff / math.sqrt(se2), df):.4g}")
     return out
 
 
-def unit_values(st: "Standings", variant: str, alias: str) -> list[float]:
-    return [u[alias][0] * 100 / u[alias][1] for k, u in st.units.items()
-            if k[0] == variant and alias in u and u[alias][1]]
+def variance_ratio(var_a: float, kurt_a: float, n_a: int, var_b: float, kurt_b: float, n_b: int) -> dict:
+    """var_b / var_a with a 95% interval that does not assume normal data: log s² has
+    asymptotic variance (kurtosis − 1) / n (2 / n for normal data, where the F interval
+    is exact; chip differences are heavy-tailed, where F intervals are far too narrow)."""
+    ratio = var_b / var_a
+    spread = math.sqrt(max(kurt_a - 1, 0) / n_a + max(kurt_b - 1, 0) / n_b)
+    z = 1.959963984540054
+    return {"ratio": round(ratio, 3),
+            "ci95": [round(ratio * math.exp(-z * spread), 3), round(ratio * math.exp(z * spread), 3)]}
 
 
 def compare(a: "Standings", b: "Standings") -> dict:
-    """The same bots across two runs: is each bot's result different, and how noisy is each
-    run's head-to-head (sd of the paired difference per hand; its square's ratio between a
-    duplicate and a non-duplicate run is the variance-reduction factor)."""
+    """The same bots across two runs: is each bot's result different (Welch interval for
+    the difference), and how noisy is each run's head-to-head (sd of the paired difference
+    per hand, and the ratio of its squares with an interval: between a duplicate and a
+    non-duplicate run, the variance-reduction factor of duplicate deals)."""
     out = {"variants": {}}
-    results = a.result(), b.result()
     for variant in [v for v in a.variants if v in b.variants]:
         bots = []
         for alias in [x for x in a.aliases if x in b.aliases]:
-            va, vb = unit_values(a, variant, alias), unit_values(b, variant, alias)
-            if not va or not vb:
+            ea, eb = a.estimate(variant, alias), b.estimate(variant, alias)
+            if not ea["boards"] or not eb["boards"]:
                 continue
-            row = {"bot": alias, "a_per100": round(sum(va) / len(va), 3), "b_per100": round(sum(vb) / len(vb), 3),
-                   "a_units": len(va), "b_units": len(vb), **welch(va, vb)}
+            row = {"bot": alias, "a_per100": round(ea["mean"], 3), "b_per100": round(eb["mean"], 3),
+                   "a_units": ea["boards"], "b_units": eb["boards"], **welch(ea, eb)}
             ci = row["ci95"]
-            row["verdict"] = ("too few deal sets" if ci is None else
+            row["verdict"] = ("too few boards" if ci is None else
                               "no real difference" if ci[0] <= 0 <= ci[1] else "differs")
             bots.append(row)
         pairs = []
-        a_pairs = {(p["a"], p["b"]): p for p in results[0]["variants"][variant]["pairs"]}
-        for p in results[1]["variants"][variant]["pairs"]:
-            q = a_pairs.get((p["a"], p["b"]))
-            if q is None or not q["sd_per_hand"] or not p["sd_per_hand"]:
+        for key, strata_b in b.book.pairs[variant].items():
+            strata_a = a.book.pairs[variant].get(key)
+            if not strata_a:
                 continue
-            pairs.append({"a": p["a"], "b": p["b"], "a_sd_per_hand": q["sd_per_hand"], "b_sd_per_hand": p["sd_per_hand"],
-                          "variance_ratio_b_over_a": round((p["sd_per_hand"] / q["sd_per_hand"]) ** 2, 3)})
+            qa, qb = estimate(list(strata_a.values())), estimate(list(strata_b.values()))
+            sa, sb = sd_per_hand(strata_a, qa), sd_per_hand(strata_b, qb)
+            if not sa or not sb or not qa["kurtosis"] or not qb["kurtosis"]:
+                continue
+            r = variance_ratio(sa ** 2, qa["kurtosis"], qa["boards"], sb ** 2, qb["kurtosis"], qb["boards"])
+            pairs.append({"a": key[0], "b": key[1], "a_sd_per_hand": round(sa, 3),
+                          "b_sd_per_hand": round(sb, 3), "variance_ratio_b_over_a": r["ratio"],
+                          "ratio_ci95": r["ci95"]})
         out["variants"][variant] = {"bots": bots, "pairs": pairs}
     return out

@@ -1,0 +1,204 @@
+"""Calibration of the standings' statistics (a benchmark, never a test).
+
+    python benchmarks/calibrate.py                 # every design, 1,000 repetitions each
+    python benchmarks/calibrate.py --reps 200      # quicker, wider binomial intervals
+
+One bot plays itself under several aliases, so every true difference is zero. Each
+design is a whole tournament played in-process through the runner's own booking
+(schedule order, deal sets, boards) with a fresh master seed per repetition; the first
+alias's 95% interval should cover 0 in 95% of repetitions, and the first pair's
+head-to-head should reject "no difference" at p < 0.05 in 5% of them. Clopper–Pearson
+intervals show how far each share could be from the truth by chance.
+
+Designs: tables of 3, 4 and 5 with duplicate; 4 without duplicate; `pagat` (duplicate
+boards) with and without duplicate (gather-and-cut); more bots than seats (4 aliases at
+tables of 3); each alias holding two seats (2 aliases at a table of 4); and a run with
+3 seed streams. All but the last use `seeds = 1`.
+
+Then the sequential test by simulation: board differences resampled from the
+calibration runs themselves (centred, so heavy tails are real), shifted by 0 (H0) or
+`delta` (H1); judged every 50 boards like deal sets of 50 hands. Prints the share
+accepting H1 under H0 (alpha), H0 under H1 (beta), the average boards used (ASN), and
+how often the plain t interval taken at the stop covers the truth (why the standings
+mark it conditional).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from naparena.arena.play import Job, play_job  # noqa: E402
+from naparena.arena.runner import end_of_unit, judge, skip_reason  # noqa: E402
+from naparena.arena.schedule import board_seeds, bot_seed, schedule  # noqa: E402
+from naparena.arena.tournament import parse_tournament  # noqa: E402
+from naparena.bots.plugins import load_registry  # noqa: E402
+from naparena.stats.distributions import binom_ci, t_quantile  # noqa: E402
+from naparena.stats.sequential import WARMUP, simulate  # noqa: E402
+from naparena.stats.standings import Standings  # noqa: E402
+
+# name: (table, aliases, duplicate, variant, seeds)
+DESIGNS = {
+    "table 3, duplicate": (3, 3, True, "classic", 1),
+    "table 4, duplicate": (4, 4, True, "classic", 1),
+    "table 5, duplicate": (5, 5, True, "classic", 1),
+    "table 4, no duplicate": (4, 4, False, "classic", 1),
+    "pagat, duplicate boards": (4, 4, True, "pagat", 1),
+    "pagat, no duplicate": (4, 4, False, "pagat", 1),
+    "4 bots at tables of 3": (3, 4, True, "classic", 1),
+    "2 bots, two seats each": (4, 2, True, "classic", 1),
+    "table 4, 3 seed streams": (4, 4, True, "classic", 3),
+}
+
+_registry = None
+
+
+def tournament(design: str, seed: int, hands: int, bot: str):
+    table, n, duplicate, variant, seeds = DESIGNS[design]
+    data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
+                           "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
+            "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
+            "variants": [{"name": variant}]}
+    return parse_tournament(data, None, _registry)
+
+
+def play(t) -> tuple[dict, Standings]:
+    """The runner's booking, in-process and without files: same order, same statistics."""
+    standings = Standings([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt)
+    specs = [s.as_dict() for s in schedule(t)]
+    rules = {v.name: v.rules.as_dict() for v in t.variants}
+    bots = {b.alias: b for b in t.bots}
+    for i, spec in enumerate(specs):
+        reason = skip_reason(spec, standings)
+        if reason:
+            standings.skip(spec, reason)
+        else:
+            seats = [{"alias": a, "name": bots[a].name, "params": bots[a].params,
+                      "seed": bot_seed(t.seed, spec["index"], s)} for s, a in enumerate(spec["seats"])]
+            boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
+            job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
+                      seats=seats, hands=spec["hands"], spec=spec, boards=boards)
+            standings.add(spec, play_job(job, _registry).summary)
+            judge(standings, spec, t.max_fault_share)
+        end_of_unit(standings, spec, specs[i + 1] if i + 1 < len(specs) else None)
+    return standings.result(), standings
+
+
+def one_rep(args) -> dict:
+    """One repetition of one design: does the first alias's interval cover 0, does the
+    first pair's test reject, and the first pair's board differences (for the SPRT pool)."""
+    global _registry
+    design, rep, hands, bot = args
+    if _registry is None:
+        os.environ.setdefault("NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "1")
+        _registry = load_registry(None)
+    t = tournament(design, 10_000 + rep, hands, bot)
+    result, _ = play(t)
+    data = next(iter(result["variants"].values()))
+    first = t.bots[0].alias
+    row = next(r for r in data["bots"] if r["bot"] == first)
+    pair = data["pairs"][0]
+    out = {"design": design, "bot_covers": row["ci95"][0] <= 0 <= row["ci95"][1],
+           "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
+           "identity": data["identity"]}
+    return out
+
+
+def share(k: int, n: int) -> str:
+    lo, hi = binom_ci(k, n)
+    return f"{k / n:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=1000, help="repetitions per design")
+    parser.add_argument("--hands", type=int, default=100, help="hands per match (boards per deal set)")
+    parser.add_argument("--bot", default="random")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sprt-reps", type=int, default=2000)
+    parser.add_argument("--designs", nargs="*", default=list(DESIGNS),
+                        help="designs to repeat (none: only the SPRT simulation)")
+    parser.add_argument("--warmups", nargs="*", type=int, default=[WARMUP],
+                        help="SPRT warm-ups (boards) to simulate, e.g. 20 200")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    jobs = [(d, r, args.hands, args.bot) for d in args.designs for r in range(args.reps)]
+    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+        results = pool.map(one_rep, jobs, chunksize=8)
+    if not args.designs:
+        sprt_report(args)
+        return
+    print(f"{args.bot} against itself, {args.hands} hands a match, {args.reps} repetitions a design; "
+          "Clopper-Pearson 95% intervals for each share")
+    print(f"{'design':28} {'bot CI covers 0':>24} {'pair CI covers 0':>24} {'type-I (p < 0.05)':>24}  identity")
+    for d in args.designs:
+        rs = [r for r in results if r["design"] == d]
+        n = len(rs)
+        ident = [r["identity"] for r in rs if r["identity"]]
+        shown = (f"{sum(i['identical'] for i in ident)}/{sum(i['boards'] for i in ident)}" if ident else "—")
+        print(f"{d:28} {share(sum(r['bot_covers'] for r in rs), n):>24} "
+              f"{share(sum(r['pair_covers'] for r in rs), n):>24} {share(sum(r['rejects'] for r in rs), n):>24}"
+              f"  {shown}")
+    games = time.perf_counter() - start
+    print(f"tournament repetitions: {games:.0f} s")
+    sprt_report(args)
+    print(f"total: {time.perf_counter() - start:.0f} s")
+
+
+def sprt_report(args) -> None:
+    """The SPRT on resampled board differences of 'table 4, duplicate' (one long run)."""
+    global _registry
+    if _registry is None:
+        _registry = load_registry(None)
+    t = tournament("table 4, duplicate", 77, 1000, args.bot)
+    pool = pair_differences(t, args.bot)
+    mean = math.fsum(pool) / len(pool)
+    centred = [d - mean for d in pool]
+    sd = math.sqrt(math.fsum(d * d for d in centred) / (len(centred) - 1))
+    delta = sd / 10
+    rng = random.Random(2026)
+    print(f"\nSPRT (alpha = beta = 0.05) on {len(pool)} resampled board differences of one pair, "
+          f"sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every 50 boards")
+    for warmup, (name, shift) in ((w, h) for w in args.warmups
+                                   for h in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta))):
+        def draw(k, shift=shift):
+            return [d + shift for d in rng.choices(centred, k=k)]
+        start = time.perf_counter()
+        r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
+        wrong = r["h1"] if shift == 0 else r["h0"]
+        print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  accept H0 {share(r['h0'], r['reps'])}  "
+              f"wrong {wrong / r['reps']:.3f}  ASN {r['asn']:.0f} boards  "
+              f"t interval at the stop covers the truth {share(r['covers'], r['decided'])}  "
+              f"({time.perf_counter() - start:.0f} s)")
+
+
+def pair_differences(t, bot: str) -> list[float]:
+    """Every board difference (first pair, per 100 hands) of one long duplicate run."""
+    specs = [s.as_dict() for s in schedule(t)]
+    rules = {v.name: v.rules.as_dict() for v in t.variants}
+    a, b = t.bots[0].alias, t.bots[1].alias
+    per_board: dict[int, dict[str, list[int]]] = {}
+    for spec in specs:
+        seats = [{"alias": x, "name": bot, "params": t.bots[0].params,
+                  "seed": bot_seed(t.seed, spec["index"], s)} for s, x in enumerate(spec["seats"])]
+        job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
+                  seats=seats, hands=spec["hands"], spec=spec)
+        for n, chips in enumerate(play_job(job, _registry).summary["hand_chips"]):
+            board = per_board.setdefault(n, {})
+            for alias, c in zip(spec["seats"], chips):
+                got = board.setdefault(alias, [0, 0])
+                got[0] += c
+                got[1] += 1
+    return [bd[a][0] * 100 / bd[a][1] - bd[b][0] * 100 / bd[b][1] for bd in per_board.values()]
+
+
+if __name__ == "__main__":
+    t_quantile(100)  # warm the cache before forking
+    main()

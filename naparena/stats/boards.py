@@ -1,0 +1,238 @@
+"""Board statistics: the unit of every interval is a *board* — hand n of one deal set,
+played in each of that deal set's rotations — and the line-up is a stratum.
+
+Why boards: hands of one match are dealt independently (every hand in `every_hand`
+variants; from their own board seeds in duplicate runs of the others), and a board's
+results across its rotations are averaged inside the board, so the negative correlation
+between rotations stays inside the unit instead of being mistaken for noise. Measured
+on seeded runs, neighbouring boards are as good as uncorrelated, and boards give an
+interval even with `seeds = 1`.
+
+Why strata: with more bots than seats a bot plays several line-ups (tables), and how it
+does against each line-up is a fixed part of the design, the same in every run. So a
+mean is taken per stratum (variant, table, seats held) and the strata are combined with
+their board counts as weights; the variance is the stratified one, its degrees of
+freedom Welch–Satterthwaite's. A bot holding two seats averages them inside each board.
+
+Sums are kept as exact integers (chips, with the board's seat count as the scale), so
+the standings are the same numbers on every Python version.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+from itertools import combinations
+
+from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
+
+
+class Moments:
+    """Exact power sums of integer board values x (each meaning x / scale)."""
+
+    __slots__ = ("scale", "n", "s1", "s2", "s3", "s4", "above", "ties")
+
+    def __init__(self, scale: int):
+        self.scale = scale
+        self.n = self.s1 = self.s2 = self.s3 = self.s4 = self.above = self.ties = 0
+
+    def add(self, x: int) -> None:
+        self.n += 1
+        x2 = x * x
+        self.s1 += x
+        self.s2 += x2
+        self.s3 += x2 * x
+        self.s4 += x2 * x2
+        self.above += x > 0
+        self.ties += x == 0
+
+    def mean(self) -> Fraction:
+        return Fraction(self.s1, self.n * self.scale)
+
+    def var(self) -> Fraction:
+        """Sample variance (n − 1) of x / scale."""
+        n = self.n
+        return Fraction(n * self.s2 - self.s1 * self.s1, n * (n - 1) * self.scale ** 2)
+
+    def central(self) -> tuple[Fraction, Fraction]:
+        """Sums of squared and fourth-power deviations from the stratum mean, of x / scale."""
+        n, m = self.n, Fraction(self.s1, self.n)
+        c2 = self.s2 - m * self.s1
+        c4 = self.s4 - 4 * m * self.s3 + 6 * m * m * self.s2 - 4 * m ** 3 * self.s1 + n * m ** 4
+        return c2 / self.scale ** 2, c4 / self.scale ** 4
+
+    def as_list(self) -> list[int]:
+        return [self.scale, self.n, self.s1, self.s2, self.s3, self.s4, self.above, self.ties]
+
+
+def estimate(strata: list[Moments], per: int = 100) -> dict:
+    """Stratified mean of the board values (times `per`), its standard error, degrees of
+    freedom, 95% interval and two-sided p-value against 0; `pooled_var` is the
+    within-stratum variance of one board and `kurtosis` its pooled fourth moment over the
+    square of the second (3 for normal data), which compare's variance ratio needs."""
+    strata = [s for s in strata if s.n]
+    total = sum(s.n for s in strata)
+    out = {"mean": 0.0, "boards": total, "se": None, "df": None, "ci95": None, "p_value": None,
+           "p_above": None, "pooled_var": None, "kurtosis": None}
+    if not total:
+        return out
+    mean = sum(s.n * s.mean() for s in strata) / total
+    out["mean"] = float(mean * per)
+    out["p_above"] = float(Fraction(sum(2 * s.above + s.ties for s in strata), 2 * total))
+    if any(s.n < 2 for s in strata):
+        return out  # a stratum of one board says nothing about its own spread
+    parts = [(s.n * s.var() / total ** 2, s.n - 1) for s in strata]
+    se2 = sum(v for v, _ in parts)
+    c2 = c4 = Fraction(0)
+    for s in strata:
+        a, b = s.central()
+        c2 += a
+        c4 += b
+    out["pooled_var"] = float(c2 / (total - len(strata)) * per * per)
+    out["kurtosis"] = float(c4 * total / (c2 * c2)) if c2 else None
+    se = math.sqrt(se2) * per
+    df = welch_df([(float(v), d) for v, d in parts])
+    out["se"], out["df"] = se, df
+    if se == 0:
+        out["ci95"] = [out["mean"], out["mean"]]
+        out["p_value"] = 1.0 if mean == 0 else 0.0
+        return out
+    half = t_quantile(df) * se
+    out["ci95"] = [out["mean"] - half, out["mean"] + half]
+    out["p_value"] = t_two_sided_p(out["mean"] / se, df)
+    return out
+
+
+class _Open:
+    """A deal set being played: per board, each bot's chips (by slot), each seat's chips
+    over the rotations, and whether every rotation got the same deal."""
+
+    def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int):
+        self.table_no, self.players = table_no, len(seats)
+        self.names = sorted(set(seats), key=order.__getitem__)
+        self.slot = {a: i for i, a in enumerate(self.names)}
+        self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
+        self.chips = [[0] * len(self.names) for _ in range(hands)]
+        self.seat_chips = [[0] * self.players for _ in range(hands)]
+        self.dealer: int | None = None
+        self.keys: list[int] | None = None
+        self.same = [True] * hands
+        self.rotations = 0
+        self.incomplete = False
+
+    def boards(self) -> list[dict[str, list[int]]]:
+        """Per board, alias → [chips, hands held]."""
+        return [{a: [c, k] for a, c, k in zip(self.names, row, self.seats_held)} for row in self.chips]
+
+    def diffs(self, a: str, b: str) -> list[float]:
+        """Per board, A − B chips per 100 hands (empty if either did not play here)."""
+        if a not in self.slot or b not in self.slot:
+            return []
+        i, j = self.slot[a], self.slot[b]
+        ka, kb = self.seats_held[i], self.seats_held[j]
+        return [row[i] * 100 / ka - row[j] * 100 / kb for row in self.chips]
+
+
+class BoardBook:
+    """Boards of every variant, streamed: a deal set is held until it is closed (schedule
+    order), then folded into per-stratum sums. Memory grows with strata, not hands."""
+
+    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool):
+        self.aliases, self.duplicate = aliases, duplicate
+        self.order = {a: i for i, a in enumerate(aliases)}
+        self.open: dict[tuple, _Open] = {}
+        self.bots = {v: defaultdict(dict) for v in variants}       # alias → stratum → Moments
+        self.pairs = {v: defaultdict(dict) for v in variants}      # (a, b) → stratum → Moments
+        self.positions = {v: defaultdict(dict) for v in variants}  # position → stratum → Moments
+        self.identical = {v: [0, 0] for v in variants}             # [boards dealt identically, boards]
+        self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
+        self.board_seeds = {v: False for v in variants}            # dealt board by board
+
+    def add(self, unit: tuple, spec: dict, summary: dict) -> None:
+        """One match of deal set `unit`: seat `s` is `spec["seats"][s]`."""
+        seats = spec["seats"]
+        per_hand = summary.get("hand_chips")
+        if per_hand is None:  # a log from before boards: the whole match is one board
+            per_hand = [[s["chips"] for s in summary["seats"]]]
+        u = self.open.get(unit)
+        if u is None:
+            u = self.open[unit] = _Open(spec["table_no"], seats, self.order, len(per_hand))
+        u.rotations += 1
+        if spec.get("boards"):
+            self.board_seeds[unit[0]] = True
+        if len(per_hand) != len(u.chips) or set(seats) != set(u.names):
+            u.incomplete = True
+            return
+        slots = [u.slot[a] for a in seats]
+        for i in slots:
+            u.seats_held[i] += 1
+        # The hot loop of the parent process: plain lists, one pass per hand.
+        for row, seat_row, chips in zip(u.chips, u.seat_chips, per_hand):
+            for s, (i, c) in enumerate(zip(slots, chips)):
+                row[i] += c
+                seat_row[s] += c
+        if u.dealer is None:
+            u.dealer = summary.get("dealer")
+        keys = summary.get("deal_keys")
+        if keys is not None:
+            if u.keys is None:
+                u.keys = list(keys)
+            else:
+                u.same = [same and k == first_k for same, k, first_k in zip(u.same, keys, u.keys)]
+
+    def skip(self, unit: tuple) -> None:
+        """A match of this deal set was not played: its boards are not balanced over seats."""
+        u = self.open.get(unit)
+        if u is None:
+            u = self.open[unit] = _Open(0, [], self.order, 0)
+        u.incomplete = True
+
+    def close(self, unit: tuple) -> _Open | None:
+        """Fold a finished deal set into the strata; return it (None if it is left out)."""
+        u = self.open.pop(unit, None)
+        if u is None or not u.rotations:
+            return None
+        variant = unit[0]
+        if self.duplicate and u.keys is not None:
+            ident = self.identical[variant]
+            ident[0] += sum(u.same)
+            ident[1] += len(u.same)
+        if u.incomplete:
+            self.left_out[variant] += len(u.chips)
+            return None
+        held = u.seats_held
+        bots = [_moments(self.bots[variant][a], (u.table_no, k), k) for a, k in zip(u.names, held)]
+        pairs = [(i, j, _moments(self.pairs[variant][(u.names[i], u.names[j])], (u.table_no, held[i], held[j]),
+                                 held[i] * held[j]))
+                 for i, j in combinations(range(len(u.names)), 2)]
+        players = u.players
+        positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
+                     for p in range(players)] if u.dealer is not None else []
+        for n, (row, seat_row) in enumerate(zip(u.chips, u.seat_chips)):
+            for m, c in zip(bots, row):
+                m.add(c)
+            for i, j, m in pairs:
+                m.add(row[i] * held[j] - row[j] * held[i])
+            if positions:
+                # Position 0 is the eldest hand (left of the dealer), who bids first.
+                first = (u.dealer + n + 1) % players
+                for p, m in enumerate(positions):
+                    m.add(seat_row[(first + p) % players])
+        return u
+
+    def identity(self, variant: str) -> dict | None:
+        """Share of boards dealt identically in every rotation (duplicate runs only)."""
+        same, boards = self.identical[variant]
+        if not self.duplicate or not boards:
+            return None
+        dealing = ("each board from its own seed: duplicate boards replace gather-and-cut"
+                   if self.board_seeds[variant] else "every hand shuffled from the match seed")
+        return {"identical": same, "boards": boards, "share": same / boards, "dealing": dealing}
+
+
+def _moments(strata: dict, key: tuple, scale: int) -> Moments:
+    m = strata.get(key)
+    if m is None:
+        m = strata[key] = Moments(scale)
+    return m

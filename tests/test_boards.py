@@ -1,0 +1,169 @@
+"""Duplicate boards: every rotation of a table gets the same deals in every variant, and
+the standings measure it; boards, strata, positions and left-out deal sets."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import tomli_w
+
+from naparena.arena.runner import MATCHES, Run, new_run_dir, registry_for
+from naparena.arena.tournament import check_bots, load_tournament
+from naparena.arena.verify import verify_run
+from naparena.bots.reference import RandomBot
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, make_rules
+from naparena.stats.boards import BoardBook
+
+AFTER_NAP = sorted(name for name, v in VARIANTS.items() if v.options.get("shuffle") == "after_nap")
+
+
+def test_the_shuffle_after_nap_variants_are_the_ones_the_issue_names():
+    assert AFTER_NAP == ["floater", "pagat", "pagat-full", "purchase"]
+
+
+def run(tmp_path, variant: str, duplicate: bool = True, hands: int = 30):
+    data = {"tournament": {"name": "t", "seed": 7, "seeds": 2, "hands": hands, "table": 4,
+                           "duplicate": duplicate, "timeout": 5.0},
+            "bots": [{"name": "random", "alias": f"r{i}"} for i in range(4)],
+            "variants": [{"name": variant}]}
+    path = tmp_path / "t.toml"
+    path.write_text(tomli_w.dumps(data))
+    t = load_tournament(path)
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    run_dir = new_run_dir(t, tmp_path / "logs")
+    runner = Run(t, registry, run_dir, 1)
+    runner.prepare(False)
+    return run_dir, runner.execute()
+
+
+def deals_by_rotation(run_dir) -> dict[tuple, list]:
+    """(stream, table) → per rotation, the list of (dealer, deal) of every hand, from the logs."""
+    out: dict[tuple, list] = {}
+    for f in sorted((run_dir / MATCHES).glob("*.json")):
+        log = json.loads(f.read_bytes())
+        key = (log["match"]["stream"], log["match"]["table_no"])
+        out.setdefault(key, []).append([(h["dealer"], h["deal"]) for h in log["hands"]])
+    return out
+
+
+@pytest.mark.parametrize("variant", ["classic", *AFTER_NAP])
+def test_every_rotation_is_dealt_the_same_boards(tmp_path, variant):
+    run_dir, standings = run(tmp_path, variant)
+    identity = standings["variants"][variant]["identity"]
+    assert {k: identity[k] for k in ("identical", "boards", "share")} == {"identical": 60, "boards": 60, "share": 1.0}
+    assert ("gather-and-cut" in identity["dealing"]) == (variant != "classic")
+    # Checked from the logs too, not only from the deal checksums.
+    for rotations in deals_by_rotation(run_dir).values():
+        assert len(rotations) == 4 and all(r == rotations[0] for r in rotations)
+    manifest = json.loads((run_dir / "manifest.json").read_bytes())
+    assert manifest.get("duplicate_boards", {}).get("variants") == (None if variant == "classic" else [variant])
+    matches, hands, problems, missing = verify_run(run_dir)
+    assert (matches, hands, problems, missing) == (8, 240, [], 0)
+
+
+def test_gather_and_cut_alone_would_share_only_the_first_deal():
+    # What duplicate did before boards: the same match seed, different play.
+    rules = make_rules("pagat")
+    deals = []
+    for bot_seed in (1, 2):
+        match, bots = Match(rules, 4, 99), [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
+        seq = []
+        for _ in range(10):
+            hand = match.next_hand()
+            seq.append(hand.record()["deal"])
+            while not hand.over:
+                hand.apply(getattr(bots[hand.to_act], hand.kind)(hand.view()))
+            match.finish(hand)
+        deals.append(seq)
+    assert deals[0][0] == deals[1][0] and deals[0][1:] != deals[1][1:]
+
+
+def test_board_seeds_deal_each_hand_the_same_whatever_was_played():
+    rules, boards = make_rules("pagat"), tuple(range(100, 110))
+    seen = []
+    for bot_seed in (1, 2):
+        match, bots = Match(rules, 4, 99, boards=boards), [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
+        seq = []
+        for _ in range(10):
+            hand = match.next_hand()
+            seq.append(hand.record()["deal"])
+            while not hand.over:
+                hand.apply(getattr(bots[hand.to_act], hand.kind)(hand.view()))
+            match.finish(hand)
+        seen.append(seq)
+    assert seen[0] == seen[1] and len({str(d) for d in seen[0]}) == 10
+
+
+def test_without_duplicate_gather_and_cut_stays_and_nothing_is_claimed(tmp_path):
+    run_dir, standings = run(tmp_path, "pagat", duplicate=False, hands=10)
+    assert standings["variants"]["pagat"]["identity"] is None
+    logs = [json.loads(f.read_bytes()) for f in sorted((run_dir / MATCHES).glob("*.json"))]
+    assert all("boards" not in log["match"] for log in logs)
+
+
+def test_classic_match_specs_are_unchanged_by_boards(tmp_path):
+    run_dir, _ = run(tmp_path, "classic", hands=5)
+    log = json.loads(next((run_dir / MATCHES).glob("*.json")).read_bytes())
+    assert set(log["match"]) == {"index", "variant", "stream", "table_no", "rotation", "seed", "seats", "hands"}
+
+
+# --- the board book on hand-made summaries ---------------------------------------------
+
+def summary(chips: list[list[int]], keys: list[int], dealer: int = 0) -> dict:
+    seats = len(chips[0])
+    return {"seats": [{"chips": sum(c[s] for c in chips)} for s in range(seats)], "kitty": 0,
+            "dealer": dealer, "hand_chips": chips, "deal_keys": keys}
+
+
+def spec(rotation: int, seats: list[str], table_no: int = 0) -> dict:
+    return {"variant": "v", "stream": 0, "table_no": table_no, "rotation": rotation, "seats": seats}
+
+
+def test_a_board_averages_a_bot_over_its_seats_and_rotations():
+    book = BoardBook(["v"], ["a", "b"], duplicate=True)
+    unit = ("v", 0, 0)
+    # Seats a b a b, then rotated: b a b a. Two boards.
+    book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1], [0, 2, 0, -2]], [5, 6]))
+    book.add(unit, spec(1, ["b", "a", "b", "a"]), summary([[-3, 1, 1, 1], [4, -4, 0, 0]], [5, 9]))
+    boards = book.close(unit).boards()
+    assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]}, {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
+    a = book.bots["v"]["a"][(0, 4)]
+    assert (a.n, a.s1, a.s2, a.scale) == (2, 4 - 4, 16 + 16, 4)
+    pair = book.pairs["v"][("a", "b")][(0, 4, 4)]
+    assert (pair.n, pair.s1, pair.scale) == (2, 4 * 4 - (-4) * 4 + (-4) * 4 - 4 * 4, 16)
+    assert book.identity("v")["share"] == 0.5  # the second board's deal differed
+
+
+def test_positions_count_from_the_eldest_hand():
+    book = BoardBook(["v"], ["a", "b", "c"], duplicate=True)
+    unit = ("v", 0, 0)
+    # Dealer is seat 1 in hand 0, so the eldest hand is seat 2; in hand 1 the dealer is seat 2.
+    book.add(unit, spec(0, ["a", "b", "c"]), summary([[1, 2, 3], [10, 20, 30]], [1, 2], dealer=1))
+    book.close(unit)
+    eldest = book.positions["v"][0][(0, 1)]
+    assert (eldest.n, eldest.s1) == (2, 3 + 10)
+    last = book.positions["v"][2][(0, 1)]
+    assert last.s1 == 2 + 30  # the dealer is last to bid
+
+
+def test_a_deal_set_missing_a_rotation_is_left_out_of_the_intervals():
+    book = BoardBook(["v"], ["a", "b"], duplicate=True)
+    unit = ("v", 0, 0)
+    book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1]], [5]))
+    book.skip(unit)
+    assert book.close(unit) is None
+    assert book.left_out["v"] == 1 and not book.bots["v"]
+
+
+def test_line_ups_are_strata():
+    book = BoardBook(["v"], ["a", "b", "c"], duplicate=False)
+    for table_no, seats in enumerate((["a", "b"], ["a", "c"])):
+        unit = ("v", 0, table_no, 0)
+        book.add(unit, spec(0, seats, table_no), summary([[5, -5], [1, -1]], [1, 2]))
+        book.close(unit)
+    assert set(book.bots["v"]["a"]) == {(0, 1), (1, 1)}
+    assert set(book.pairs["v"]) == {("a", "b"), ("a", "c")}

@@ -103,8 +103,10 @@ class ForkPool(Executor):
     """A fixed set of forked workers, reused for every task; a dead worker is replaced."""
 
     def __init__(self, workers: int, timeout: float = 1.0, hard: float | None = None,
-                 initializer: Callable | None = None, initargs: tuple = ()):
-        self._ctx = multiprocessing.get_context("fork")
+                 initializer: Callable | None = None, initargs: tuple = (), context: str = "fork"):
+        # "forkserver" where the parent is itself a busy multi-threaded server (a Dask
+        # worker): a forked child would inherit its sockets and keep its connections open.
+        self._ctx = multiprocessing.get_context(context)
         self._init = (initializer, initargs)
         self._timeout = timeout
         self._hard = hard if hard is not None else timeout * 3 + 5.0

@@ -823,7 +823,7 @@ def test_schemas_agree_with_the_code():
     assert set(match["$defs"]["bid"]["enum"]) == contracts - {"one"} | {"pass"}
     assert set(schema("standings")["$defs"]["contract"]["enum"]) == contracts
     config = manifest["$defs"]["config"]
-    assert set(config["properties"]) == set(SETTINGS) - {"workers"} | {"bots", "variants", "sprt"}
+    assert set(config["properties"]) == set(SETTINGS) - {"workers", "scheduler"} | {"bots", "variants", "sprt"}
     assert set(config["properties"]["sprt"]["properties"]) == set(SPRT_KEYS)
     base = config["properties"]["variants"]["items"]["properties"]["base"]
     assert base["enum"] == list(VARIANTS)

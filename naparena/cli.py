@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,7 +42,7 @@ def main() -> None:
 
 
 def _fail(e: NaparenaError) -> typer.Exit:
-    err.print(f"[red]error:[/] {e}", highlight=False)
+    err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, emoji=False)  # messages may hold [brackets]
     return typer.Exit(e.exit_code)
 
 
@@ -58,6 +59,10 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
+SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port, a scheduler file, "
+                  "or local:N for a local cluster of N worker processes; none = the workers here "
+                  "(default: the file's scheduler)")
+
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
@@ -67,12 +72,14 @@ def run(
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.runner import latest_run_dir, new_run_dir
     t, registry = _load(file, bots_dir)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
+    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}",
+                      scheduler)
     _show(result, as_json)
 
 
@@ -82,6 +89,7 @@ def resume(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.runner import config_hash, read_manifest, read_where
@@ -93,7 +101,8 @@ def resume(
     t, registry = _load(Path(where["file"]), drop_ins)
     if config_hash(t) != manifest["config_hash"]:
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
-    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
+    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}",
+                      scheduler)
     _show(result, as_json)
 
 
@@ -123,14 +132,22 @@ def _load(file: Path, bots_dir: Optional[Path]):
     return check_bots(t, registry), registry
 
 
-def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
+def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str,
+             scheduler: Optional[str] = None) -> dict:
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
-    runner = Run(t, registry, run_dir, workers)
+    from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+    if scheduler is not None and scheduler_kind(scheduler) is None:
+        raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
+    runner = Run(t, registry, run_dir, workers, scheduler)
+    if runner.scheduler:
+        from naparena.arena.cluster import require_distributed
+        require_distributed()  # before anything is written: say how to install it
     done = runner.prepare(resuming)
-    _log_to(run_dir, runner.workers)
+    _log_to(run_dir, 1 if runner.scheduler else runner.workers)
     total, hands = len(runner.specs), total_hands(t)
-    err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
+    on = f"Dask ({runner.scheduler})" if runner.scheduler else f"{runner.workers} worker(s)"
+    err.print(f"{t.name}: {total} matches, {hands} hands, {on} → {run_dir}"
               + (f" ({done} matches already done)" if done else ""))
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
@@ -142,7 +159,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
                 rate = session / max(time.monotonic() - started, 1e-9)
                 progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
 
-            result = runner.execute(progress=tick)
+            result = runner.execute(progress=tick, notice=lambda text: progress.console.print(text))
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"

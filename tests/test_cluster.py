@@ -433,3 +433,17 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
             ClusterExecutor("tcp://127.0.0.1:1", plugins.load_registry(tmp_path / "bots"), ["random"], None)
+
+
+def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
+    """A local cluster's scheduler runs in this process, so it sees this stand-in for bokeh."""
+    monkeypatch.setattr("naparena.arena.cluster._has_bokeh", lambda: True)
+    write_tournament(tmp_path, hands=3)
+    t = load_tournament(tmp_path / "t.toml")
+    registry = registry_for(t)
+    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler="local:1")
+    runner.prepare(False)
+    notices = []
+    runner.execute(notice=notices.append)
+    [notice] = notices
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice

@@ -44,6 +44,7 @@ from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
 INSTALL = "pip install 'naparena[dask]'"
+log = logging.getLogger("naparena")
 
 # Drop-in bot files as they travel: (digest, ((file name, content), ...)).
 DropIns = tuple[str, tuple[tuple[str, bytes], ...]]
@@ -249,6 +250,7 @@ class ClusterExecutor(Executor):
     def _check_workers(self) -> int:
         """Every worker's naparena and bots must be this machine's; return the cluster's threads."""
         if not self.client.nthreads():
+            log.warning("no Dask worker has joined %s yet: waiting for the first", self.client.scheduler.address)
             self.client.wait_for_workers(1)
         reports = self.client.run(worker_report, sorted(self._expected["bots"]), self._drop_ins,
                                   on_error="return")
@@ -264,10 +266,9 @@ class ClusterExecutor(Executor):
         threads = self.client.nthreads()
         where = self.client.scheduler.address
         text = f"Dask scheduler {where}: {len(threads)} worker(s), {sum(threads.values())} thread(s)"
-        # A scheduler always serves HTTP; it is a dashboard where bokeh is installed,
-        # which only a local cluster's scheduler lets us see.
+        # A scheduler always serves HTTP; it is a dashboard where bokeh is installed.
         served = "dashboard" in self.client.scheduler_info().get("services", {})
-        if served and (self._cluster is None or importlib.util.find_spec("bokeh")):
+        if served and self.client.run_on_scheduler(_has_bokeh):
             text += f"; dashboard {self.client.dashboard_link}"
         return text
 
@@ -352,6 +353,10 @@ class ClusterExecutor(Executor):
         finally:
             if self._cluster is not None:
                 self._cluster.close()
+
+
+def _has_bokeh() -> bool:
+    return importlib.util.find_spec("bokeh") is not None
 
 
 def _local_cluster(distributed, workers: int):

@@ -137,7 +137,7 @@ def _digest(files) -> str:
 
 _lock = threading.Lock()
 _pools: dict[float, ForkPool] = {}   # by time limit: one supervised child per worker thread
-_reports: dict = {}                  # by drop-in digest: this worker's describe_bots
+_reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
 
 
 def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple:

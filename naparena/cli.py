@@ -59,7 +59,8 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
-SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port, a scheduler file, "
+# Help text is rich markup: the backslash keeps "[dask]" from being read as a style.
+SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:port, a scheduler file, "
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
 

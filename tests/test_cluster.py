@@ -448,3 +448,25 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
     runner.execute(notice=notices.append)
     [notice] = notices
     assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+
+
+def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):
+    from naparena.arena.cluster import ClusterExecutor
+    from naparena.arena.runner import bots_dir
+
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    t = load_tournament(tmp_path / "t.toml")
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    executor = ClusterExecutor(str(cluster.file), registry, [b.name for b in t.bots], bots_dir(t))
+    try:
+        assert executor._direct  # loopback: straight from the workers
+        assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there
+        executor._direct = False
+        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
+        runner.prepare(False)
+        runner.execute(executor=executor)
+    finally:
+        executor.shutdown()
+    assert_same_files(snapshot(runner.run_dir), expected)

@@ -237,11 +237,12 @@ class ClusterExecutor(Executor):
         self._open: dict = {}   # Dask key -> (Dask future, our future, log path)
         self._guard = threading.Lock()
         self._closing = False
-        self._direct = True
+        self._direct = False
         try:
             self._drop_ins = pack_drop_ins(drop_in_folder)
             self._expected = describe_bots(registry, sorted(set(bot_names)))
             self.workers = self._check_workers()
+            self._direct = self._reachable(list(self.client.nthreads()))
         except BaseException:
             self._close()
             raise
@@ -261,6 +262,22 @@ class ClusterExecutor(Executor):
             if problem:
                 raise RunError(problem)
         return max(1, sum(self.client.nthreads().values()))
+
+    def _reachable(self, workers: list[str]) -> bool:
+        """Can this machine talk to the workers themselves? Then match logs come straight
+        from them; through the scheduler every log crosses the network twice. (A cluster
+        behind its scheduler, as on Kubernetes, is reached through the scheduler only.)"""
+        from distributed.comm import connect
+
+        async def probe():
+            for address in workers:
+                comm = await connect(address, timeout=5, **self.client.connection_args)
+                await comm.close()
+        try:
+            self.client.sync(probe)
+        except (OSError, TimeoutError):
+            return False
+        return True
 
     def _describe(self) -> str:
         threads = self.client.nthreads()
@@ -317,15 +334,8 @@ class ClusterExecutor(Executor):
             future.set_exception(RuntimeError(outcome[1]))
 
     def _fetch(self, remote):
-        """The task's outcome, straight from the worker that holds it: through the
-        scheduler it costs a third more per match. Where this machine cannot reach the
-        workers (a cluster behind its scheduler), ask the scheduler from then on."""
-        if self._direct:
-            try:
-                return self.client.gather(remote, direct=True)
-            except OSError:
-                self._direct = False
-        return self.client.gather(remote, direct=False)
+        """The task's outcome, from its worker where this machine reaches the workers."""
+        return self.client.gather(remote, direct=self._direct)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:

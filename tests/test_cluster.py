@@ -46,6 +46,7 @@ WAIT = 180.0  # seconds: a limit for events on a loaded machine, never a speed e
 # the process playing it and its Dask worker. Waiting changes no answer, so the logs do
 # not depend on it (past the time limit the watchdog ends the wait, at no cost).
 GATE_BOT = '''
+import logging
 import multiprocessing
 import os
 import time
@@ -59,6 +60,8 @@ class Gate(Bot):
     description = "random answers; held at each match's start while the test's gate is closed"
 
     def start_match(self, info):
+        if info["match"] == 1:
+            logging.getLogger("gate").warning("gate sat at match 1, seat %d", info["seat"])
         gate = os.environ.get("''' + GATE_ENV + '''")
         if not gate or not os.path.exists(os.path.join(gate, "closed")):
             return
@@ -167,6 +170,8 @@ def test_a_scheduler_and_two_workers_play_the_same_bytes_as_one_local_worker(clu
     said = " ".join(done.stderr.split())
     assert f"Dask scheduler {cluster.client.scheduler.address}: 2 worker(s), 2 thread(s)" in said
     assert f"{total}/{total}" in said  # the progress bar reached the end
+    # What a bot logs on a worker comes back to run.log, as from the local pool.
+    assert "WARNING gate sat at match 1, seat" in (run_dir_in(tmp_path / "dask") / "run.log").read_text()
     assert json.loads(done.stdout) == json.loads(expected["standings.json"])
 
 

@@ -141,9 +141,10 @@ _reports: dict = {}                  # by (drop-in digest, bot names): describe_
 
 
 def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple:
-    """The Dask task: `fn(job)` in a supervised child; return ("ok", summary, log bytes),
-    ("died", reason, where) when a bot killed or hung its child, ("error", message) when
-    the match failed outside any bot, or ("mismatch", message) when a bot differs here."""
+    """The Dask task: `fn(job)` in a supervised child. Returns ("ok", summary, log bytes,
+    what the bots logged), ("died", reason, where) when a bot killed or hung its child,
+    ("error", message) when the match failed outside any bot, or ("mismatch", message)
+    when a bot differs here."""
     import distributed
 
     worker = distributed.get_worker()
@@ -152,12 +153,35 @@ def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple
         return ("mismatch", problem)
     job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None)
     try:
-        summary, data = _pool(job.timeout, worker.state.nthreads).submit(fn, job).result()
+        summary, data, records = _pool(job.timeout, worker.state.nthreads).submit(_with_logs, fn, job).result()
     except WorkerDied as died:
         return ("died", died.reason, died.where)
     except RuntimeError as e:
         return ("error", str(e))
-    return ("ok", summary, data)
+    return ("ok", summary, data, records)
+
+
+def _with_logs(fn, job: Job) -> tuple:
+    """In the child: `fn(job)` and what the bots logged meanwhile, as (logger, level,
+    text), for the parent's run.log — the local pool forwards the same records."""
+    records: list = []
+    handler = _Keep(records)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        summary, data = fn(job)
+    finally:
+        root.removeHandler(handler)
+    return summary, data, records
+
+
+class _Keep(logging.Handler):
+    def __init__(self, records: list):
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.name, record.levelno, self.format(record)))
 
 
 def worker_report(names, drop_ins: DropIns | None) -> dict:
@@ -325,6 +349,8 @@ class ClusterExecutor(Executor):
             except OSError as e:
                 future.set_exception(RunError(f"cannot write {path}: {e.strerror}"))
                 return
+            for name, level, text in outcome[3]:
+                logging.getLogger(name).log(level, "%s", text)
             future.set_result(outcome[1])
         elif kind == "died":
             future.set_exception(WorkerDied(outcome[1], outcome[2]))

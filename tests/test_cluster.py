@@ -6,6 +6,7 @@ with a generous limit."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -35,7 +36,10 @@ from tests.test_runner import (
     write_tournament,
 )
 
-distributed = pytest.importorskip("distributed")  # CI installs the extra: nothing is skipped there
+# CI installs the extra, so nothing is skipped there. Dask is imported only by the tests
+# that need it in this process: a parent holding it makes forked workers' collections slower.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                reason="the dask extra is not installed")
 
 DASK = Path(sys.executable).parent / "dask"
 GATE_ENV = "NAPARENA_TEST_GATE"
@@ -112,6 +116,8 @@ def cluster(tmp_path_factory):
     commands = [[DASK, "scheduler", *local, "--port", "0", "--scheduler-file", file]]
     commands += [[DASK, "worker", *local, "--scheduler-file", file, "--nthreads", "1", "--no-dashboard",
                   "--death-timeout", "60", "--local-directory", folder / f"w{i}"] for i in (1, 2)]
+    import distributed
+
     procs = []
     client = None
     try:

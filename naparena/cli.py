@@ -67,6 +67,11 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
+# Help text is rich markup: the backslash keeps "[dask]" from being read as a style.
+SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:port, a scheduler file, "
+                  "or local:N for a local cluster of N worker processes; none = the workers here "
+                  "(default: the file's scheduler)")
+
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
@@ -77,12 +82,14 @@ def run(
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.runner import latest_run_dir, new_run_dir
     t, registry = _load(file, bots_dir, isolation)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
+    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}",
+                      scheduler)
     _show(result, as_json)
 
 
@@ -93,6 +100,7 @@ def resume(
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.logs import other_format
@@ -109,7 +117,8 @@ def resume(
     t, registry = _load(Path(where["file"]), drop_ins, isolation)
     if config_hash(t) != manifest["config_hash"]:
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
-    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
+    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}",
+                      scheduler)
     _show(result, as_json)
 
 
@@ -168,19 +177,27 @@ def _isolation(mode: str) -> str:
     return mode
 
 
-def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
+def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str,
+             scheduler: Optional[str] = None) -> dict:
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
-    runner = Run(t, registry, run_dir, workers)
+    from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+    if scheduler is not None and scheduler_kind(scheduler) is None:
+        raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
+    runner = Run(t, registry, run_dir, workers, scheduler)
+    if runner.scheduler:
+        from naparena.arena.cluster import require_distributed
+        require_distributed()  # before anything is written: say how to install it
     total, hands = len(runner.specs), total_hands(t)
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
         # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
         done = runner.prepare(resuming)
-        _log_to(run_dir, runner.workers)
-        say("{}: {} matches, {} hands, {} worker(s) → {}" + (" ({} matches already done)" if done else ""),
-            t.name, total, hands, runner.workers, run_dir, done)
+        _log_to(run_dir, 1 if runner.scheduler else runner.workers)
+        on = f"Dask ({runner.scheduler})" if runner.scheduler else f"{runner.workers} worker(s)"
+        say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
+            t.name, total, hands, on, run_dir, done)
         with _progress() as progress:
             task = progress.add_task("matches", total=total, hands="0", rate="")
 
@@ -188,7 +205,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
                 rate = session / max(time.monotonic() - started, 1e-9)
                 progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
 
-            result = runner.execute(progress=tick)
+            result = runner.execute(progress=tick, notice=lambda text: progress.console.print(text))
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         if (run_dir / "manifest.json").exists():

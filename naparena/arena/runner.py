@@ -57,13 +57,16 @@ def _drop_in_key(folder: str | None) -> tuple:
     return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
 
 
-def run_job(job: Job) -> dict:
-    """Worker entry point: play one match, write its log, return only its summary."""
+def run_job(job: Job) -> dict | tuple[dict, bytes]:
+    """Worker entry point: play one match, write its log, return only its summary. A job
+    without a path (played on another machine) returns (summary, log bytes) instead."""
     key = _drop_in_key(job.bots_dir)
     registry = _registries.get(key)
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
     match_log = play_job(job, registry)
+    if job.path is None:
+        return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
     return match_log.summary
 
@@ -89,7 +92,8 @@ def registry_for(t: Tournament):
 # run can be resumed from another directory or with --bots-dir.
 # Nor is how bots are run: isolation and seat limits change no result, so a run can be
 # resumed isolated that was started inline.
-_NOT_HASHED = ("workers", "bots_dir", "log_dir", "isolation", "seats")
+_NOT_HASHED = ("workers", "scheduler", "bots_dir", "log_dir", "isolation", "seats")
+_NOT_RECORDED = ("workers", "scheduler")  # how a run is executed is not what it is
 
 
 def config_hash(t: Tournament) -> str:
@@ -100,7 +104,7 @@ def config_hash(t: Tournament) -> str:
 
 def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
-    config = {k: v for k, v in t.as_dict().items() if k != "workers"}
+    config = {k: v for k, v in t.as_dict().items() if k not in _NOT_RECORDED}
     bots = {b.alias: {"name": b.name, **(_command_identity(t, b) if b.command is not None
                                          else _identity(registry.get(b.name))),
                       "isolation": t.isolation_of(b)} for b in t.bots}
@@ -212,9 +216,14 @@ Progress = Callable[[int, int, int], None]  # (matches done, hands done, hands t
 class Run:
     """One run of a tournament into `run_dir`, fresh or resumed."""
 
-    def __init__(self, t: Tournament, registry, run_dir: Path, workers: int | None = None):
+    def __init__(self, t: Tournament, registry, run_dir: Path, workers: int | None = None,
+                 scheduler: str | None = None):
         self.t, self.registry, self.run_dir = t, registry, Path(run_dir)
         self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
+        # A Dask scheduler (see arena/cluster.py), or "" for this machine's pool.
+        self.scheduler = t.scheduler if scheduler is None else scheduler
+        if self.scheduler == "none":
+            self.scheduler = ""
         self.specs = [s.as_dict() for s in schedule(t)]
         self.aliases = [b.alias for b in t.bots]
         self.bots = {b.alias: b for b in t.bots}
@@ -269,12 +278,23 @@ class Run:
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 
-    def execute(self, progress: Progress | None = None, executor=None) -> dict:
-        """Play every match not yet done; return the standings (also written to disk)."""
+    def open_executor(self):
+        """The executor this run asks for: a Dask cluster, or this machine's pool."""
+        if self.scheduler:
+            from naparena.arena.cluster import ClusterExecutor
+            return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
+        return make_executor(self.workers, self.t.timeout)
+
+    def execute(self, progress: Progress | None = None, executor=None,
+                notice: Callable[[str], None] | None = None) -> dict:
+        """Play every match not yet done; return the standings (also written to disk).
+        `notice` hears what the executor has to say (a cluster's workers and dashboard)."""
         standings = Standings([v.name for v in self.t.variants], self.aliases, self.t.duplicate, self.t.sprt)
         own = executor is None
         if own:
-            executor = make_executor(self.workers, self.t.timeout)
+            executor = self.open_executor()
+        if notice and getattr(executor, "description", None):
+            notice(executor.description)
         self.losses: dict[int, list] = {}
         try:
             self._play_all(standings, executor, progress)
@@ -302,7 +322,8 @@ class Run:
                            " no standings were written")
 
     def _play_all(self, standings: Standings, executor, progress: Progress | None) -> None:
-        window = max(2, self.workers * 3)  # bounded look-ahead keeps memory flat
+        # Bounded look-ahead keeps memory flat; a cluster says how many matches it plays at once.
+        window = max(2, getattr(executor, "workers", self.workers) * 3)
         todo = iter(self.specs)
         futures: dict = {}   # future → (spec, crashes)
         ready: dict[int, dict | None] = {}

@@ -57,6 +57,21 @@ class Setting:
     help: str
 
 
+def scheduler_kind(text: str) -> str | None:
+    """What a `scheduler` value names: "pool" (this machine's workers), "local" (a local
+    Dask cluster of N workers), "address" or "file"; None if it cannot be one."""
+    if text in ("", "none"):
+        return "pool"
+    if text.split(":", 1)[0] == "local":
+        return "local" if re.fullmatch(r"local:[1-9][0-9]{0,3}", text) else None
+    if "://" in text:
+        return "address" if re.fullmatch(r"[a-z][a-z0-9+.-]*://\S+", text) else None
+    return "file" if text.strip() == text else None
+
+
+SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
+                  'or "" for the workers of this machine')
+
 SETTINGS: dict[str, Setting] = {
     "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
     "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
@@ -82,6 +97,8 @@ SETTINGS: dict[str, Setting] = {
                         "drop-in bot folder, relative to this file"),
     "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
                        "where runs are written, relative to the current directory"),
+    "scheduler": Setting("", str, lambda v: scheduler_kind(v) is not None, SCHEDULER_RULE,
+                         'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here'),
 }
 
 # A fault share only means something once a bot has made this many decisions.
@@ -160,6 +177,7 @@ class Tournament:
     isolation: str
     bots_dir: str
     log_dir: str
+    scheduler: str
     bots: tuple[BotSpec, ...]
     variants: tuple[VariantSpec, ...]
     sprt: SprtSpec | None = None

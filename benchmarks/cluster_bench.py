@@ -1,0 +1,163 @@
+"""A Dask cluster against the local pool on this machine (a benchmark, never a test).
+
+    python benchmarks/cluster_bench.py [--repeat K]
+
+Needs the extra (`pip install 'naparena[dask]'`). The scheduler and the workers are
+started as their own processes on loopback (`dask scheduler`, `dask worker`), so this
+process is only the naparena parent and its CPU time is the parent's alone.
+
+1. Throughput: 64 matches of 500 hands of four `random` bots (classic, duplicate, logs
+   on), on 2 Dask workers and on the local pool of 2, the runs interleaved, best of K.
+2. Per-match overhead: 64 matches of one hand each, so that play costs next to nothing:
+   wall time and parent CPU time per match, pool and cluster.
+3. Hands/s at 1, 2 and 4 Dask workers (4 oversubscribes two cores: it shows whether the
+   parent, rather than the cores, is what limits the rate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOURNAMENT = """[tournament]
+name = "bench"
+seed = 1
+seeds = {seeds}
+hands = {hands}
+table = 4
+duplicate = true
+timeout = 5.0
+[[bots]]
+name = "random"
+alias = "r1"
+[[bots]]
+name = "random"
+alias = "r2"
+[[bots]]
+name = "random"
+alias = "r3"
+[[bots]]
+name = "random"
+alias = "r4"
+[[variants]]
+name = "classic"
+"""
+
+SEEDS = 16  # x 4 rotations = 64 matches
+DASK = Path(sys.executable).parent / "dask"
+
+
+class Cluster:
+    """`dask scheduler` and `dask worker --nworkers N` (one thread each) as processes."""
+
+    def __init__(self, workers: int, folder: Path):
+        self.file = folder / f"scheduler-{workers}.json"
+        local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
+        env = {**os.environ, "NAPARENA_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        self.scheduler = subprocess.Popen([DASK, "scheduler", *local, "--port", "0",
+                                           "--scheduler-file", self.file], **quiet)
+        while not self.file.exists():
+            time.sleep(0.05)
+        self.workers = subprocess.Popen([DASK, "worker", *local, "--scheduler-file", self.file,
+                                         "--nworkers", str(workers), "--nthreads", "1", "--no-dashboard",
+                                         "--local-directory", folder / f"w{workers}"], **quiet)
+        from distributed import Client
+        with Client(scheduler_file=str(self.file), set_as_default=False) as client:
+            client.wait_for_workers(workers)
+
+    def scheduler_cpu(self) -> float:
+        import psutil
+        times = psutil.Process(self.scheduler.pid).cpu_times()
+        return times.user + times.system
+
+    def close(self) -> None:
+        for p in (self.workers, self.scheduler):
+            p.terminate()
+            p.wait()
+
+
+def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict:
+    """One whole run: wall seconds, this process's CPU seconds, matches, hands."""
+    from naparena.arena.runner import Run, new_run_dir, registry_for
+    from naparena.arena.schedule import total_hands
+    from naparena.arena.tournament import check_bots, load_tournament
+
+    path = folder / f"t-{hands}.toml"
+    path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=hands))
+    t = load_tournament(path)
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    run_dir = new_run_dir(t, folder / "logs")
+    runner = Run(t, registry, run_dir, workers, scheduler)
+    runner.prepare(False)
+    wall, cpu = time.perf_counter(), time.process_time()
+    runner.execute()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    shutil.rmtree(run_dir)
+    return {"wall": wall, "cpu": cpu, "matches": len(runner.specs), "hands": total_hands(t)}
+
+
+def best(results: list[dict]) -> dict:
+    return min(results, key=lambda r: r["wall"])
+
+
+def main(repeat: int) -> None:
+    os.environ["NAPARENA_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        started = time.perf_counter()
+        two = Cluster(2, folder)
+        print(f"starting a scheduler and 2 workers: {time.perf_counter() - started:.1f} s (not counted below)")
+        address = str(two.file)
+        run(folder, 10, scheduler=address)  # warm: each worker starts its supervised child once
+        pool, dask, pool_small, dask_small = [], [], [], []
+        sched_cpu = []
+        for _ in range(repeat):
+            pool.append(run(folder, 500))
+            dask.append(run(folder, 500, scheduler=address))
+            pool_small.append(run(folder, 1))
+            before = two.scheduler_cpu()
+            dask_small.append(run(folder, 1, scheduler=address))
+            sched_cpu.append(two.scheduler_cpu() - before)
+        two.close()
+        p, d = best(pool), best(dask)
+        rate = lambda r: r["hands"] / r["wall"]  # noqa: E731
+        print(f"64 matches x 500 hands, best of {repeat} (wall clock):")
+        print(f"  local pool, 2 workers:   {rate(p):9,.0f} hands/s, parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
+        print(f"  Dask, 2 workers:         {rate(d):9,.0f} hands/s, parent CPU {1000 * d['cpu'] / d['matches']:.2f} ms/match")
+        print(f"  Dask / pool:             {rate(d) / rate(p):9.2f}x")
+        rounds = [(dr["hands"] / dr["wall"]) / (pr["hands"] / pr["wall"]) for pr, dr in zip(pool, dask)]
+        print(f"  Dask / pool round by round: {', '.join(f'{r:.2f}' for r in rounds)}")
+        ps, ds = best(pool_small), best(dask_small)
+        print(f"64 matches x 1 hand (the cost of a match besides its play), best of {repeat}:")
+        print(f"  local pool: {1000 * ps['wall'] / ps['matches']:6.2f} ms wall/match, "
+              f"parent CPU {1000 * ps['cpu'] / ps['matches']:.2f} ms/match")
+        print(f"  Dask:       {1000 * ds['wall'] / ds['matches']:6.2f} ms wall/match, "
+              f"parent CPU {1000 * ds['cpu'] / ds['matches']:.2f} ms/match, "
+              f"scheduler CPU {1000 * min(sched_cpu) / ds['matches']:.2f} ms/match")
+        print(f"  Dask overhead over the pool: {1000 * (ds['wall'] - ps['wall']) / ds['matches']:.2f} ms wall/match")
+        print("64 matches x 500 hands on 1, 2 and 4 Dask workers (two cores), once each:")
+        for workers in (1, 2, 4):
+            cluster = Cluster(workers, folder)
+            try:
+                run(folder, 10, scheduler=str(cluster.file))  # warm
+                r = run(folder, 500, scheduler=str(cluster.file))
+            finally:
+                cluster.close()
+            print(f"  {workers} worker(s): {rate(r):9,.0f} hands/s, parent CPU {1000 * r['cpu'] / r['matches']:.2f} ms/match"
+                  f" ({r['cpu'] / r['wall']:.0%} of one core)")
+    print(json.dumps({"pool": p, "dask": d}))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=2)
+    main(parser.parse_args().repeat)

@@ -1,0 +1,435 @@
+"""Plays a tournament's matches on a Dask cluster (the optional `naparena[dask]` extra).
+
+The parent sends each match as plain data — the `Job`, plus the drop-in bot files by
+content — and a Dask worker plays it in a supervised child process of its own (the
+same `ForkPool` and watchdog as on one machine), then sends back the summary and the
+match log's bytes. The parent writes every file and books in schedule order, so a run
+gives the same bytes on a cluster as with the local pool, and no disk is shared.
+
+Faults: a bot that crashes or hangs kills only that child; the worker reports where
+(`WorkerDied`) and the runner replays the match exactly as it does locally. A Dask
+worker that is lost (killed, its machine gone) is Dask's business: the scheduler plays
+its task again on another worker, and play is deterministic, so the result is the same.
+
+Bots must be the same everywhere: at start every worker reports its naparena (version
+and a hash of its code) and the identity of each bot the run needs, and any difference
+from this machine stops the run with one message naming the worker and the bot. Each
+task checks again, for workers that join later.
+
+`distributed` is imported only when a cluster is asked for, so naparena works without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from concurrent.futures import Executor, Future
+from pathlib import Path
+
+from naparena._version import __version__
+from naparena.arena.play import Job, write_atomic
+from naparena.arena.pool import ForkPool, WorkerDied
+from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
+from naparena.errors import PluginError, RunError
+
+INSTALL = "pip install 'naparena[dask]'"
+log = logging.getLogger("naparena")
+
+# Drop-in bot files as they travel: (digest, ((file name, content), ...)).
+DropIns = tuple[str, tuple[tuple[str, bytes], ...]]
+
+
+def require_distributed():
+    """`distributed`, or the one-line error saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise RunError(f"Dask is not installed: {INSTALL}") from None
+    return distributed
+
+
+# --- what must be the same on every machine -------------------------------------------
+
+_code_digest: str | None = None
+
+
+def code_digest() -> str:
+    """A hash of naparena's own source: two machines with one version number but other
+    code would not give the same logs."""
+    global _code_digest
+    if _code_digest is None:
+        root = Path(__file__).resolve().parent.parent  # the naparena package
+        h = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        _code_digest = h.hexdigest()[:12]
+    return _code_digest
+
+
+def describe_bots(registry, names) -> dict:
+    """This machine's naparena and, for each bot name, where the bot comes from (in words
+    that do not depend on paths) with a hash of the file defining it, or why it is missing."""
+    bots = {}
+    for name in names:
+        if name not in registry.bots and name not in registry.clashes:
+            bots[name] = {"error": "not installed there"}
+            continue
+        try:
+            entry = registry.get(name)
+        except PluginError as e:  # two plug-ins register the name
+            bots[name] = {"error": str(e)}
+            continue
+        path = getattr(sys.modules.get(entry.cls.__module__), "__file__", None)
+        if entry.cls.__module__.startswith(DROP_IN_PACKAGE + ".") and path:
+            source = f"drop-in file {Path(path).name}"  # as the manifest names it: no folder
+        else:
+            source = entry.source  # an installed plug-in's names its package and version
+        h = hashlib.sha256(source.encode() + b"\0")
+        if path:
+            h.update(Path(path).read_bytes())
+        bots[name] = {"source": source, "digest": h.hexdigest()[:12]}
+    return {"naparena": __version__, "code": code_digest(), "bots": bots}
+
+
+def mismatch(worker: str, theirs: dict, ours: dict) -> str | None:
+    """What a worker lacks or has otherwise than this machine, in one sentence; or None."""
+    if (theirs["naparena"], theirs["code"]) != (ours["naparena"], ours["code"]):
+        return (f"Dask worker {worker} runs naparena {theirs['naparena']} (code {theirs['code']}), "
+                f"this machine {ours['naparena']} (code {ours['code']}): install the same naparena on every worker")
+    for name, here in ours["bots"].items():
+        there = theirs["bots"].get(name, {"error": "not reported"})
+        if "error" in there:
+            return (f"Dask worker {worker} cannot load bot '{name}' ({there['error']}); here it is "
+                    f"{here['source']}: install it on every worker")
+        if there["digest"] != here["digest"]:
+            return (f"Dask worker {worker} has another bot '{name}' ({there['source']}, hash {there['digest']}) "
+                    f"than this machine ({here['source']}, hash {here['digest']}): install the same on every worker")
+    return None
+
+
+def pack_drop_ins(folder: str | None) -> DropIns | None:
+    """The drop-in folder's `*.py` files (helpers too) by name and content, with their digest."""
+    if folder is None:
+        return None
+    files = tuple((p.name, p.read_bytes()) for p in sorted(Path(folder).glob("*.py")))
+    return (_digest(files), files) if files else None
+
+
+def _digest(files) -> str:
+    h = hashlib.sha256()
+    for name, content in files:
+        h.update(name.encode() + b"\0" + hashlib.sha256(content).digest())
+    return h.hexdigest()[:16]
+
+
+# --- on a Dask worker -----------------------------------------------------------------
+
+_lock = threading.Lock()
+_pools: dict[float, ForkPool] = {}   # by time limit: one supervised child per worker thread
+_reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
+
+
+def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple:
+    """The Dask task: `fn(job)` in a supervised child. Returns ("ok", summary, log bytes,
+    what the bots logged), ("died", reason, where) when a bot killed or hung its child,
+    ("error", message) when the match failed outside any bot, or ("mismatch", message)
+    when a bot differs here."""
+    import distributed
+
+    worker = distributed.get_worker()
+    problem = mismatch(worker.address, worker_report(sorted(expected["bots"]), drop_ins), expected)
+    if problem:
+        return ("mismatch", problem)
+    job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None)
+    try:
+        summary, data, records = _pool(job.timeout, worker.state.nthreads).submit(_with_logs, fn, job).result()
+    except WorkerDied as died:
+        return ("died", died.reason, died.where)
+    except RuntimeError as e:
+        return ("error", str(e))
+    return ("ok", summary, data, records)
+
+
+def _with_logs(fn, job: Job) -> tuple:
+    """In the child: `fn(job)` and what the bots logged meanwhile, as (logger, level,
+    text), for the parent's run.log — the local pool forwards the same records."""
+    records: list = []
+    handler = _Keep(records)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        summary, data = fn(job)
+    finally:
+        root.removeHandler(handler)
+    return summary, data, records
+
+
+class _Keep(logging.Handler):
+    def __init__(self, records: list):
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.name, record.levelno, self.format(record)))
+
+
+def worker_report(names, drop_ins: DropIns | None) -> dict:
+    """`describe_bots` as this worker sees them (with the run's drop-ins), once per run."""
+    key = (drop_ins[0] if drop_ins else None, tuple(names))
+    with _lock:
+        if key not in _reports:
+            _reports[key] = describe_bots(load_registry(_unpack(drop_ins)), names)
+        return _reports[key]
+
+
+def _pool(timeout: float, threads: int) -> ForkPool:
+    with _lock:
+        pool = _pools.get(timeout)
+        if pool is None:
+            me = multiprocessing.current_process()
+            if me.daemon:
+                # A Dask nanny starts its worker as a daemon, and multiprocessing then refuses
+                # it children. Ours die with it (see _child_start), which is what that rule is for.
+                me.daemon = False
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["naparena.arena.cluster"])
+            pool = _pools[timeout] = ForkPool(threads, timeout, initializer=_child_start, context="forkserver")
+        return pool
+
+
+def _child_start() -> None:
+    """In each child: die with the Dask worker. A bot hanging in a child whose worker was
+    killed would otherwise never be stopped, the watchdog having gone with the worker."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_die_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _die_with(sentinel) -> None:
+    # Signals are for the main thread, as in a local worker, which has no other thread:
+    # the watchdog's interrupt must reach the bot's thread (or stay pending if the bot
+    # blocks it) exactly as it would there.
+    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    multiprocessing.connection.wait([sentinel])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _unpack(drop_ins: DropIns | None) -> str | None:
+    """The run's drop-in files in a folder of this machine named by their digest."""
+    if drop_ins is None:
+        return None
+    digest, files = drop_ins
+    if _digest(files) != digest:
+        raise RunError("drop-in bot files arrived damaged")
+    folder = Path(tempfile.gettempdir()) / f"naparena-drop-ins-{os.getuid()}" / digest
+    if not folder.is_dir():
+        staging = folder.with_name(f"{digest}.tmp{os.getpid()}-{threading.get_ident()}")
+        staging.mkdir(parents=True)
+        for name, content in files:
+            (staging / name).write_bytes(content)
+        try:
+            staging.rename(folder)  # whole or absent, as another thread may be doing the same
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+    return str(folder)
+
+
+# --- in the parent --------------------------------------------------------------------
+
+class ClusterExecutor(Executor):
+    """Plays matches on a Dask cluster, `concurrent.futures`-style, for `Run`.
+
+    `submit(run_job, job)` returns a future that, like the local pool's, completes once
+    the match log is on disk here, with the summary, or fails with `WorkerDied` (a bot
+    crashed or hung: replay it), `RuntimeError` (the match failed outside any bot) or
+    `RunError` (a worker lacks a bot or has another one). On the worker the job has no
+    path, so `run_job` sends the log back instead of writing it.
+    """
+
+    def __init__(self, scheduler: str, registry, bot_names, drop_in_folder: str | None):
+        distributed = require_distributed()
+        self._killed_worker = distributed.KilledWorker
+        self.scheduler = scheduler
+        self._cluster, self.client = _connect(distributed, scheduler)
+        self._open: dict = {}   # Dask key -> (Dask future, our future, log path)
+        self._guard = threading.Lock()
+        self._closing = False
+        self._direct = False
+        try:
+            self._drop_ins = pack_drop_ins(drop_in_folder)
+            self._expected = describe_bots(registry, sorted(set(bot_names)))
+            self.workers = self._check_workers()
+            self._direct = self._reachable(list(self.client.nthreads()))
+        except BaseException:
+            self._close()
+            raise
+        self.description = self._describe()
+
+    def _check_workers(self) -> int:
+        """Every worker's naparena and bots must be this machine's; return the cluster's threads."""
+        if not self.client.nthreads():
+            log.warning("no Dask worker has joined %s yet: waiting for the first", self.client.scheduler.address)
+            self.client.wait_for_workers(1)
+        reports = self.client.run(worker_report, sorted(self._expected["bots"]), self._drop_ins,
+                                  on_error="return")
+        for worker, report in sorted(reports.items()):
+            if isinstance(report, BaseException):
+                raise RunError(f"Dask worker {worker} could not report its bots: {type(report).__name__}: {report}")
+            problem = mismatch(worker, report, self._expected)
+            if problem:
+                raise RunError(problem)
+        return max(1, sum(self.client.nthreads().values()))
+
+    def _reachable(self, workers: list[str]) -> bool:
+        """Can this machine talk to the workers themselves? Then match logs come straight
+        from them; through the scheduler every log crosses the network twice. (A cluster
+        behind its scheduler, as on Kubernetes, is reached through the scheduler only.)"""
+        from distributed.comm import connect
+
+        async def probe():
+            for address in workers:
+                comm = await connect(address, timeout=5, **self.client.connection_args)
+                await comm.close()
+        try:
+            self.client.sync(probe)
+        except (OSError, TimeoutError):
+            return False
+        return True
+
+    def _describe(self) -> str:
+        threads = self.client.nthreads()
+        where = self.client.scheduler.address
+        text = f"Dask scheduler {where}: {len(threads)} worker(s), {sum(threads.values())} thread(s)"
+        # A scheduler always serves HTTP; it is a dashboard where bokeh is installed.
+        served = "dashboard" in self.client.scheduler_info().get("services", {})
+        if served and self.client.run_on_scheduler(_has_bokeh):
+            text += f"; dashboard {self.client.dashboard_link}"
+        return text
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        if len(args) != 1 or not isinstance(args[0], Job) or kwargs:
+            raise TypeError("ClusterExecutor plays matches only: submit(run_job, job)")
+        job = args[0]
+        future: Future = Future()
+        future.set_running_or_notify_cancel()
+        # Paths of this machine mean nothing on a worker: the drop-ins travel by content.
+        wire = dataclasses.replace(job, bots_dir=None, path=None)
+        remote = self.client.submit(play_remote, fn, wire, self._drop_ins, self._expected, pure=False)
+        with self._guard:
+            self._open[remote.key] = (remote, future, job.path)
+        remote.add_done_callback(self._done)
+        return future
+
+    def _done(self, remote) -> None:
+        """In Dask's callback thread: fetch the outcome, write the log, settle our future."""
+        with self._guard:
+            entry = self._open.pop(remote.key, None)
+        if entry is None or self._closing:
+            return
+        _, future, path = entry
+        try:
+            outcome = self._fetch(remote)
+        except self._killed_worker:
+            future.set_exception(RuntimeError("Dask gave up on it after losing the workers that played it"))
+            return
+        except BaseException as e:
+            future.set_exception(RuntimeError(f"{type(e).__name__}: {e}"))
+            return
+        kind = outcome[0]
+        if kind == "ok":
+            try:
+                write_atomic(path, outcome[2])
+            except OSError as e:
+                future.set_exception(RunError(f"cannot write {path}: {e.strerror}"))
+                return
+            for name, level, text in outcome[3]:
+                logging.getLogger(name).log(level, "%s", text)
+            future.set_result(outcome[1])
+        elif kind == "died":
+            future.set_exception(WorkerDied(outcome[1], outcome[2]))
+        elif kind == "mismatch":
+            future.set_exception(RunError(outcome[1]))
+        else:
+            future.set_exception(RuntimeError(outcome[1]))
+
+    def _fetch(self, remote):
+        """The task's outcome, from its worker where this machine reaches the workers."""
+        return self.client.gather(remote, direct=self._direct)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            self.terminate()
+        else:
+            self._close()
+
+    def terminate(self) -> None:
+        """Stop at once (Ctrl-C): what is still playing is dropped; finished logs are kept."""
+        self._closing = True
+        with self._guard:
+            remotes = [remote for remote, _, _ in self._open.values()]
+            self._open.clear()
+        if remotes:
+            try:
+                self.client.cancel(remotes, force=True)
+            except Exception:
+                pass  # the scheduler may be gone already; closing is all that is left
+        self._close()
+
+    def _close(self) -> None:
+        self._closing = True
+        try:
+            self.client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def _has_bokeh() -> bool:
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def _local_cluster(distributed, workers: int):
+    """A LocalCluster of `workers` processes, on loopback and any free port (another run may
+    hold the usual one), quiet below errors, whose workers ignore Ctrl-C as the pool's do:
+    the terminal sends it to them too, and the parent stops them cleanly."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:  # an ignored signal stays ignored in the processes started meanwhile
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _connect(distributed, scheduler: str):
+    """(LocalCluster or None, Client) for a `scheduler` value."""
+    kind = scheduler_kind(scheduler)
+    if kind in (None, "pool"):
+        raise RunError(f"scheduler '{scheduler}' {SCHEDULER_RULE}")
+    try:
+        if kind == "local":
+            cluster = _local_cluster(distributed, int(scheduler.split(":")[1]))
+            try:
+                return cluster, distributed.Client(cluster, set_as_default=False)
+            except BaseException:
+                cluster.close()
+                raise
+        if kind == "file":
+            if not Path(scheduler).is_file():
+                raise RunError(f"scheduler file {scheduler} does not exist")
+            return None, distributed.Client(scheduler_file=scheduler, set_as_default=False)
+        return None, distributed.Client(scheduler, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise RunError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None

@@ -1,0 +1,483 @@
+"""Dask clusters: a scheduler and two workers as real processes on loopback play the same
+bytes as the local pool; a worker killed by pid mid-run changes nothing; a run resumes
+across executors; a worker lacking a plug-in, or naparena without the extra, is one
+clear message. Nothing here waits on the machine's speed: every wait is for an event,
+with a generous limit."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tomli_w
+from typer.testing import CliRunner
+
+from naparena.arena.cluster import describe_bots, mismatch
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.tournament import check_bots, load_tournament
+from naparena.bots import plugins
+from naparena.cli import app
+from naparena.errors import ConfigError, RunError
+from tests.test_runner import (
+    REPO,
+    assert_same_files,
+    naparena,
+    played_matches,
+    run_dir_in,
+    snapshot,
+    start_naparena,
+    write_tournament,
+)
+
+# CI installs the extra, so nothing is skipped there. Dask is imported only by the tests
+# that need it in this process: a parent holding it makes forked workers' collections slower.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                reason="the dask extra is not installed")
+
+DASK = Path(sys.executable).parent / "dask"
+GATE_ENV = "NAPARENA_TEST_GATE"
+WAIT = 180.0  # seconds: a limit for events on a loaded machine, never a speed expectation
+
+# A drop-in bot that, on the cluster's workers only (they have GATE_ENV set), holds each
+# match at its start while `closed` exists in the gate folder, leaving a note that names
+# the process playing it and its Dask worker. Waiting changes no answer, so the logs do
+# not depend on it (past the time limit the watchdog ends the wait, at no cost).
+GATE_BOT = '''
+import logging
+import multiprocessing
+import os
+import time
+
+import naparena
+from naparena import Bot
+
+
+class Gate(Bot):
+    name = "gate"
+    description = "random answers; held at each match's start while the test's gate is closed"
+
+    def start_match(self, info):
+        if info["match"] == 1:
+            logging.getLogger("gate").warning("gate sat at match 1, seat %d", info["seat"])
+        gate = os.environ.get("''' + GATE_ENV + '''")
+        if not gate or not os.path.exists(os.path.join(gate, "closed")):
+            return
+        worker = multiprocessing.parent_process().pid
+        with open(os.path.join(gate, f"started-{info['match']}-{os.getpid()}-{worker}"), "w"):
+            pass
+        deadline = time.monotonic() + 600
+        while os.path.exists(os.path.join(gate, "closed")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Gate)
+'''
+
+BOTS = ("random", "heuristic", "grumpy", "gate")  # a built-in, drop-ins, a bot that faults
+
+
+class Cluster:
+    def __init__(self, file: Path, gate: Path, client):
+        self.file, self.gate, self.client = file, gate, client
+
+    def worker_pids(self) -> dict[str, int]:
+        return self.client.run(os.getpid)
+
+
+@pytest.fixture(autouse=True)
+def no_installed_plugins(monkeypatch):
+    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
+    monkeypatch.setattr("naparena.arena.runner._registries", {})
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """`dask scheduler` and two `dask worker`s (one thread each, with nannies), on loopback."""
+    folder = tmp_path_factory.mktemp("dask")
+    file, gate = folder / "scheduler.json", folder / "gate"
+    gate.mkdir()
+    env = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1", "PYTHONHASHSEED": "0", GATE_ENV: str(gate)}
+    local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
+    commands = [[DASK, "scheduler", *local, "--port", "0", "--scheduler-file", file]]
+    commands += [[DASK, "worker", *local, "--scheduler-file", file, "--nthreads", "1", "--no-dashboard",
+                  "--death-timeout", "60", "--local-directory", folder / f"w{i}"] for i in (1, 2)]
+    import distributed
+
+    procs = []
+    client = None
+    try:
+        for i, command in enumerate(commands):
+            with open(folder / f"{i}.log", "w") as log:
+                procs.append(subprocess.Popen(list(map(str, command)), env=env, stdout=log,
+                                              stderr=subprocess.STDOUT, start_new_session=True))
+            if i == 0:
+                wait_for(file.exists, "the scheduler file")
+        client = distributed.Client(scheduler_file=str(file), set_as_default=False)
+        client.wait_for_workers(2, timeout=WAIT)
+        yield Cluster(file, gate, client)
+    finally:
+        if client is not None:
+            client.close()
+        for p in reversed(procs):  # our own processes, by pid: workers first, then the scheduler
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def wait_for(condition, what: str, seconds: float = WAIT) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds:g} s for {what}"
+        time.sleep(0.05)
+
+
+def tournament(folder: Path, **settings) -> Path:
+    path = write_tournament(folder, bots=BOTS, variants=("classic", "peep"), hands=15, seeds=2, **settings)
+    (folder / "bots" / "gate.py").write_text(GATE_BOT)
+    return path
+
+
+def reference(folder: Path) -> dict[str, bytes]:
+    """The same tournament with `--workers 1`, in-process: the bytes everything must match."""
+    done = naparena("run", "t.toml", "--workers", 1, "--log-dir", "ref", "--json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return snapshot(run_dir_in(folder / "ref"))
+
+
+# --- the same bytes -------------------------------------------------------------------
+
+def test_a_scheduler_and_two_workers_play_the_same_bytes_as_one_local_worker(cluster, tmp_path):
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    done = naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", "--json", cwd=tmp_path,
+                    timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
+    total = len([f for f in expected if f.startswith("matches/")])
+    assert total == 2 * 2 * 4  # variants x seeds x rotations
+    said = " ".join(done.stderr.split())
+    assert f"Dask scheduler {cluster.client.scheduler.address}: 2 worker(s), 2 thread(s)" in said
+    assert f"{total}/{total}" in said  # the progress bar reached the end
+    # What a bot logs on a worker comes back to run.log, as from the local pool.
+    assert "WARNING gate sat at match 1, seat" in (run_dir_in(tmp_path / "dask") / "run.log").read_text()
+    assert json.loads(done.stdout) == json.loads(expected["standings.json"])
+
+
+def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    done = naparena("run", "t.toml", "--scheduler", "local:2", "--log-dir", "local", cwd=tmp_path, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert "2 worker(s), 2 thread(s)" in " ".join(done.stderr.split())
+    assert_same_files(snapshot(run_dir_in(tmp_path / "local")), expected)
+
+
+def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
+    tournament(tmp_path / "ref")
+    expected = reference(tmp_path / "ref")
+    tournament(tmp_path, scheduler=str(cluster.file))
+    done = naparena("run", "t.toml", "--log-dir", "dask", cwd=tmp_path, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert f"Dask ({cluster.file})" in " ".join(done.stderr.split())
+    # Where a run was played is not what it is: the same manifest, hash and directory name.
+    assert run_dir_in(tmp_path / "dask").name == run_dir_in(tmp_path / "ref" / "ref").name
+    assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
+
+
+def test_crashing_and_hanging_bots_are_supervised_on_the_workers_as_in_the_local_pool(cluster, tmp_path):
+    """crashy kills its process in hand 1 of every match it plays; misbehave hangs with the
+    watchdog's interrupt blocked in one match, so only the hard limit ends it. Both are
+    charged to those bots, replayed, and give the bytes of the local pool."""
+    write_tournament(tmp_path)
+    (tmp_path / "bots" / "misbehaving.py").write_bytes((REPO / "tests" / "bots_misbehaving" / "misbehaving.py")
+                                                      .read_bytes())
+    hang = {"mode": "block", "every": 5, "times": 1, "match": 1, "sleep": 600.0}
+    data = {"tournament": {"name": "misfits", "seed": 5, "hands": 8, "table": 3, "timeout": 2.0,
+                           "max_fault_share": 1.0},
+            "bots": [{"name": "random"}, {"name": "crashy"}, {"name": "misbehave", "params": hang}],
+            "variants": [{"name": "classic"}]}
+    (tmp_path / "t.toml").write_text(tomli_w.dumps(data))
+    pool = naparena("run", "t.toml", "--workers", 2, "--log-dir", "pool", cwd=tmp_path, timeout=WAIT)
+    assert pool.returncode == 0, pool.stderr
+    dask = naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path, timeout=WAIT)
+    assert dask.returncode == 0, dask.stderr
+    expected = snapshot(run_dir_in(tmp_path / "pool"))
+    assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
+    logs = [json.loads(v) for k, v in expected.items() if k.startswith("matches/")]
+    reasons = [c[3] for log in logs for c in log["crashes"]]
+    assert any(r.startswith("crash: process exited with code 3") for r in reasons), reasons
+    assert any(r.startswith("hang: killed after 11 s") for r in reasons), reasons
+
+
+# --- faults ---------------------------------------------------------------------------
+
+def test_a_worker_killed_by_pid_mid_run_changes_nothing(cluster, tmp_path):
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    closed = cluster.gate / "closed"
+    closed.touch()
+    before = set(cluster.gate.glob("started-*"))
+    run = start_naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path)
+    try:
+        # A worker in the middle of a match, held at its start by the gate.
+        wait_for(lambda: set(cluster.gate.glob("started-*")) - before, "a match to start")
+        child, worker = map(int, min(set(cluster.gate.glob("started-*")) - before).name.split("-")[2:])
+        assert worker in cluster.worker_pids().values()
+        os.kill(worker, signal.SIGKILL)
+        # The match's child process dies with its worker: nothing is left playing it.
+        wait_for(lambda: not alive(child), "the killed worker's child to go")
+    finally:
+        closed.unlink()
+    out, err = run.communicate(timeout=WAIT)
+    assert run.returncode == 0, err
+    assert "crash" not in (run_dir_in(tmp_path / "dask") / "run.log").read_text()  # never a bot's fault
+    assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
+    cluster.client.wait_for_workers(2, timeout=WAIT)  # the nanny brings a new worker in
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_ctrl_c_on_a_cluster_run_says_how_to_resume_and_resume_completes(cluster, tmp_path):
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    closed = cluster.gate / "closed"
+    closed.touch()
+    before = set(cluster.gate.glob("started-*"))
+    run = start_naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path)
+    try:
+        wait_for(lambda: len(set(cluster.gate.glob("started-*")) - before) >= 1, "a match to start")
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=WAIT)
+    finally:
+        closed.unlink()
+    assert run.returncode == 130, err
+    run_dir = run_dir_in(tmp_path / "dask")
+    assert f"Resume with: naparena resume {run_dir.relative_to(tmp_path)}" in " ".join(err.split())
+    done = naparena("resume", run_dir, "--scheduler", cluster.file, cwd=tmp_path, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert_same_files(snapshot(run_dir), expected)
+
+
+# --- resume across executors ----------------------------------------------------------
+
+class Interrupt:
+    """A progress callback that stops a run as Ctrl-C would, after `after` booked matches."""
+
+    def __init__(self, after: int):
+        self.after = after
+
+    def __call__(self, matches: int, hands: int, session: int) -> None:
+        if matches >= self.after:
+            raise KeyboardInterrupt
+
+
+def start_in_process(path: Path, log_dir: Path, after: int, **run) -> Path:
+    t = load_tournament(path)
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    runner = Run(t, registry, (log_dir / "run"), **run)
+    runner.prepare(False)
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(progress=Interrupt(after))
+    return runner.run_dir
+
+
+def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_path):
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    total = len([f for f in expected if f.startswith("matches/")])
+
+    local_first = start_in_process(tmp_path / "t.toml", tmp_path / "a", 3, workers=2)
+    kept = played_matches(local_first)
+    assert 3 <= kept < total
+    done = naparena("resume", local_first, "--scheduler", cluster.file, cwd=tmp_path, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert f"({kept} matches already done)" in " ".join(done.stderr.split())
+    assert_same_files(snapshot(local_first), expected)
+
+    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3, scheduler=str(cluster.file))
+    kept = played_matches(cluster_first)
+    assert 3 <= kept < total
+    done = naparena("resume", cluster_first, "--workers", 2, cwd=tmp_path, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert_same_files(snapshot(cluster_first), expected)
+
+
+def test_scheduler_none_plays_here_although_the_file_names_a_scheduler(tmp_path):
+    tournament(tmp_path / "ref")
+    expected = reference(tmp_path / "ref")
+    tournament(tmp_path, scheduler="tcp://127.0.0.1:1")  # nothing listens there
+    done = naparena("run", "t.toml", "--scheduler", "none", "--workers", 2, "--log-dir", "here", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert_same_files(snapshot(run_dir_in(tmp_path / "here")), expected)
+
+
+# --- what must be the same on every worker --------------------------------------------
+
+PLUGIN = '''
+import naparena
+from naparena import Bot
+
+
+class Tiny(Bot):
+    name = "tiny"
+    description = "an installed plug-in only this machine has"
+
+    def bid(self, view):
+        return "pass"
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Tiny)
+'''
+
+
+def install_plugin(site: Path) -> None:
+    """An installed distribution `tiny-bot` 1.0 with a `naparena` entry point, in `site`."""
+    site.mkdir()
+    (site / "tiny_bot.py").write_text(PLUGIN)
+    info = site / "tiny_bot-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-bot\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[naparena]\ntiny = tiny_bot\n")
+
+
+def test_a_worker_without_an_installed_plugin_is_one_clear_error(cluster, tmp_path):
+    install_plugin(tmp_path / "site")
+    write_tournament(tmp_path, bots=("random", "tiny"))
+    env = {plugins.DISABLE_AUTOLOAD_ENV: "", "PYTHONPATH": str(tmp_path / "site")}
+    here = naparena("run", "t.toml", "--workers", 1, "--log-dir", "here", cwd=tmp_path, env=env)
+    assert here.returncode == 0, here.stderr  # the plug-in works on this machine
+    done = naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path, env=env,
+                    timeout=WAIT)
+    assert done.returncode == 2
+    message = " ".join(done.stderr.split("error: ", 1)[1].split())  # one message, however wrapped
+    worker = message.split()[2]
+    assert worker in cluster.worker_pids()
+    assert message == (f"Dask worker {worker} cannot load bot 'tiny' (not installed there); here it is entry "
+                       "point 'tiny' from package 'tiny-bot' 1.0: install it on every worker")
+    assert played_matches(run_dir_in(tmp_path / "dask")) == 0
+
+
+def test_mismatch_names_the_worker_and_what_differs(tmp_path):
+    registry = plugins.load_registry(None)
+    ours = describe_bots(registry, ["random", "heuristic"])
+    assert mismatch("tcp://w:1", ours, ours) is None
+    other_code = {**ours, "code": "0" * 12}
+    assert "Dask worker tcp://w:1 runs naparena" in mismatch("tcp://w:1", other_code, ours)
+    lacking = describe_bots(plugins.Registry(), ["random", "heuristic"])
+    assert mismatch("tcp://w:1", lacking, ours).startswith(
+        "Dask worker tcp://w:1 cannot load bot 'random' (not installed there); here it is built-in module")
+    changed = {**ours, "bots": {**ours["bots"], "random": {**ours["bots"]["random"], "digest": "f" * 12}}}
+    assert "has another bot 'random'" in mismatch("tcp://w:1", changed, ours)
+
+
+def test_a_drop_in_is_known_by_its_file_name_and_content_not_its_folder(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "gate.py").write_text(GATE_BOT)
+    a = describe_bots(plugins.load_registry(tmp_path / "a"), ["gate"])
+    b = describe_bots(plugins.load_registry(tmp_path / "b"), ["gate"])
+    assert a == b and a["bots"]["gate"]["source"] == "drop-in file gate.py"
+    (tmp_path / "b" / "gate.py").write_text(GATE_BOT.replace("random answers", "other answers"))
+    c = describe_bots(plugins.load_registry(tmp_path / "b"), ["gate"])
+    assert "has another bot 'gate'" in mismatch("w", c, a)
+
+
+# --- without the extra, and bad values ------------------------------------------------
+
+def test_without_the_extra_one_line_says_how_to_install_it(tmp_path, monkeypatch):
+    tournament(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # what an environment without it gives
+    result = CliRunner().invoke(app, ["run", "t.toml", "--scheduler", "local:2", "--log-dir", "logs"])
+    assert result.exit_code == 2
+    assert result.output == "error: Dask is not installed: pip install 'naparena[dask]'\n"
+    assert not (tmp_path / "logs").exists()  # nothing started
+
+
+def test_a_bad_scheduler_value_names_the_key(tmp_path, monkeypatch):
+    path = tournament(tmp_path, scheduler="local:0")
+    with pytest.raises(ConfigError) as caught:
+        load_tournament(path)
+    assert "tournament.scheduler" in str(caught.value) and "local:N" in str(caught.value)
+    monkeypatch.chdir(tmp_path)
+    tournament(tmp_path)
+    result = CliRunner().invoke(app, ["run", "t.toml", "--scheduler", "local:x"])
+    assert result.exit_code == 2 and "--scheduler 'local:x' must be tcp://host:port" in result.output
+    result = CliRunner().invoke(app, ["run", "t.toml", "--scheduler", "missing.json", "--log-dir", "logs"])
+    assert result.exit_code == 2 and "scheduler file missing.json does not exist" in result.output
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
+    tournament(tmp_path)
+    import dask
+
+    from naparena.arena.cluster import ClusterExecutor
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
+            ClusterExecutor("tcp://127.0.0.1:1", plugins.load_registry(tmp_path / "bots"), ["random"], None)
+
+
+def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
+    """A local cluster's scheduler runs in this process, so it sees this stand-in for bokeh."""
+    monkeypatch.setattr("naparena.arena.cluster._has_bokeh", lambda: True)
+    write_tournament(tmp_path, hands=3)
+    t = load_tournament(tmp_path / "t.toml")
+    registry = registry_for(t)
+    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler="local:1")
+    runner.prepare(False)
+    notices = []
+    runner.execute(notice=notices.append)
+    [notice] = notices
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+
+
+def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):
+    from naparena.arena.cluster import ClusterExecutor
+    from naparena.arena.runner import bots_dir
+
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    t = load_tournament(tmp_path / "t.toml")
+    registry = registry_for(t)
+    t = check_bots(t, registry)
+    executor = ClusterExecutor(str(cluster.file), registry, [b.name for b in t.bots], bots_dir(t))
+    try:
+        assert executor._direct  # loopback: straight from the workers
+        assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there
+        executor._direct = False
+        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
+        runner.prepare(False)
+        runner.execute(executor=executor)
+    finally:
+        executor.shutdown()
+    assert_same_files(snapshot(runner.run_dir), expected)

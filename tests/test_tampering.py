@@ -58,7 +58,9 @@ def make_run(folder: Path, seed: int) -> Path:
     (folder / "bots").mkdir(exist_ok=True)
     (folder / "bots" / "broken.py").write_text(BROKEN)
     data = {"tournament": {"name": "tamper", "seed": seed, "seeds": 2, "hands": 12, "table": 3,
-                           "timeout": 60.0, "max_fault_share": 0.3},
+                           # Not duplicate: duplicate boards deal every hand from its own seed,
+                           # and the gathered pack is what these logs must also re-deal.
+                           "duplicate": False, "timeout": 60.0, "max_fault_share": 0.3},
             "bots": [{"name": "random"}, {"name": "heuristic"}, {"name": "cautious"}, {"name": "broken"}],
             "variants": [{"name": "purchase"}, {"name": "sir-garnet"}]}
     (folder / "t.toml").write_text(tomli_w.dumps(data))

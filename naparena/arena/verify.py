@@ -28,6 +28,7 @@ from naparena.arena.runner import (
 )
 from naparena.arena.play import FORMAT, MatchSummary
 from naparena.arena.schedule import board_seeds, schedule
+from naparena.arena.seats import Confinement
 from naparena.arena.tournament import SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
@@ -256,8 +257,12 @@ def _standings_of(t) -> Standings:
 def tournament_of(config: dict):
     """The `Tournament` a manifest's configuration describes (rules rebuilt from base and
     overrides, and checked against the rules it lists)."""
-    settings = {k: (config.get(k, s.default) if k == "workers" else config[k]) for k, s in SETTINGS.items()}
-    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"])) for b in config["bots"])
+    # How the run was executed is not recorded: those settings take their defaults.
+    settings = {k: (config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
+                for k, s in SETTINGS.items()}
+    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]),
+                         tuple(b["command"]) if "command" in b else None, b.get("isolation"))
+                 for b in config["bots"])
     variants = []
     for v in config["variants"]:
         rules = make_rules(v["base"], v["overrides"])
@@ -265,4 +270,5 @@ def tournament_of(config: dict):
             raise ValueError(f"the rules of variant {v['name']!r} do not follow from its base and overrides")
         variants.append(VariantSpec(v["name"], v["base"], dict(v["overrides"]), rules))
     sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-    return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt)
+    return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt,
+                      seats=Confinement.from_dict(config.get("seats")))

@@ -26,11 +26,12 @@ from rich.progress import (
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
-# Results go to stdout so they can be piped; wide enough for the standings when they are.
-out = Console(width=None if sys.stdout.isatty() else 132)
+out = Console()  # results, so they can be piped; the width is set per command (_width)
 err = Console(stderr=True)    # errors, warnings and progress
+# Piped results without COLUMNS: wide enough for the main standings table.
+PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
 
@@ -38,6 +39,30 @@ log = logging.getLogger("naparena")
 def main() -> None:
     """Console-script entry point (`python -m naparena` too)."""
     app()
+
+
+def _width() -> int | None:
+    """COLUMNS if set, else the terminal's width (None: Rich asks), else PIPE_WIDTH."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if sys.stdout.isatty() else PIPE_WIDTH
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from naparena._version import __version__
+        typer.echo(f"naparena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                 help="print naparena's version and exit"),
+) -> None:
+    """Seeded round-robin tournaments for bots that play Napoleon (Nap)."""
+    out.width = _width()  # read per command: COLUMNS may change between calls in one process
 
 
 def _fail(e: NaparenaError) -> typer.Exit:
@@ -67,13 +92,14 @@ def run(
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.runner import latest_run_dir, new_run_dir
     t, registry = _load(file, bots_dir)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
-    _show(result, as_json)
+    _show(result, as_json, wide)
 
 
 @_command
@@ -82,6 +108,7 @@ def resume(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.runner import config_hash, read_manifest, read_where
@@ -94,20 +121,27 @@ def resume(
     if config_hash(t) != manifest["config_hash"]:
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
     result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
-    _show(result, as_json)
+    _show(result, as_json, wide)
 
 
 @_command
 def report(
     run_dir: Path = typer.Argument(..., help="run directory"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
+    html: Optional[Path] = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from naparena.arena.runner import is_complete, standings_from_logs
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
         err.print(f"[yellow]{run_dir} is unfinished[/]: these standings cover the matches played so far")
-    _show(result, as_json)
+    _show(result, as_json, wide)
+    if html is not None:
+        from naparena.report.html import write_report
+        started = time.monotonic()
+        size = write_report(run_dir, html)
+        err.print(f"wrote {html} ({size:,} bytes) in {time.monotonic() - started:.1f} s")
 
 
 def _load(file: Path, bots_dir: Optional[Path]):
@@ -117,7 +151,7 @@ def _load(file: Path, bots_dir: Optional[Path]):
     from naparena.arena.tournament import check_bots, load_tournament
     t = load_tournament(file)
     if bots_dir is not None:
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
+        t = dataclasses.replace(t, bots_dir=str(bots_dir))
     registry = registry_for(t)
     render.failures(err, registry)
     return check_bots(t, registry), registry
@@ -135,14 +169,17 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
-        with _progress() as progress:
-            task = progress.add_task("matches", total=total, hands="0", rate="")
+        if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
+            result = runner.execute(progress=_Lines("matches", total, started))
+        else:
+            with _progress() as progress:
+                task = progress.add_task("matches", total=total, hands="0", rate="")
 
-            def tick(matches: int, hands_done: int, session: int) -> None:
-                rate = session / max(time.monotonic() - started, 1e-9)
-                progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+                def tick(matches: int, hands_done: int, session: int) -> None:
+                    rate = session / max(time.monotonic() - started, 1e-9)
+                    progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
 
-            result = runner.execute(progress=tick)
+                result = runner.execute(progress=tick)
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
@@ -154,6 +191,27 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     elapsed = time.monotonic() - started
     err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
     return result
+
+
+class _Lines:
+    """Progress as plain lines on stderr when it is not a terminal: one at every tenth of
+    the work and at least every `every` seconds, so a CI log shows the run moving."""
+
+    def __init__(self, what: str, total: int, started: float, every: float = 30.0):
+        self.what, self.total, self.started, self.every = what, total, started, every
+        self.tenth, self.last = 0, started
+
+    def __call__(self, done: int, hands_done: int | None = None, session: int | None = None) -> None:
+        now = time.monotonic()
+        tenth = done * 10 // max(self.total, 1)
+        if tenth == self.tenth and now - self.last < self.every:
+            return
+        self.tenth, self.last = tenth, now
+        line = f"{self.what} {done}/{self.total}"
+        if hands_done is not None:
+            rate = (session or 0) / max(now - self.started, 1e-9)
+            line += f", {hands_done} hands, {rate:,.0f} hands/s"
+        err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
 def _terminate(signum, frame):
@@ -200,11 +258,11 @@ def _drop_run_logging() -> None:
             h.close()  # a wrapper's close drains the records still coming from workers
 
 
-def _show(result: dict, as_json: bool) -> None:
+def _show(result: dict, as_json: bool, wide: bool = False) -> None:
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
-        render.standings(out, result)
+        render.standings(out, result, wide)
 
 
 @_command
@@ -274,33 +332,54 @@ def variants(name: Optional[str] = typer.Argument(None, help="a variant to show 
 
 
 @_command
-def bots(bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder")) -> None:
-    """List every bot found, and every plug-in that failed to load."""
-    from naparena.bots.plugins import load_registry
+def bots(
+    bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
+    as_json: bool = typer.Option(False, "--json", help="print the bots and the failures as JSON"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="show each failure's traceback"),
+) -> None:
+    """List every bot found, and every plug-in that failed to load (then exit 1)."""
+    from naparena.bots.plugins import bot_version, load_registry
     registry = load_registry(bots_dir)
-    render.bots(out, registry)
-    for f in registry.failures:
-        out.print(f"[red]failed[/] {f}")
+    if as_json:
+        typer.echo(json.dumps({
+            "bots": [{"name": e.name, "source": e.source, "version": bot_version(e), "description": e.description,
+                      "params": e.cls.params} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
+            "failures": [{"name": f.name, "source": f.source, "error": f.error, "traceback": f.traceback}
+                         for f in registry.failures],
+            "searched": registry.searched}, indent=1, default=repr))
+    else:
+        render.bots(out, registry)
+        out.print("searched: " + "; ".join(registry.searched), highlight=False)
+        render.failures(err, registry, verbose)
+    if registry.failures:
+        raise typer.Exit(1)
 
 
 @_command
 def check(
     bot: str = typer.Argument(..., help="bot name"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
-    hands: int = typer.Option(30, "--hands", min=1, help="hands per variant"),
+    hands: int = typer.Option(10, "--hands", min=1, help="hands per variant and table size"),
     timeout: float = typer.Option(1.0, "--timeout", min=0.001, help="seconds allowed per decision"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
-    """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
+    """Pre-flight a bot through every named variant at every table size it allows (2 to 7
+    seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.tools.check import check_bot
     registry = load_registry(bots_dir)
-    results = check_bot(registry, bot, hands=hands, timeout=timeout)
+    if bot not in registry.bots:
+        render.failures(err, registry, verbose)  # the reason a drop-in did not register
+    results = check_bot(registry, bot, hands=hands, timeout=timeout,
+                        progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
+                                                                    highlight=False))
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
     if failed:
         err.print(f"[red]{bot} failed in {len(failed)} variant(s)[/]: {', '.join(failed)}")
         raise typer.Exit(1)
-    out.print(f"{bot}: every decision legal in {len(results)} variants")
+    out.print(f"{bot}: every decision legal in {len(results)} variants, at every table size from 2 to 7 "
+              "seats each allows")
 
 
 @_command

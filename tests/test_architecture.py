@@ -29,7 +29,7 @@ ALLOWED = {
 }
 # Third-party packages that belong to presentation only.
 PRESENTATION = {"rich", "typer", "click"}
-PRESENTATION_MODULES = {"naparena.cli", "naparena.report.tables"}
+PRESENTATION_MODULES = {"naparena.cli", "naparena.report.tables", "naparena.report.fit"}
 
 
 def module_name(path: Path) -> str:

@@ -462,12 +462,15 @@ def test_bots_lists_a_broken_drop_in_and_still_the_good_ones(tmp_path):
     (tmp_path / "good.py").write_text(GOOD_DROP_IN)
     (tmp_path / "broken.py").write_text("raise RuntimeError('unfinished bot')\n")
     result = invoke("bots", "--bots-dir", tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a plug-in failed: a script must notice
     names = {row[0] for row in table_rows(result.stdout)}
     assert {"random", "good", "clumsy"} <= names
-    text = flat(result.stdout)
-    assert "failed broken (drop-in file" in text
+    text = flat(result.stderr)
+    assert "plug-in failed broken (drop-in file" in text
     assert "RuntimeError: unfinished bot" in text
+    assert "Traceback" not in text
+    verbose = invoke("bots", "--bots-dir", tmp_path, "-v")
+    assert "Traceback" in verbose.stderr and "raise RuntimeError('unfinished bot')" in verbose.stderr
 
 
 def test_bots_with_a_missing_folder_exits_2(tmp_path):
@@ -475,10 +478,14 @@ def test_bots_with_a_missing_folder_exits_2(tmp_path):
 
 
 def test_check_passes_random_in_every_variant():
-    result = invoke("check", "random", "--hands", 10)
+    result = invoke("check", "random", "--hands", 3)
     assert result.exit_code == 0, result.output
     assert f"random: every decision legal in {len(VARIANTS)} variants" in flat(result.stdout)
-    assert [row[0] for row in table_rows(result.stdout)] == list(VARIANTS)
+    rows = {row[0]: row for row in table_rows(result.stdout)}
+    assert list(rows) == list(VARIANTS)
+    # every table size from 2 to 7 seats a variant can deal (floater needs three), 3 hands each
+    assert rows["classic"][1:3] == ["2–7", "18"]
+    assert rows["floater"][1:3] == ["3–7", "15"]
 
 
 def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(tmp_path):
@@ -488,7 +495,9 @@ def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(tmp_path):
     assert f"clumsy failed in {len(VARIANTS)} variant(s)" in flat(result.stderr)
     rows = table_rows(result.stdout)
     assert [row[0] for row in rows] == list(VARIANTS)
-    assert all("RuntimeError: butterfingers" in row[-1] for row in rows)
+    errors = [line for line in result.stdout.splitlines() if line.startswith("first error in")]
+    assert len(errors) == len(VARIANTS)
+    assert all("seats, hand" in line and "RuntimeError: butterfingers" in line for line in errors)
     assert_clean_error(invoke("check", "nosuch"), 2, "unknown bot 'nosuch'")
 
 

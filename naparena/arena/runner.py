@@ -65,7 +65,10 @@ def bots_dir(t: Tournament) -> str | None:
 
 
 def registry_for(t: Tournament):
-    return load_registry(bots_dir(t))
+    registry = load_registry(bots_dir(t))
+    if bots_dir(t) is None:
+        registry.searched.append(f"no drop-in folder ({t.bots_path.resolve()} does not exist)")
+    return registry
 
 
 # Where things are on this machine is not what a run is: leave it out of the hash, so a

@@ -63,7 +63,7 @@ SETTINGS: dict[str, Setting] = {
                                "disqualify a bot failing more than this share of its decisions "
                                "(after 20); 1.0 = never"),
     "bots_dir": Setting("bots", str, str.strip, "must not be empty",
-                        "drop-in bot folder, relative to this file"),
+                        "drop-in bot folder, relative to the current directory"),
     "log_dir": Setting("logs", str, str.strip, "must not be empty",
                        "where runs are written, relative to the current directory"),
 }
@@ -135,8 +135,9 @@ class Tournament:
 
     @property
     def bots_path(self) -> Path:
-        """The drop-in folder: `bots_dir` taken relative to the tournament file."""
-        return Path(self.path).parent / self.bots_dir
+        """The drop-in folder, relative to the current directory like `log_dir`: the same
+        folder `naparena bots` and `naparena check` look in."""
+        return Path(self.bots_dir)
 
     @property
     def log_path(self) -> Path:
@@ -210,6 +211,8 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
         if entry is None:
             available = ", ".join(sorted(registry.bots)) or "none"
             message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"
+            if getattr(registry, "searched", None):
+                message += f" (searched: {'; '.join(registry.searched)})"
             raise ConfigError(t.path, f"bots[{i}].name", message)
         params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
         bots.append(dataclasses.replace(bot, params=params))
@@ -500,6 +503,7 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     chosen = ["classic"] if "classic" in variant_names else [variant_names[0]]
     chosen += [v for v in variant_names if v not in chosen][:1]
     settings = {key: s.default for key, s in SETTINGS.items() if s.default is not REQUIRED}
+    settings.update(STARTER)
     # Each entry dumped on its own: tomli-w would fold short arrays of tables into
     # inline arrays, and [[bots]] blocks are what a person expects to copy and edit.
     blocks = [tomli_w.dumps({"tournament": {"name": name, **settings}})]
@@ -508,10 +512,16 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     return _starter_header(bot_names, variant_names) + "\n" + "\n".join(blocks)
 
 
+# Where a starter file leaves the defaults: one seed stream is one deal set per variant,
+# and a confidence interval needs at least two; eight give useful ones in seconds.
+STARTER = {"seeds": 8}
+
+
 def _starter_header(bot_names: Sequence[str], variant_names: Sequence[str]) -> str:
     width = max(map(len, SETTINGS))
     lines = ["naparena tournament file (TOML).", "", "[tournament]"]
     lines += [f"  {key:<{width}}  {s.help}" + (" (required)" if s.default is REQUIRED else "")
+              + (f" (default {s.default}; {STARTER[key]} here, for confidence intervals)" if key in STARTER else "")
               for key, s in SETTINGS.items()]
     lines += [
         "",

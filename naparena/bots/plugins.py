@@ -71,6 +71,8 @@ class Registry:
         self.failures: list[PluginFailure] = []
         #: bot name -> every source that registered it; such a name cannot be used.
         self.clashes: dict[str, tuple[str, ...]] = {}
+        #: where bots were looked for, in words, for "unknown bot" messages.
+        self.searched: list[str] = []
 
     def register(self, cls: Any, source: str, version: str = "") -> BotEntry:
         """Add ``cls`` under ``cls.name``; raise ``PluginError`` if it cannot be used.
@@ -101,7 +103,8 @@ class Registry:
             return self.bots[name]
         except KeyError:
             known = ", ".join(sorted(self.bots)) or "none"
-            raise PluginError(f"unknown bot '{name}'; available bots: {known}") from None
+            where = f" (searched: {'; '.join(self.searched)})" if self.searched else ""
+            raise PluginError(f"unknown bot '{name}'; available bots: {known}{where}") from None
 
     def make(self, name: str, params: Mapping[str, Any], rng: Random, seat: int) -> Bot:
         """A new bot for ``seat``, after checking ``params`` against the bot's own."""
@@ -125,12 +128,20 @@ def load_registry(
     then ``extra_plugins`` (objects or modules, for tests and embedding).
     """
     loader = _Loader()
+    searched = loader.registry.searched
     loader.add_builtin()
+    searched.append("naparena's own bots")
     if not os.environ.get(DISABLE_AUTOLOAD_ENV):
         loader.add_entry_points()
+        searched.append(f"installed packages (entry point group '{ENTRY_POINT_GROUP}')")
+    else:
+        searched.append(f"not installed packages ({DISABLE_AUTOLOAD_ENV} is set)")
     folder = _bots_folder(bots_dir)
     if folder is not None:
         loader.add_drop_ins(folder)
+        searched.append(f"drop-in folder {folder.resolve()}")
+    elif bots_dir is not None:
+        searched.append(f"no drop-in folder ({Path(bots_dir).resolve()} does not exist)")
     for plugin in extra_plugins:
         name = getattr(plugin, "__name__", None) or type(plugin).__name__
         loader.add(plugin, _Origin(name, f"in-process plug-in '{name}'", "in-process"))

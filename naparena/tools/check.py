@@ -1,5 +1,6 @@
-"""Pre-flight for one bot (`naparena check`): play it through every named variant on fixed
-seeded deals against `random` bots and report illegal answers, exceptions and decision times."""
+"""Pre-flight for one bot (`naparena check`): play it through every named variant, at every
+table size from 2 to 7 seats the variant allows, on fixed seeded deals against `random`
+bots, and report illegal answers, exceptions and decision times."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ from naparena.arena.play import Seat, Supervisor, fault_kind
 from naparena.arena.pool import InlineExecutor
 from naparena.arena.schedule import derive_seed
 from naparena.game.engine import Match
-from naparena.game.rules import VARIANTS, default_table, make_rules
+from naparena.errors import RulesError
+from naparena.game.rules import VARIANTS, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
 
 
 @dataclass
 class VariantCheck:
+    """One variant's check, over every table size it was played at (`players`)."""
+
     variant: str
-    players: int
+    players: tuple[int, ...]
     hands: int = 0
     decisions: int = 0
     faults: dict[str, int] = field(default_factory=dict)
@@ -37,9 +41,25 @@ class VariantCheck:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def table_sizes(variant: str) -> list[int]:
+    """The table sizes from 2 to 7 seats a named variant can deal."""
+    rules = make_rules(variant)
+    sizes = []
+    for players in range(2, 8):
+        try:
+            rules.check_players(players)
+        except RulesError:
+            continue
+        sizes.append(players)
+    return sizes
+
+
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = 1.0, variants: list[str] | None = None) -> list[VariantCheck]:
-    """Play `name` in seat 0 of every variant; its faults and decision times per variant.
+              timeout: float = 1.0, variants: list[str] | None = None,
+              progress=None) -> list[VariantCheck]:
+    """Play `name` in seat 0 of every variant at every table size it allows; its faults
+    and decision times per variant. `progress(done, total, variant)` is called after
+    each variant.
 
     Decisions are supervised as in a tournament (exceptions, illegal answers, the
     watchdog's time-outs); a bot that kills the process cannot be survived here.
@@ -49,18 +69,25 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
     try:
         supervisor = Supervisor(executor.slot, timeout, {})
-        return [_check_variant(registry, name, params, variant, default_table(make_rules(variant)),
-                               hands, supervisor) for variant in variants or list(VARIANTS)]
+        names = variants or list(VARIANTS)
+        results = []
+        for n, variant in enumerate(names, 1):
+            report = VariantCheck(variant, tuple(table_sizes(variant)))
+            for players in report.players:
+                _check_variant(registry, name, params, variant, players, hands, supervisor, report)
+            results.append(report)
+            if progress:
+                progress(n, len(names), variant)
+        return results
     finally:
         executor.shutdown()
 
 
-def _check_variant(registry, name, params, variant, players, hands, supervisor) -> VariantCheck:
+def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> None:
     rules = make_rules(variant)
-    seed = derive_seed(CHECK_SEED, "check", variant)
+    seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
     others = [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
-    report = VariantCheck(variant, players)
     match = Match(rules, players, seed)
     for _ in range(hands):
         hand = match.next_hand()
@@ -79,7 +106,6 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor) 
             if seat == 0:
                 key = fault_kind(reason)
                 report.faults[key] = report.faults.get(key, 0) + 1
-                report.first_error = report.first_error or f"hand {hand.hand_no}, {kind}: {reason}"
+                report.first_error = report.first_error or f"{players} seats, hand {hand.hand_no}, {kind}: {reason}"
         match.finish(hand)
         report.hands += 1
-    return report

@@ -307,7 +307,20 @@ def replay(
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
     from naparena.arena.verify import verify_run
-    matches, hands, problems, missing = verify_run(run_dir)
+    started = time.monotonic()
+    if err.is_terminal:
+        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("verify", total=None, hands="")
+            matches, hands, problems, missing = verify_run(run_dir, lambda done, total, hands: bar.update(
+                task, completed=done, total=total, hands=f"{hands} hands"))
+    else:
+        lines = _Lines("verify: matches", 0, started)
+
+        def tick(done: int, total: int, hands: int) -> None:
+            lines.total = total
+            lines(done)
+        matches, hands, problems, missing = verify_run(run_dir, tick)
     for name, problem in problems:
         err.print(f"[red]mismatch[/] {name}: {problem}")
     status = "ok" if not problems else "FAILED"
@@ -404,28 +417,25 @@ def init(
 def bench(
     hands: int = typer.Option(20000, "--hands", min=100, help="hands per measurement"),
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
-    repeat: int = typer.Option(3, "--repeat", min=1, help="best of this many runs (CPU time)"),
+    repeat: int = typer.Option(3, "--repeat", min=1, help="runs of each measure (CPU time)"),
 ) -> None:
     """Hands per second on one core: the bare engine with random legal answers, then the
     same through bots, supervision and JSON logging."""
-    from rich.table import Table
-
-    from naparena.tools.bench import all_variants, engine_rate, match_rate
-    best = lambda f: max(f() for _ in range(repeat))  # noqa: E731 - best of N: least disturbed
-    engine = best(lambda: engine_rate(hands=hands))
-    logged = best(lambda: engine_rate(hands=hands, log=True))
-    full = best(lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False}))
-    match, size = max((match_rate(hands=hands) for _ in range(repeat)), key=lambda m: m[0])
-    table = Table(title="naparena bench (one core, CPU time, best of %d)" % repeat)
-    for col in ("measure", "hands/s"):
-        table.add_column(col, justify="left" if col == "measure" else "right")
-    table.add_row("engine, classic, 4 players", f"{engine:,.0f}")
-    table.add_row("engine, classic, 4 players, JSON hand log", f"{logged:,.0f}")
-    table.add_row("engine, classic, 4 players, every trick played", f"{full:,.0f}")
-    table.add_row(f"match of random bots with JSON log ({size:.0f} B/hand)", f"{match:,.0f}")
-    table.add_row("match / engine (engine without a log)", f"{match / engine:.2f}")
-    table.add_row("match / engine (both logging)", f"{match / logged:.2f}")
-    if every_variant:
-        for name, players, rate in all_variants(hands // 2):
-            table.add_row(f"engine, {name}, {players} players", f"{rate:,.0f}")
-    out.print(table)
+    from naparena.report.fit import Col, print_table
+    from naparena.tools.bench import match_rate, measures, spread
+    todo = measures(hands, every_variant)
+    rows, rates = [], {}
+    for n, (name, measure) in enumerate(todo, 1):
+        err.print(f"bench {n}/{len(todo)}: {name}, {repeat} run(s) of {hands:,} hands", highlight=False)
+        best, median, width = spread([measure() for _ in range(repeat)])
+        rates[name] = best
+        rows.append([name, f"{best:,.0f}", f"{median:,.0f}", "—" if repeat == 1 else f"{width:.1%}"])
+    print_table(out, f"naparena bench: hands/s on one core, CPU time, {repeat} run(s) each",
+                [Col("measure", "left", True), Col("best"), Col("median"), Col("spread")], rows,
+                caption="best = the least disturbed run; spread = (highest − lowest) / median")
+    engine, logged = rates["engine, classic, 4 players"], rates["engine, classic, 4 players, JSON hand log"]
+    match = rates["match of random bots, bot interface and JSON log"]
+    size = match_rate(hands=min(hands, 2000))[1]
+    out.print(f"match / engine: {match / engine:.2f} against the engine without a log, "
+              f"{match / logged:.2f} against the engine with one; a match log takes {size:.0f} bytes a hand",
+              highlight=False)

@@ -538,16 +538,27 @@ def test_init_lists_the_drop_in_bots_found_here(tmp_path, monkeypatch):
     assert "good" in available
 
 
-def test_bench_prints_the_table():
-    result = invoke("bench", "--hands", 200, "--classic", "--repeat", 1)
+def test_bench_prints_each_measure_once_with_its_spread_and_progress():
+    result = invoke("bench", "--hands", 200, "--classic", "--repeat", 2)
     assert result.exit_code == 0, result.output
-    rows = {row[0]: row[1] for row in table_rows(result.stdout)}
-    assert set(rows) == {"engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
-                         "engine, classic, 4 players, every trick played",
-                         next(r for r in rows if r.startswith("match of random bots with JSON log")),
-                         "match / engine (engine without a log)", "match / engine (both logging)"}
-    for measure, rate in rows.items():
-        assert float(rate.replace(",", "")) > 0, measure
+    rows = {row[0]: row[1:] for row in table_rows(result.stdout)}
+    assert list(rows) == ["engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
+                          "engine, classic, 4 players, every trick played",
+                          "match of random bots, bot interface and JSON log"]
+    for measure, (best, median, spread) in rows.items():
+        assert float(best.replace(",", "")) >= float(median.replace(",", "")) > 0, measure
+        assert spread.endswith("%"), measure
+    assert "match / engine:" in flat(result.stdout)
+    progress = [line.split(":")[0] for line in result.stderr.splitlines() if line.startswith("bench ")]
+    assert progress == [f"bench {n}/4" for n in range(1, 5)]
+
+
+def test_bench_every_variant_lists_classic_at_four_players_once():
+    from naparena.tools.bench import measures
+    names = [name for name, _ in measures(100, every_variant=True)]
+    assert len(names) == len(set(names))
+    assert sum("classic, 4 players" in n and "," not in n.split("players")[1] for n in names) == 1
+    assert {n.split(",")[1].strip() for n in names if n.startswith("engine,")} == set(VARIANTS)
 
 
 # --- in-process use -------------------------------------------------------------------

@@ -109,14 +109,15 @@ def verify_match(log: dict) -> list[str]:
     return problems
 
 
-def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
-    """(matches, hands replayed, [(file name, problem)], matches not played yet) of a run."""
+def verify_run(run_dir: Path, progress=None) -> tuple[int, int, list[tuple[str, str]], int]:
+    """(matches, hands replayed, [(file name, problem)], matches not played yet) of a run.
+    `progress(matches done, matches, hands done)` is called after each match."""
     from naparena.arena.runner import MATCHES, read_manifest
 
     manifest = read_manifest(Path(run_dir))
     files = sorted((Path(run_dir) / MATCHES).glob("*.json"))
     hands, problems = 0, []
-    for f in files:
+    for done, f in enumerate(files, 1):
         try:
             data = load_match(f)
             found = verify_match(data)
@@ -124,4 +125,6 @@ def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
             data, found = {}, [str(e)]
         hands += len(data.get("hands", ()))
         problems += [(f.name, p) for p in found]
+        if progress:
+            progress(done, len(files), hands)
     return len(files), hands, problems, manifest["matches"] - len(files)

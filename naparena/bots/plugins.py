@@ -338,10 +338,24 @@ def _checked_bot(cls: Any, source: str) -> str:
         )
     if not isinstance(cls.params, Mapping) or not all(isinstance(k, str) for k in cls.params):
         raise PluginError(f"{source}: bot '{name}' params must be a dict of name -> default")
+    taken = sorted(k for k in cls.params if k in RESERVED_PARAMS)
+    if taken:
+        raise PluginError(f"{source}: bot '{name}' parameter(s) {', '.join(map(repr, taken))} would replace "
+                          f"what the base class Bot uses under that name ({_reserved_uses(taken)}); rename them")
     missing = [kind for kind in ("bid", "play") if getattr(cls, kind) is getattr(Bot, kind)]
     if missing:
         raise PluginError(f"{source}: bot '{name}' does not define {' or '.join(missing)}(view)")
     return name
+
+
+# Parameters become attributes of the bot, so they must not take a name the base class
+# gives its arguments (rng, seat) or uses itself (decisions, hooks, name, params, ...).
+RESERVED_PARAMS = frozenset({"rng", "seat"} | {n for n in dir(Bot) if not n.startswith("__")})
+
+
+def _reserved_uses(names: list[str]) -> str:
+    uses = {"rng": "the bot's seeded random.Random", "seat": "the bot's seat number"}
+    return "; ".join(f"{n}: {uses.get(n, 'a method or attribute of Bot')}" for n in names)
 
 
 def _clash_message(name: str, sources: tuple[str, ...]) -> str:

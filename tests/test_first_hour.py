@@ -228,3 +228,35 @@ def test_check_shows_why_a_drop_in_did_not_load(tmp_path):
     assert "plug-in failed mine" in flat(result.stderr) and "nosuchmodule" in flat(result.stderr)
     verbose = invoke("check", "mine", "--bots-dir", tmp_path, "-v")
     assert "Traceback" in verbose.stderr
+
+
+# --- the HTML page ----------------------------------------------------------------------
+
+def test_report_html_writes_one_self_contained_page_from_the_logs(quick_run, tmp_path):
+    run_dir, result = quick_run
+    out = tmp_path / "report.html"
+    made = invoke("report", run_dir, "--html", out)
+    assert made.exit_code == 0, made.output
+    assert f"wrote {out}" in flat(made.stderr)
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    # nothing to fetch when opened: no scripts, no links, no external images or styles
+    for outside in ("<script", "src=", "href=", "url(", "@import", "<link"):
+        assert outside not in page, outside
+    for variant, data in result["variants"].items():
+        section = page.split(f"<h2>{variant}</h2>")[1].split("<h2>")[0]
+        assert section.count("<svg") == 4  # forest, bankroll, heat map, make rates
+        for row in data["bots"]:
+            # the forest plot's label and the bankroll curve's end are the standings' own numbers
+            assert f"{row['per100']:+.1f} [{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]" in section
+            assert f"{row['bot']} {row['chips']:+,}</text>" in section
+            for contract, got in row["contracts"].items():
+                assert f"({got['made']}/{got['bid']})</text>" in section
+        for pair in data["pairs"]:
+            assert f"{pair['a']} − {pair['b']}: {pair['diff_per100']:+.2f}" in section
+
+
+def test_report_html_of_a_folder_that_is_no_run_is_a_clean_error(tmp_path):
+    result = invoke("report", tmp_path, "--html", tmp_path / "x.html")
+    assert result.exit_code == 2 and "not a run directory" in flat(result.stderr)
+    assert not (tmp_path / "x.html").exists()

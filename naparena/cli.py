@@ -100,6 +100,7 @@ def run(
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}")
     _show(result, as_json, wide)
+    _after_disqualification(result)
 
 
 @_command
@@ -122,6 +123,7 @@ def resume(
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
     result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}")
     _show(result, as_json, wide)
+    _after_disqualification(result)
 
 
 @_command
@@ -151,7 +153,7 @@ def _load(file: Path, bots_dir: Optional[Path]):
     from naparena.arena.tournament import check_bots, load_tournament
     t = load_tournament(file)
     if bots_dir is not None:
-        t = dataclasses.replace(t, bots_dir=str(bots_dir))
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
     registry = registry_for(t)
     render.failures(err, registry)
     return check_bots(t, registry), registry
@@ -256,6 +258,31 @@ def _drop_run_logging() -> None:
         if getattr(h, "_naparena", False) or getattr(getattr(h, "sub_handler", None), "_naparena", False):
             root.removeHandler(h)
             h.close()  # a wrapper's close drains the records still coming from workers
+
+
+# Exit code of a run that finished, but left matches unplayed because bots were disqualified.
+EXIT_DISQUALIFIED = 3
+
+
+def _after_disqualification(result: dict) -> None:
+    """Say loudly on stderr who was disqualified and what became of their matches; exit 3
+    if some line-up could not be played at all."""
+    if not result["disqualified"]:
+        return
+    from naparena.arena.tournament import STAND_IN_ALIAS
+    for alias, d in result["disqualified"].items():
+        err.print(f"[bold red]DISQUALIFIED[/] {alias} after match {d['after_match']}: {d['faults']} faults "
+                  f"in {d['decisions']} decisions (over the allowed max_fault_share)", highlight=False)
+    stood_in = sum(row["hands"] for v in result["variants"].values() for row in v["bots"]
+                   if row["bot"] == STAND_IN_ALIAS)
+    if stood_in:
+        err.print(f"[red]their seats in later matches were played by the stand-in (the random bot) for "
+                  f"{stood_in} hands, booked as '{STAND_IN_ALIAS}'[/]", highlight=False)
+    skipped = [s for s in result["skipped"] if s["reason"].startswith("disqualified")]
+    if skipped:
+        err.print(f"[bold red]{len(skipped)} matches were not played[/]: fewer than two bots were left at "
+                  "their tables; the standings cover the rest (exit code 3)", highlight=False)
+        raise typer.Exit(EXIT_DISQUALIFIED)
 
 
 def _show(result: dict, as_json: bool, wide: bool = False) -> None:

@@ -260,3 +260,60 @@ def test_report_html_of_a_folder_that_is_no_run_is_a_clean_error(tmp_path):
     result = invoke("report", tmp_path, "--html", tmp_path / "x.html")
     assert result.exit_code == 2 and "not a run directory" in flat(result.stderr)
     assert not (tmp_path / "x.html").exists()
+
+
+# --- disqualification ---------------------------------------------------------------------
+
+MISBEHAVING = Path(__file__).resolve().parent / "bots_misbehaving"
+
+
+def _five_bots(tmp_path: Path, table: int) -> Path:
+    import tomli_w
+    data = {"tournament": {"name": "five", "seed": 3, "hands": 10, "table": table, "timeout": 5.0,
+                           "bots_dir": str(MISBEHAVING)},
+            "bots": [{"name": "misbehave", "alias": "bad1", "params": {"mode": "raise", "every": 1}},
+                     {"name": "misbehave", "alias": "bad2", "params": {"mode": "raise", "every": 1}},
+                     {"name": "random", "alias": "r1"}, {"name": "random", "alias": "r2"},
+                     {"name": "steady"}],
+            "variants": [{"name": "classic"}]}
+    path = tmp_path / "five.toml"
+    path.write_text(tomli_w.dumps(data))
+    return path
+
+
+def test_two_disqualified_bots_in_five_do_not_stop_the_others_playing(tmp_path):
+    path = _five_bots(tmp_path, table=4)
+    result = invoke("run", path, "--workers", 1, "--log-dir", tmp_path / "logs", "--json")
+    assert result.exit_code == 0, result.output
+    standings = json.loads(result.stdout)
+    assert set(standings["disqualified"]) == {"bad1", "bad2"}
+    assert standings["skipped"] == []
+    rows = {r["bot"]: r for r in standings["variants"]["classic"]["bots"]}
+    # every combination of four from five: each well-behaved bot sits at four of the five
+    # tables, each with four duplicate rotations of 10 hands
+    for healthy in ("r1", "r2", "steady"):
+        assert rows[healthy]["hands"] == 4 * 4 * 10, healthy
+    assert rows["stand-in"]["hands"] > 0
+    assert sum(r["chips"] for r in rows.values()) + standings["variants"]["classic"]["kitty"] == 0
+    loud = flat(result.stderr)
+    assert "DISQUALIFIED bad1 after match" in loud and "DISQUALIFIED bad2 after match" in loud
+    assert "played by the stand-in (the random bot)" in loud
+
+
+def test_a_line_up_left_with_one_bot_is_skipped_loudly_and_the_run_exits_3(tmp_path):
+    path = _five_bots(tmp_path, table=3)  # tables of three: some hold both bad bots
+    result = invoke("run", path, "--workers", 1, "--log-dir", tmp_path / "logs", "--json")
+    assert result.exit_code == 3, result.output
+    standings = json.loads(result.stdout)
+    skipped = standings["skipped"]
+    assert skipped and all(s["reason"].startswith("disqualified: ") for s in skipped)
+    assert "matches were not played" in flat(result.stderr) and "exit code 3" in flat(result.stderr)
+    report = invoke("report", run_dir_in(tmp_path / "logs"), "--json")
+    assert json.loads(report.stdout) == standings  # the stand-in's bookings rebuild from the logs
+
+
+def test_stand_in_is_not_an_alias_a_file_may_use(tmp_path):
+    (tmp_path / "t.toml").write_text('[tournament]\nname = "t"\n[[bots]]\nname = "random"\n[[bots]]\n'
+                                     'name = "random"\nalias = "stand-in"\n[[variants]]\nname = "classic"\n')
+    result = invoke("run", tmp_path / "t.toml", "--log-dir", tmp_path / "logs")
+    assert result.exit_code == 2 and "bots[2].alias" in flat(result.stderr)

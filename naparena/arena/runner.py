@@ -22,7 +22,7 @@ from naparena._version import __version__
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, make_executor
 from naparena.arena.schedule import bot_seed, schedule, total_hands
-from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
+from naparena.arena.tournament import FAULT_MIN_DECISIONS, STAND_IN_ALIAS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import RunError
 from naparena.stats.standings import Standings
@@ -30,6 +30,8 @@ from naparena.stats.standings import Standings
 log = logging.getLogger("naparena")
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
+#: The bot that takes a disqualified bot's seat in the line-ups still to play (always registered).
+STAND_IN_BOT = "random"
 
 
 # --- in the worker --------------------------------------------------------------------
@@ -189,12 +191,15 @@ class Run:
             tmp.unlink()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if match_path(self.run_dir, s["index"]).exists())
 
-    def job(self, spec: dict, crashes: list | None = None) -> Job:
+    def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
         seats = []
         for i, alias in enumerate(spec["seats"]):
             b = self.bots[alias]
-            seats.append({"alias": alias, "name": b.name, "params": b.params,
+            name, params = (STAND_IN_BOT, {}) if i in stand_ins else (b.name, b.params)
+            seats.append({"alias": alias, "name": name, "params": params,
                           "seed": bot_seed(self.t.seed, spec["index"], i)})
+        if stand_ins:  # the log says which seats the stand-in played
+            spec = {**spec, "stand_ins": list(stand_ins)}
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
@@ -202,7 +207,8 @@ class Run:
 
     def execute(self, progress: Progress | None = None, executor=None) -> dict:
         """Play every match not yet done; return the standings (also written to disk)."""
-        standings = Standings([v.name for v in self.t.variants], self.aliases, self.t.duplicate, self.t.sprt)
+        standings = Standings([v.name for v in self.t.variants], self.aliases + [STAND_IN_ALIAS],
+                              self.t.duplicate, self.t.sprt)
         own = executor is None
         if own:
             executor = make_executor(self.workers, self.t.timeout)
@@ -221,7 +227,7 @@ class Run:
     def _play_all(self, standings: Standings, executor, progress: Progress | None) -> None:
         window = max(2, self.workers * 3)  # bounded look-ahead keeps memory flat
         todo = iter(self.specs)
-        futures: dict = {}   # future → (spec, crashes)
+        futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
         submitted = 0
@@ -235,15 +241,20 @@ class Run:
                 elif skip_reason(spec, standings):
                     ready[spec["index"]] = {"skip": True}
                 else:
-                    futures[executor.submit(run_job, self.job(spec))] = (spec, [])
+                    stand_ins = stand_in_seats(spec, standings)
+                    futures[executor.submit(run_job, self.job(spec, None, stand_ins))] = (spec, [], stand_ins)
             if next_index not in ready:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
                 for f in done:
-                    spec, crashes = futures.pop(f)
-                    self._collect(f, spec, crashes, futures, ready, executor)
+                    spec, crashes, stand_ins = futures.pop(f)
+                    self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
                 continue
             spec = self.specs[next_index]
             outcome = ready.pop(next_index)
+            stale = self._stale(spec, outcome, standings)
+            if stale is not None:  # a bot was disqualified since: play it again with the stand-in
+                futures[executor.submit(run_job, self.job(spec, None, stale))] = (spec, [], stale)
+                continue
             summary = self._consume(spec, outcome, standings)
             following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
             end_of_unit(standings, spec, following)
@@ -255,12 +266,13 @@ class Run:
             if progress:
                 progress(next_index, hands_done, session_hands)
 
-    def _collect(self, future, spec, crashes, futures, ready, executor) -> None:
+    def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
         try:
-            ready[spec["index"]] = {"summary": future.result()}
+            ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
         except WorkerDied as died:
             crash = self._crash(spec, died, crashes)
-            futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+            job = self.job(spec, crashes + [crash], stand_ins)
+            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
             raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
 
@@ -273,8 +285,21 @@ class Run:
             raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
         return crash
 
+    def _stale(self, spec: dict, outcome: dict | None, standings: Standings) -> tuple | None:
+        """The stand-in seats match `spec` must be replayed with, if it was played before a
+        bot in it was disqualified (in schedule order); None if it stands as played."""
+        if skip_reason(spec, standings) or (outcome is not None and outcome.get("skip")):
+            return None
+        wanted = stand_in_seats(spec, standings)
+        if outcome is None:
+            data = json.loads(match_path(self.run_dir, spec["index"]).read_bytes())
+            played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
+        else:
+            played = outcome["stand_ins"]
+        return wanted if played != wanted else None
+
     def _consume(self, spec: dict, outcome: dict | None, standings: Standings) -> dict | None:
-        """Book match `spec` in schedule order; skip it if one of its bots is disqualified."""
+        """Book match `spec` in schedule order; skip it if too few of its bots are left."""
         path = match_path(self.run_dir, spec["index"])
         reason = skip_reason(spec, standings)
         if reason:
@@ -289,9 +314,10 @@ class Run:
             summary = data["summary"]
         else:
             summary = outcome["summary"]
-        standings.add(spec, summary)
-        _note(spec, summary)
-        judge(standings, spec, self.t.max_fault_share)
+        booked = booked_spec(spec, stand_in_seats(spec, standings))
+        standings.add(booked, summary)
+        _note(booked, summary)
+        judge(standings, booked, self.t.max_fault_share)
         return summary
 
 
@@ -306,10 +332,24 @@ def _note(spec: dict, summary: dict) -> None:
             log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
 
 
+def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
+    """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
+    return tuple(i for i, a in enumerate(spec["seats"]) if a in standings.disqualified)
+
+
+def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
+    """`spec` as the standings book it: the stand-in's seats under its own alias, so a
+    disqualified bot's results end where it was disqualified and chips still add up."""
+    if not stand_ins:
+        return spec
+    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])]}
+
+
 def skip_reason(spec: dict, standings: Standings) -> str | None:
-    """Why match `spec` is not played: a disqualified bot, or a decided sequential test."""
+    """Why match `spec` is not played: fewer than two bots left at the table once the
+    disqualified are replaced by the stand-in, or a decided sequential test."""
     out = [a for a in spec["seats"] if a in standings.disqualified]
-    if out:
+    if out and len(set(spec["seats"]) - set(out)) < 2:
         return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
     if standings.sprt_decided(spec):
         return "sprt decided: " + standings.sprt.verdict
@@ -335,7 +375,7 @@ def load_standings(run_dir: Path) -> Standings:
     variants = [v["name"] for v in config["variants"]]
     aliases = [b["alias"] for b in config["bots"]]
     sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-    standings = Standings(variants, aliases, config["duplicate"], sprt)
+    standings = Standings(variants, aliases + [STAND_IN_ALIAS], config["duplicate"], sprt)
     files = sorted((run_dir / MATCHES).glob("*.json"))
     data = json.loads(files[0].read_bytes()) if files else None
     for i in range(len(files)):
@@ -344,8 +384,9 @@ def load_standings(run_dir: Path) -> Standings:
         if "skipped" in data:
             standings.skip(spec, data["skipped"])
         else:
-            standings.add(spec, data["summary"])
-            judge(standings, spec, config["max_fault_share"])
+            booked = booked_spec(spec, spec.get("stand_ins", ()))
+            standings.add(booked, data["summary"])
+            judge(standings, booked, config["max_fault_share"])
         end_of_unit(standings, spec, following["match"] if following else None)
         data = following
     return standings
@@ -360,7 +401,7 @@ def judge(standings: Standings, spec: dict, share: float) -> None:
     so the same matches are skipped whatever order the workers finish in."""
     if share >= 1:
         return
-    for alias in sorted(set(spec["seats"])):
+    for alias in sorted(set(spec["seats"]) - {STAND_IN_ALIAS}):
         faults, decisions = standings.fault_share(alias)
         if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
             standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}

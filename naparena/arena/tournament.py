@@ -63,13 +63,15 @@ SETTINGS: dict[str, Setting] = {
                                "disqualify a bot failing more than this share of its decisions "
                                "(after 20); 1.0 = never"),
     "bots_dir": Setting("bots", str, str.strip, "must not be empty",
-                        "drop-in bot folder, relative to the current directory"),
+                        "drop-in bot folder beside this file (default: ./bots if there is none)"),
     "log_dir": Setting("logs", str, str.strip, "must not be empty",
                        "where runs are written, relative to the current directory"),
 }
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
+# The alias the standings give a disqualified bot's seat once the stand-in plays it.
+STAND_IN_ALIAS = "stand-in"
 
 
 @dataclass(frozen=True)
@@ -135,9 +137,13 @@ class Tournament:
 
     @property
     def bots_path(self) -> Path:
-        """The drop-in folder, relative to the current directory like `log_dir`: the same
-        folder `naparena bots` and `naparena check` look in."""
-        return Path(self.bots_dir)
+        """The drop-in folder: `bots_dir` beside the tournament file; for the default
+        "bots", when the file has no such folder beside it, `./bots` in the current
+        directory, the folder `naparena bots` and `naparena check` look in."""
+        beside = Path(self.path).parent / self.bots_dir
+        if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
+            return Path(self.bots_dir)
+        return beside
 
     @property
     def log_path(self) -> Path:
@@ -275,6 +281,10 @@ def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
             alias = _text(entry, "alias", path, where)
             if not NAME.fullmatch(alias):
                 raise ConfigError(path, f"{where}.alias", f"{NAME_RULE}, got {_show(alias)}")
+        if alias == STAND_IN_ALIAS:
+            raise ConfigError(path, f"{where}.alias" if "alias" in entry else f"{where}.name",
+                              f"'{STAND_IN_ALIAS}' names the seat that replaces a disqualified bot; "
+                              "give this bot another alias")
         if alias in seated:
             raise ConfigError(path, f"{where}.alias",
                               f"'{alias}' is already the seat name of bots[{seated[alias]}]; "

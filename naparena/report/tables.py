@@ -6,7 +6,6 @@ Presentation only: everything here takes plain data the core modules produced.
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 
 from naparena.game import cards
 from naparena.game.rules import VARIANTS

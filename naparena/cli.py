@@ -27,11 +27,12 @@ from rich.progress import (
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
-# Results go to stdout so they can be piped; wide enough for the standings when they are.
-out = Console(width=None if sys.stdout.isatty() else 132)
+out = Console()  # results, so they can be piped; the width is set per command (_width)
 err = Console(stderr=True)    # errors, warnings and progress
+# Piped results without COLUMNS: wide enough for the main standings table.
+PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
@@ -48,6 +49,29 @@ def say(markup: str, *texts) -> None:
     err.print(markup.format(*(escape(str(t)) for t in texts)), highlight=False,
               soft_wrap=not err.is_terminal)
 
+
+def _width() -> int | None:
+    """COLUMNS if set, else the terminal's width (None: Rich asks), else PIPE_WIDTH."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if sys.stdout.isatty() else PIPE_WIDTH
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from naparena._version import __version__
+        typer.echo(f"naparena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                 help="print naparena's version and exit"),
+) -> None:
+    """Seeded round-robin tournaments for bots that play Napoleon (Nap)."""
+    out.width = _width()  # read per command: COLUMNS may change between calls in one process
 
 def _fail(e: NaparenaError) -> typer.Exit:
     say("[red]error:[/] {}", e)
@@ -83,6 +107,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.runner import latest_run_dir, new_run_dir
@@ -90,7 +115,8 @@ def run(
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}",
                       scheduler)
-    _show(result, as_json)
+    _show(result, as_json, wide)
+    _after_disqualification(result)
 
 
 @_command
@@ -101,6 +127,7 @@ def resume(
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.logs import other_format
@@ -119,13 +146,16 @@ def resume(
         raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
     result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}",
                       scheduler)
-    _show(result, as_json)
+    _show(result, as_json, wide)
+    _after_disqualification(result)
 
 
 @_command
 def report(
     run_dir: Path = typer.Argument(..., help="run directory"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
+    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
+    html: Optional[Path] = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
     from naparena.arena.runner import is_complete, standings_from_logs
@@ -133,7 +163,12 @@ def report(
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
-    _show(result, as_json)
+    _show(result, as_json, wide)
+    if html is not None:
+        from naparena.report.html import write_report
+        started = time.monotonic()
+        size = write_report(run_dir, html)
+        say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
 
 
 def _sound(run_dir: Path) -> None:
@@ -182,30 +217,36 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
     from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+    from naparena.arena.worker_logs import WorkerLogs
     if scheduler is not None and scheduler_kind(scheduler) is None:
         raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
     runner = Run(t, registry, run_dir, workers, scheduler)
     if runner.scheduler:
         from naparena.arena.cluster import require_distributed
         require_distributed()  # before anything is written: say how to install it
+    worker_logs = None
     total, hands = len(runner.specs), total_hands(t)
     previous = signal.signal(signal.SIGTERM, _terminate)
     started = time.monotonic()
     try:
         # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
         done = runner.prepare(resuming)
-        _log_to(run_dir, 1 if runner.scheduler else runner.workers)
+        worker_logs = WorkerLogs(_log_to(run_dir))
         on = f"Dask ({runner.scheduler})" if runner.scheduler else f"{runner.workers} worker(s)"
         say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
             t.name, total, hands, on, run_dir, done)
-        with _progress() as progress:
-            task = progress.add_task("matches", total=total, hands="0", rate="")
-
-            def tick(matches: int, hands_done: int, session: int) -> None:
-                rate = session / max(time.monotonic() - started, 1e-9)
-                progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
-
-            result = runner.execute(progress=tick, notice=lambda text: progress.console.print(text))
+        # Fork the workers while this process has one thread; the log reader and the
+        # progress bar start theirs after (Python 3.12+ warns of a fork with threads).
+        if runner.workers > 1 and not runner.scheduler:
+            worker_logs.arm()
+        executor = runner.open_executor()
+        worker_logs.start()
+        try:
+            result = _play(runner, executor, total, started)
+        except BaseException:
+            getattr(executor, "terminate", executor.shutdown)()
+            raise
+        executor.shutdown()
     except KeyboardInterrupt:
         kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
         if (run_dir / "manifest.json").exists():
@@ -215,11 +256,49 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     finally:
+        if worker_logs is not None:
+            worker_logs.stop()  # every record the workers sent is in run.log
         signal.signal(signal.SIGTERM, previous)
         _drop_run_logging()
     elapsed = time.monotonic() - started
     say("done in {} s; logs in {}", f"{elapsed:.1f}", run_dir)
     return result
+
+
+def _play(runner, executor, total: int, started: float) -> dict:
+    if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
+        return runner.execute(progress=_Lines("matches", total, started), executor=executor,
+                              notice=lambda text: err.print(text, highlight=False, markup=False))
+    with _progress() as progress:
+        task = progress.add_task("matches", total=total, hands="0", rate="")
+
+        def tick(matches: int, hands_done: int, session: int) -> None:
+            rate = session / max(time.monotonic() - started, 1e-9)
+            progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+
+        return runner.execute(progress=tick, executor=executor,
+                              notice=lambda text: progress.console.print(text, highlight=False, markup=False))
+
+
+class _Lines:
+    """Progress as plain lines on stderr when it is not a terminal: one at every tenth of
+    the work and at least every `every` seconds, so a CI log shows the run moving."""
+
+    def __init__(self, what: str, total: int, started: float, every: float = 30.0):
+        self.what, self.total, self.started, self.every = what, total, started, every
+        self.tenth, self.last = 0, started
+
+    def __call__(self, done: int, hands_done: int | None = None, session: int | None = None) -> None:
+        now = time.monotonic()
+        tenth = done * 10 // max(self.total, 1)
+        if tenth == self.tenth and now - self.last < self.every:
+            return
+        self.tenth, self.last = tenth, now
+        line = f"{self.what} {done}/{self.total}"
+        if hands_done is not None:
+            rate = (session or 0) / max(now - self.started, 1e-9)
+            line += f", {hands_done} hands, {rate:,.0f} hands/s"
+        err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
 def _terminate(signum, frame):
@@ -232,15 +311,9 @@ def _progress() -> Progress:
                     TimeRemainingColumn(), console=err, transient=False)
 
 
-def _log_to(run_dir: Path, workers: int) -> None:
+def _log_to(run_dir: Path) -> list[logging.Handler]:
     """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
-
-    multiprocessing-logging forwards the workers' records to these handlers; it needs
-    the fork start method and must be installed before the pool is created. It wraps
-    the handlers, so unwrap before replacing ours (a second run in one process).
-    """
-    import multiprocessing_logging
-
+    Returns the two handlers, which also handle the workers' records (arena/worker_logs.py)."""
     root = logging.getLogger()
     _drop_run_logging()
     try:
@@ -256,24 +329,48 @@ def _log_to(run_dir: Path, workers: int) -> None:
         h._naparena = True
         root.addHandler(h)
     log.setLevel(logging.INFO)
-    if workers > 1:
-        multiprocessing_logging.install_mp_handler(root)
+    return [file_handler, stderr_handler]
 
 
 def _drop_run_logging() -> None:
-    """Remove (and flush) the handlers a run added, wrapped by multiprocessing-logging or not."""
+    """Remove (and close) the handlers a run added."""
     root = logging.getLogger()
     for h in list(root.handlers):
-        if getattr(h, "_naparena", False) or getattr(getattr(h, "sub_handler", None), "_naparena", False):
+        if getattr(h, "_naparena", False):
             root.removeHandler(h)
-            h.close()  # a wrapper's close drains the records still coming from workers
+            h.close()
 
 
-def _show(result: dict, as_json: bool) -> None:
+# Exit code of a run that finished, but left matches unplayed because bots were disqualified.
+EXIT_DISQUALIFIED = 3
+
+
+def _after_disqualification(result: dict) -> None:
+    """Say loudly on stderr who was disqualified and what became of their matches; exit 3
+    if some line-up could not be played at all."""
+    if not result["disqualified"]:
+        return
+    from naparena.arena.tournament import STAND_IN_ALIAS
+    for alias, d in result["disqualified"].items():
+        err.print(f"[bold red]DISQUALIFIED[/] {alias} after match {d['after_match']}: {d['faults']} faults "
+                  f"in {d['decisions']} decisions (over the allowed max_fault_share)", highlight=False)
+    stood_in = sum(row["hands"] for v in result["variants"].values() for row in v["bots"]
+                   if row["bot"] == STAND_IN_ALIAS)
+    if stood_in:
+        err.print(f"[red]their seats in later matches were played by the stand-in (the random bot) for "
+                  f"{stood_in} hands, booked as '{STAND_IN_ALIAS}'[/]", highlight=False)
+    skipped = [s for s in result["skipped"] if s["reason"].startswith("disqualified")]
+    if skipped:
+        err.print(f"[bold red]{len(skipped)} matches were not played[/]: fewer than two bots were left at "
+                  "their tables; the standings cover the rest (exit code 3)", highlight=False)
+        raise typer.Exit(EXIT_DISQUALIFIED)
+
+
+def _show(result: dict, as_json: bool, wide: bool = False) -> None:
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
-        render.standings(out, result)
+        render.standings(out, result, wide)
 
 
 @_command
@@ -320,7 +417,20 @@ def replay(
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
     from naparena.arena.verify import verify_run
-    matches, hands, problems, missing = verify_run(run_dir)
+    started = time.monotonic()
+    if err.is_terminal:
+        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("verify", total=None, hands="")
+            matches, hands, problems, missing = verify_run(run_dir, lambda done, total, hands: bar.update(
+                task, completed=done, total=total, hands=f"{hands} hands"))
+    else:
+        lines = _Lines("verify: matches", 0, started)
+
+        def tick(done: int, total: int, hands: int) -> None:
+            lines.total = total
+            lines(done)
+        matches, hands, problems, missing = verify_run(run_dir, tick)
     for name, problem in problems:
         say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
@@ -349,15 +459,27 @@ def bots(
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
                                               help="also list this tournament file's external bots (command = [...])"),
+    as_json: bool = typer.Option(False, "--json", help="print the bots and the failures as JSON"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="show each failure's traceback"),
 ) -> None:
-    """List every bot found, and every plug-in that failed to load."""
-    from naparena.bots.plugins import load_registry
+    """List every bot found, and every plug-in that failed to load (then exit 1)."""
+    from naparena.bots.plugins import bot_version, load_registry
     registry = load_registry(bots_dir)
-    render.bots(out, registry)
-    for f in registry.failures:
-        out.print(f"[red]failed[/] {escape(str(f))}")
-    if tournament is not None:
-        _external_bots(tournament)
+    if as_json:
+        typer.echo(json.dumps({
+            "bots": [{"name": e.name, "source": e.source, "version": bot_version(e), "description": e.description,
+                      "params": e.cls.params} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
+            "failures": [{"name": f.name, "source": f.source, "error": f.error, "traceback": f.traceback}
+                         for f in registry.failures],
+            "searched": registry.searched}, indent=1, default=repr))
+    else:
+        render.bots(out, registry)
+        out.print("searched: " + "; ".join(registry.searched), highlight=False, markup=False)
+        render.failures(err, registry, verbose)
+        if tournament is not None:
+            _external_bots(tournament)
+    if registry.failures:
+        raise typer.Exit(1)
 
 
 def _external_bots(file: Path) -> None:
@@ -385,15 +507,17 @@ def _external_bots(file: Path) -> None:
 def check(
     bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
-    hands: int = typer.Option(30, "--hands", min=1, max=100_000, help="hands per variant"),
+    hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
     timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
     tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
                                               help="take the bot (command, params, isolation, limits) from this file"),
     command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
     isolation: str = typer.Option("inline", "--isolation", help="check a Python bot inline or as a seat process"),
     params: Optional[str] = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
-    """Pre-flight a bot through every named variant; exit 1 if it misbehaved."""
+    """Pre-flight a bot through every named variant at every table size it allows (2 to 7
+    seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot
@@ -404,7 +528,11 @@ def check(
     elif command is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
         how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
-    results = check_bot(registry, bot, hands=hands, timeout=timeout, **how)
+    if bot not in registry.bots and "command" not in how:
+        render.failures(err, registry, verbose)  # the reason a drop-in did not register
+    results = check_bot(registry, bot, hands=hands, timeout=timeout,
+                        progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
+                                                                    highlight=False, markup=False), **how)
     render.check(out, bot, results)
     failed = [r.variant for r in results if not r.ok]
     for r in results:  # in full: a protocol violation quotes the offending line
@@ -413,7 +541,8 @@ def check(
     if failed:
         say("[red]{} failed in {} variant(s)[/]: {}", bot, len(failed), ", ".join(failed))
         raise typer.Exit(1)
-    out.print(f"{bot}: every decision legal in {len(results)} variants")
+    out.print(f"{bot}: every decision legal in {len(results)} variants, at every table size from 2 to 7 "
+              "seats each allows")
 
 
 def _checked_entry(file: Path, name: str) -> dict:
@@ -461,28 +590,25 @@ def init(
 def bench(
     hands: int = typer.Option(20000, "--hands", min=100, max=10_000_000, help="hands per measurement"),
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
-    repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="best of this many runs (CPU time)"),
+    repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="runs of each measure (CPU time)"),
 ) -> None:
     """Hands per second on one core: the bare engine with random legal answers, then the
     same through bots, supervision and JSON logging."""
-    from rich.table import Table
-
-    from naparena.tools.bench import all_variants, engine_rate, match_rate
-    best = lambda f: max(f() for _ in range(repeat))  # noqa: E731 - best of N: least disturbed
-    engine = best(lambda: engine_rate(hands=hands))
-    logged = best(lambda: engine_rate(hands=hands, log=True))
-    full = best(lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False}))
-    match, size = max((match_rate(hands=hands) for _ in range(repeat)), key=lambda m: m[0])
-    table = Table(title="naparena bench (one core, CPU time, best of %d)" % repeat)
-    for col in ("measure", "hands/s"):
-        table.add_column(col, justify="left" if col == "measure" else "right")
-    table.add_row("engine, classic, 4 players", f"{engine:,.0f}")
-    table.add_row("engine, classic, 4 players, JSON hand log", f"{logged:,.0f}")
-    table.add_row("engine, classic, 4 players, every trick played", f"{full:,.0f}")
-    table.add_row(f"match of random bots with JSON log ({size:.0f} B/hand)", f"{match:,.0f}")
-    table.add_row("match / engine (engine without a log)", f"{match / engine:.2f}")
-    table.add_row("match / engine (both logging)", f"{match / logged:.2f}")
-    if every_variant:
-        for name, players, rate in all_variants(hands // 2):
-            table.add_row(f"engine, {name}, {players} players", f"{rate:,.0f}")
-    out.print(table)
+    from naparena.report.fit import Col, print_table
+    from naparena.tools.bench import match_rate, measures, spread
+    todo = measures(hands, every_variant)
+    rows, rates = [], {}
+    for n, (name, measure) in enumerate(todo, 1):
+        err.print(f"bench {n}/{len(todo)}: {name}, {repeat} run(s) of {hands:,} hands", highlight=False)
+        best, median, width = spread([measure() for _ in range(repeat)])
+        rates[name] = best
+        rows.append([name, f"{best:,.0f}", f"{median:,.0f}", "—" if repeat == 1 else f"{width:.1%}"])
+    print_table(out, f"naparena bench: hands/s on one core, CPU time, {repeat} run(s) each",
+                [Col("measure", "left", True), Col("best"), Col("median"), Col("spread")], rows,
+                caption="best = the least disturbed run; spread = (highest − lowest) / median")
+    engine, logged = rates["engine, classic, 4 players"], rates["engine, classic, 4 players, JSON hand log"]
+    match = rates["match of random bots, bot interface and JSON log"]
+    size = match_rate(hands=min(hands, 2000))[1]
+    out.print(f"match / engine: {match / engine:.2f} against the engine without a log, "
+              f"{match / logged:.2f} against the engine with one; a match log takes {size:.0f} bytes a hand",
+              highlight=False)

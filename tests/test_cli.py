@@ -468,12 +468,15 @@ def test_bots_lists_a_broken_drop_in_and_still_the_good_ones(tmp_path):
     (tmp_path / "good.py").write_text(GOOD_DROP_IN)
     (tmp_path / "broken.py").write_text("raise RuntimeError('unfinished bot')\n")
     result = invoke("bots", "--bots-dir", tmp_path)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a plug-in failed: a script must notice
     names = {row[0] for row in table_rows(result.stdout)}
     assert {"random", "good", "clumsy"} <= names
-    text = flat(result.stdout)
-    assert "failed broken (drop-in file" in text
+    text = flat(result.stderr)
+    assert "plug-in failed broken (drop-in file" in text
     assert "RuntimeError: unfinished bot" in text
+    assert "Traceback" not in text
+    verbose = invoke("bots", "--bots-dir", tmp_path, "-v")
+    assert "Traceback" in verbose.stderr and "raise RuntimeError('unfinished bot')" in verbose.stderr
 
 
 def test_bots_with_a_missing_folder_exits_2(tmp_path):
@@ -481,10 +484,14 @@ def test_bots_with_a_missing_folder_exits_2(tmp_path):
 
 
 def test_check_passes_random_in_every_variant():
-    result = invoke("check", "random", "--hands", 10)
+    result = invoke("check", "random", "--hands", 3)
     assert result.exit_code == 0, result.output
     assert f"random: every decision legal in {len(VARIANTS)} variants" in flat(result.stdout)
-    assert [row[0] for row in table_rows(result.stdout)] == list(VARIANTS)
+    rows = {row[0]: row for row in table_rows(result.stdout)}
+    assert list(rows) == list(VARIANTS)
+    # every table size from 2 to 7 seats a variant can deal (floater needs three), 3 hands each
+    assert rows["classic"][1:3] == ["2–7", "18"]
+    assert rows["floater"][1:3] == ["3–7", "15"]
 
 
 def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(tmp_path):
@@ -494,7 +501,9 @@ def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(tmp_path):
     assert f"clumsy failed in {len(VARIANTS)} variant(s)" in flat(result.stderr)
     rows = table_rows(result.stdout)
     assert [row[0] for row in rows] == list(VARIANTS)
-    assert all("RuntimeError: butterfingers" in row[-1] for row in rows)
+    errors = [line for line in result.stdout.splitlines() if line.startswith("first error in")]
+    assert len(errors) == len(VARIANTS)
+    assert all("seats, hand" in line and "RuntimeError: butterfingers" in line for line in errors)
     assert_clean_error(invoke("check", "nosuch"), 2, "unknown bot 'nosuch'")
 
 
@@ -535,16 +544,27 @@ def test_init_lists_the_drop_in_bots_found_here(tmp_path, monkeypatch):
     assert "good" in available
 
 
-def test_bench_prints_the_table():
-    result = invoke("bench", "--hands", 200, "--classic", "--repeat", 1)
+def test_bench_prints_each_measure_once_with_its_spread_and_progress():
+    result = invoke("bench", "--hands", 200, "--classic", "--repeat", 2)
     assert result.exit_code == 0, result.output
-    rows = {row[0]: row[1] for row in table_rows(result.stdout)}
-    assert set(rows) == {"engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
-                         "engine, classic, 4 players, every trick played",
-                         next(r for r in rows if r.startswith("match of random bots with JSON log")),
-                         "match / engine (engine without a log)", "match / engine (both logging)"}
-    for measure, rate in rows.items():
-        assert float(rate.replace(",", "")) > 0, measure
+    rows = {row[0]: row[1:] for row in table_rows(result.stdout)}
+    assert list(rows) == ["engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
+                          "engine, classic, 4 players, every trick played",
+                          "match of random bots, bot interface and JSON log"]
+    for measure, (best, median, spread) in rows.items():
+        assert float(best.replace(",", "")) >= float(median.replace(",", "")) > 0, measure
+        assert spread.endswith("%"), measure
+    assert "match / engine:" in flat(result.stdout)
+    progress = [line.split(":")[0] for line in result.stderr.splitlines() if line.startswith("bench ")]
+    assert progress == [f"bench {n}/4" for n in range(1, 5)]
+
+
+def test_bench_every_variant_lists_classic_at_four_players_once():
+    from naparena.tools.bench import measures
+    names = [name for name, _ in measures(100, every_variant=True)]
+    assert len(names) == len(set(names))
+    assert sum("classic, 4 players" in n and "," not in n.split("players")[1] for n in names) == 1
+    assert {n.split(",")[1].strip() for n in names if n.startswith("engine,")} == set(VARIANTS)
 
 
 # --- in-process use -------------------------------------------------------------------

@@ -238,7 +238,7 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
                     assert hand["revoke"] == s == seat and hand["result"] == "revoke"
                     assert hand["faults"][-1][0] == decision
                 else:
-                    assert kind == "bid" and reason == "illegal answer 'junk-bid'"
+                    assert kind == "bid" and reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
                     assert [s, "pass"] in hand["bids"]  # the default: a pass
     assert kinds["play"] > 0 and kinds["bid"] > 0
     for v in VARIANTS:
@@ -347,9 +347,14 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     decisions = played["summary"]["seats"][seat]["decisions"]
     assert decisions >= 20
     assert result["disqualified"] == {"bad": {"after_match": first, "faults": decisions, "decisions": decisions}}
-    assert result["skipped"] == [{"match": i, "reason": "disqualified: bad"} for i in later]
+    # The rest of bad's line-ups are still played, by the stand-in in bad's seat, so the
+    # well-behaved bots play every match; nothing is skipped.
+    assert result["skipped"] == [] and later
     for i in later:
-        assert parsed[i] == {"format": FORMAT, "match": parsed[i]["match"], "skipped": "disqualified: bad"}
+        seat = parsed[i]["match"]["seats"].index("bad")
+        assert parsed[i]["match"]["stand_ins"] == [seat]
+        assert parsed[i]["bots"][seat] == {"alias": "bad", "name": "random", "params": {}}
+        assert not parsed[i]["hands"][0].get("faults")
     _, control_files = control
     for i, log in parsed.items():
         if "bad" not in log["match"]["seats"]:
@@ -357,6 +362,9 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     variant = played["variant"]
     bad = row(result, variant, "bad")
     assert bad["disqualified"] and bad["faults"] == {"exception": decisions}
+    assert bad["hands"] == 20  # its own match only: the stand-in's hands are booked apart
+    stand_in = row(result, variant, "stand-in")
+    assert stand_in["hands"] == 20 * len([i for i in later if parsed[i]["variant"] == variant])
     for v, table in result["variants"].items():
         assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
 

@@ -355,8 +355,12 @@ def test_crashes_and_disqualification_replay_the_same_for_two_and_three_workers(
     assert two_json == three_json
     standings = json.loads(two_json)
     assert list(standings["disqualified"]) == ["broken"]
-    assert standings["skipped"], "matches of the disqualified bot must be skipped"
     logs = [json.loads(f.read_bytes()) for f in sorted((two / MATCHES).glob("*.json"))]
+    after = standings["disqualified"]["broken"]["after_match"]
+    later = [log for log in logs if log["match"]["index"] > after and "broken" in log["match"]["seats"]]
+    assert later, "the disqualified bot's later line-ups must still be played"
+    assert all(log["match"]["stand_ins"] == [log["match"]["seats"].index("broken")] for log in later)
+    assert not standings["skipped"]
     assert any(log.get("crashes") for log in logs), "crashy must have crashed a worker"
     assert all(log["match"]["index"] == i for i, log in enumerate(logs))
 
@@ -744,10 +748,11 @@ def test_every_file_of_real_runs_matches_its_schema(every_variant, plain, misfit
     assert checked > 60
 
 
-def test_the_runs_cover_skipped_files_crashes_and_sitting_out(every_variant, misfits):
-    logs = [json.loads(f.read_bytes()) for name, f in all_run_files(every_variant + [misfits[1][2][0]])
-            if name == "match"]
+def test_the_runs_cover_skipped_files_crashes_and_sitting_out(every_variant, misfits, sequential):
+    runs = every_variant + [misfits[1][2][0], sequential[1][1][0]]
+    logs = [json.loads(f.read_bytes()) for name, f in all_run_files(runs) if name == "match"]
     assert any("skipped" in log for log in logs)
+    assert any("stand_ins" in log["match"] for log in logs)
     assert any(log.get("crashes") for log in logs)
     assert any(any(seat.get("crashed_at") is not None for seat in log["summary"]["seats"])
                for log in logs if "summary" in log)
@@ -793,9 +798,9 @@ def test_hand_broken_match_logs_are_rejected(plain, edit):
     assert errors("match", log)
 
 
-def test_hand_broken_skipped_manifest_and_standings_files_are_rejected(misfits):
+def test_hand_broken_skipped_manifest_and_standings_files_are_rejected(misfits, sequential):
     run_dir = misfits[1][2][0]
-    skipped = next(json.loads(f.read_bytes()) for f in sorted((run_dir / MATCHES).glob("*.json"))
+    skipped = next(json.loads(f.read_bytes()) for f in sorted((sequential[1][1][0] / MATCHES).glob("*.json"))
                    if b'"skipped"' in f.read_bytes())
     assert not errors("match", skipped)
     assert errors("match", {**skipped, "hands": []})

@@ -61,12 +61,15 @@ def make_run(folder: Path, seed: int) -> Path:
                            # Not duplicate: duplicate boards deal every hand from its own seed,
                            # and the gathered pack is what these logs must also re-deal.
                            "duplicate": False, "timeout": 60.0, "max_fault_share": 0.3},
-            "bots": [{"name": "random"}, {"name": "heuristic"}, {"name": "cautious"}, {"name": "broken"}],
+            # Two broken seats: a table left with one well-behaved bot is skipped, and the
+            # others are played on with the stand-in in the broken seats.
+            "bots": [{"name": "random"}, {"name": "heuristic"}, {"name": "cautious"}, {"name": "broken"},
+                     {"name": "broken", "alias": "wrecked"}],
             "variants": [{"name": "purchase"}, {"name": "sir-garnet"}]}
     (folder / "t.toml").write_text(tomli_w.dumps(data))
     result = CliRunner().invoke(app, ["run", str(folder / "t.toml"), "--workers", "1",
                                       "--log-dir", str(folder / "logs")])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # finished, with the skipped matches said
     [run_dir] = (folder / "logs").iterdir()
     return run_dir
 
@@ -295,6 +298,26 @@ def played_where_skipped(run, other):
     return f.name
 
 
+def with_stand_in(run) -> Path:
+    return next(f for f in played(run) if "stand_ins" in load(f)["match"])
+
+
+def drop_stand_ins(run, other):
+    f = with_stand_in(run)
+    data = load(f)
+    del data["match"]["stand_ins"]
+    save(f, data)
+    return f.name
+
+
+def move_stand_in(run, other):
+    f = with_stand_in(run)
+    data = load(f)
+    data["match"]["stand_ins"] = [(data["match"]["stand_ins"][0] + 1) % len(data["match"]["seats"])]
+    save(f, data)
+    return f.name
+
+
 def edit_summary_chips(run, other):
     f = played(run)[0]
     data = load(f)
@@ -309,18 +332,20 @@ EDITS = [swap_aliases, swap_aliases_everywhere, match_from_another_run, delete_a
          edit_manifest_config_seed, forge_summary_only_match, edit_cut, edit_gather_order, edit_stock,
          edit_bought, edit_garnet_order, swap_dealt_cards, rename_beyond_the_schedule, edit_header_rules,
          edit_header_stack, edit_manifest_config_hash, edit_skip_reason, played_where_skipped,
-         edit_summary_chips]
+         edit_summary_chips, drop_stand_ins, move_stand_in]
 
 # Edits that leave every hand's own replay intact: `report` must refuse these too.
 BINDING = {swap_aliases, swap_aliases_everywhere, match_from_another_run, delete_a_match, fake_skipped_stub,
            edit_header_index, edit_header_variant, edit_standings, swap_standings_rows, edit_manifest_seed,
            edit_manifest_config_seed, forge_summary_only_match, rename_beyond_the_schedule, edit_header_rules,
-           edit_header_stack, edit_manifest_config_hash, edit_skip_reason, played_where_skipped}
+           edit_header_stack, edit_manifest_config_hash, edit_skip_reason, played_where_skipped,
+           drop_stand_ins, move_stand_in}
 
 
 def test_the_untouched_run_verifies_and_reports(runs):
     run, _ = runs
-    assert skipped(run), "the run must hold skipped stubs (broken is disqualified)"
+    assert skipped(run), "the run must hold skipped stubs (broken and wrecked are disqualified)"
+    with_stand_in(run)
     for key in ("gathered", "stock", "bought", "garnet"):
         first_hand_with(run, key)
     result = CliRunner().invoke(app, ["verify", str(run)])

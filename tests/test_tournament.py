@@ -250,6 +250,8 @@ def test_full_file_parses_every_key(tmp_path):
     assert (t.name, t.seed, t.seeds, t.hands, t.table) == ("quickstart", 2026, 4, 250, 4)
     assert (t.duplicate, t.workers, t.stack, t.timeout, t.max_fault_share) == (True, 0, 0, 1.0, 0.25)
     assert t.path == str(path)
+    assert t.bots_path == Path("bots")  # none beside the file: ./bots, where naparena bots looks too
+    (path.parent / "bots").mkdir()
     assert t.bots_path == path.parent / "bots"
     assert t.log_path == Path("logs")
     assert [(b.name, b.alias) for b in t.bots] == [("heuristic", "heuristic"), ("random", "rnd"),

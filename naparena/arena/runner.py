@@ -23,7 +23,7 @@ from naparena.arena.logs import read_match
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
 from naparena.arena.schedule import BOARDS_NOTE, board_seeds, bot_seed, schedule, total_hands, uses_boards
-from naparena.arena.tournament import FAULT_MIN_DECISIONS, SprtSpec, Tournament
+from naparena.arena.tournament import FAULT_MIN_DECISIONS, STAND_IN_ALIAS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import ConfigError, RunError
 from naparena.stats.standings import Standings
@@ -31,6 +31,8 @@ from naparena.stats.standings import Standings
 log = logging.getLogger("naparena")
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
+#: The bot that takes a disqualified bot's seat in the line-ups still to play (always registered).
+STAND_IN_BOT = "random"
 
 # A match whose worker is lost this often to something outside any bot stops the run.
 MAX_LOSSES = 5
@@ -85,7 +87,10 @@ def bots_dir(t: Tournament) -> str | None:
 
 
 def registry_for(t: Tournament):
-    return load_registry(bots_dir(t))
+    registry = load_registry(bots_dir(t))
+    if bots_dir(t) is None:
+        registry.searched.append(f"no drop-in folder ({t.bots_path.resolve()} does not exist)")
+    return registry
 
 
 # Where things are on this machine is not what a run is: leave it out of the hash, so a
@@ -265,12 +270,16 @@ class Run:
             except OSError:
                 pass
 
-    def job(self, spec: dict, crashes: list | None = None) -> Job:
+    def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
         seats = []
         for i, alias in enumerate(spec["seats"]):
             b = self.bots[alias]
-            seats.append({"alias": alias, "name": b.name, "params": b.params,
-                          "seed": bot_seed(self.t.seed, spec["index"], i), **self.processes[alias]})
+            # The stand-in is naparena's own random bot, played inline whatever the seat's bot was.
+            name, params, process = (STAND_IN_BOT, {}, {}) if i in stand_ins else (b.name, b.params, self.processes[alias])
+            seats.append({"alias": alias, "name": name, "params": params,
+                          "seed": bot_seed(self.t.seed, spec["index"], i), **process})
+        if stand_ins:  # the log says which seats the stand-in played
+            spec = {**spec, "stand_ins": list(stand_ins)}
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
@@ -289,7 +298,8 @@ class Run:
                 notice: Callable[[str], None] | None = None) -> dict:
         """Play every match not yet done; return the standings (also written to disk).
         `notice` hears what the executor has to say (a cluster's workers and dashboard)."""
-        standings = Standings([v.name for v in self.t.variants], self.aliases, self.t.duplicate, self.t.sprt)
+        standings = Standings([v.name for v in self.t.variants], self.aliases + [STAND_IN_ALIAS],
+                              self.t.duplicate, self.t.sprt)
         own = executor is None
         if own:
             executor = self.open_executor()
@@ -325,7 +335,7 @@ class Run:
         # Bounded look-ahead keeps memory flat; a cluster says how many matches it plays at once.
         window = max(2, getattr(executor, "workers", self.workers) * 3)
         todo = iter(self.specs)
-        futures: dict = {}   # future → (spec, crashes)
+        futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
         submitted = 0
@@ -339,15 +349,20 @@ class Run:
                 elif skip_reason(spec, standings):
                     ready[spec["index"]] = {"skip": True}
                 else:
-                    futures[executor.submit(run_job, self.job(spec))] = (spec, [])
+                    stand_ins = stand_in_seats(spec, standings)
+                    futures[executor.submit(run_job, self.job(spec, None, stand_ins))] = (spec, [], stand_ins)
             if next_index not in ready:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
                 for f in done:
-                    spec, crashes = futures.pop(f)
-                    self._collect(f, spec, crashes, futures, ready, executor)
+                    spec, crashes, stand_ins = futures.pop(f)
+                    self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
                 continue
             spec = self.specs[next_index]
             outcome = ready.pop(next_index)
+            stale = self._stale(spec, outcome, standings)
+            if stale is not None:  # a bot was disqualified since: play it again with the stand-in
+                futures[executor.submit(run_job, self.job(spec, None, stale))] = (spec, [], stale)
+                continue
             summary = self._consume(spec, outcome, standings)
             following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
             end_of_unit(standings, spec, following)
@@ -359,18 +374,20 @@ class Run:
             if progress:
                 progress(next_index, hands_done, session_hands)
 
-    def _collect(self, future, spec, crashes, futures, ready, executor) -> None:
+    def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
         try:
-            ready[spec["index"]] = {"summary": future.result()}
+            ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
         except WorkerLost as lost:
             if not self._lost(spec, lost):
-                futures[executor.submit(run_job, self.job(spec, crashes))] = (spec, crashes)
+                futures[executor.submit(run_job, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
                 return
             crash = self._crash(spec, lost, crashes)
-            futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+            job = self.job(spec, crashes + [crash], stand_ins)
+            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
         except WorkerDied as died:
             crash = self._crash(spec, died, crashes)
-            futures[executor.submit(run_job, self.job(spec, crashes + [crash]))] = (spec, crashes + [crash])
+            job = self.job(spec, crashes + [crash], stand_ins)
+            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
         except RunError:
             raise
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
@@ -401,8 +418,21 @@ class Run:
             raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
         return crash
 
+    def _stale(self, spec: dict, outcome: dict | None, standings: Standings) -> tuple | None:
+        """The stand-in seats match `spec` must be replayed with, if it was played before a
+        bot in it was disqualified (in schedule order); None if it stands as played."""
+        if skip_reason(spec, standings) or (outcome is not None and outcome.get("skip")):
+            return None
+        wanted = stand_in_seats(spec, standings)
+        if outcome is None:
+            data = read_match(match_path(self.run_dir, spec["index"]), spec)
+            played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
+        else:
+            played = outcome["stand_ins"]
+        return wanted if played != wanted else None
+
     def _consume(self, spec: dict, outcome: dict | None, standings: Standings) -> dict | None:
-        """Book match `spec` in schedule order; skip it if one of its bots is disqualified."""
+        """Book match `spec` in schedule order; skip it if too few of its bots are left."""
         path = match_path(self.run_dir, spec["index"])
         reason = skip_reason(spec, standings)
         if reason:
@@ -417,9 +447,10 @@ class Run:
             summary = data["summary"]
         else:
             summary = outcome["summary"]
-        standings.add(spec, summary)
-        _note(spec, summary)
-        judge(standings, spec, self.t.max_fault_share)
+        booked = booked_spec(spec, stand_in_seats(spec, standings))
+        standings.add(booked, summary)
+        _note(booked, summary)
+        judge(standings, booked, self.t.max_fault_share)
         return summary
 
 
@@ -440,10 +471,24 @@ def _note(spec: dict, summary: dict) -> None:
             log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
 
 
+def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
+    """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
+    return tuple(i for i, a in enumerate(spec["seats"]) if a in standings.disqualified)
+
+
+def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
+    """`spec` as the standings book it: the stand-in's seats under its own alias, so a
+    disqualified bot's results end where it was disqualified and chips still add up."""
+    if not stand_ins:
+        return spec
+    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])]}
+
+
 def skip_reason(spec: dict, standings: Standings) -> str | None:
-    """Why match `spec` is not played: a disqualified bot, or a decided sequential test."""
+    """Why match `spec` is not played: fewer than two bots left at the table once the
+    disqualified are replaced by the stand-in, or a decided sequential test."""
     out = [a for a in spec["seats"] if a in standings.disqualified]
-    if out:
+    if out and len(set(spec["seats"]) - set(out)) < 2:
         return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
     if standings.sprt_decided(spec):
         return "sprt decided: " + standings.sprt.verdict
@@ -470,7 +515,7 @@ def load_standings(run_dir: Path) -> Standings:
         variants = [v["name"] for v in config["variants"]]
         aliases = [b["alias"] for b in config["bots"]]
         sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-        standings = Standings(variants, aliases, config["duplicate"], sprt)
+        standings = Standings(variants, aliases + [STAND_IN_ALIAS], config["duplicate"], sprt)
         share = float(config["max_fault_share"])
     except (KeyError, TypeError, ValueError) as e:
         raise RunError(f"{run_dir / MANIFEST}: damaged tournament configuration ({e})") from None
@@ -484,8 +529,9 @@ def load_standings(run_dir: Path) -> Standings:
         else:
             if spec.get("variant") not in variants or not set(spec.get("seats", ())) <= set(aliases):
                 raise RunError(f"{files[i]}: names a variant or bot this run does not have")
-            standings.add(spec, data["summary"])
-            judge(standings, spec, share)
+            booked = booked_spec(spec, spec.get("stand_ins", ()))
+            standings.add(booked, data["summary"])
+            judge(standings, booked, share)
         end_of_unit(standings, spec, following["match"] if following else None)
         data = following
     return standings
@@ -500,7 +546,7 @@ def judge(standings: Standings, spec: dict, share: float) -> None:
     so the same matches are skipped whatever order the workers finish in."""
     if share >= 1:
         return
-    for alias in sorted(set(spec["seats"])):
+    for alias in sorted(set(spec["seats"]) - {STAND_IN_ALIAS}):
         faults, decisions = standings.fault_share(alias)
         if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
             standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}

@@ -94,7 +94,7 @@ SETTINGS: dict[str, Setting] = {
     "isolation": Setting("inline", str, lambda v: v in ISOLATION, 'must be "inline" or "process"',
                          "Python bots in the match process, or each in its own seat process"),
     "bots_dir": Setting("bots", str, lambda v: _path_ok(v), PATH_RULE,
-                        "drop-in bot folder, relative to this file"),
+                        "drop-in bot folder beside this file (default: ./bots if there is none)"),
     "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
                        "where runs are written, relative to the current directory"),
     "scheduler": Setting("", str, lambda v: scheduler_kind(v) is not None, SCHEDULER_RULE,
@@ -103,6 +103,8 @@ SETTINGS: dict[str, Setting] = {
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
+# The alias the standings give a disqualified bot's seat once the stand-in plays it.
+STAND_IN_ALIAS = "stand-in"
 
 # Bounds that keep a typo from starting a run that cannot end or fit in memory.
 MAX_FILE_BYTES = 1 << 20
@@ -186,8 +188,13 @@ class Tournament:
 
     @property
     def bots_path(self) -> Path:
-        """The drop-in folder: `bots_dir` taken relative to the tournament file."""
-        return Path(self.path).parent / self.bots_dir
+        """The drop-in folder: `bots_dir` beside the tournament file; for the default
+        "bots", when the file has no such folder beside it, `./bots` in the current
+        directory, the folder `naparena bots` and `naparena check` look in."""
+        beside = Path(self.path).parent / self.bots_dir
+        if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
+            return Path(self.bots_dir)
+        return beside
 
     @property
     def log_path(self) -> Path:
@@ -342,6 +349,8 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
         if entry is None:
             available = ", ".join(sorted(registry.bots)) or "none"
             message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"
+            if getattr(registry, "searched", None):
+                message += f" (searched: {'; '.join(registry.searched)})"
             raise ConfigError(t.path, f"bots[{i}].name", message)
         params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
         bots.append(dataclasses.replace(bot, params=params))
@@ -406,6 +415,10 @@ def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
             alias = _text(entry, "alias", path, where)
             if not NAME.fullmatch(alias):
                 raise ConfigError(path, f"{where}.alias", f"{NAME_RULE}, got {_show(alias)}")
+        if alias == STAND_IN_ALIAS:
+            raise ConfigError(path, f"{where}.alias" if "alias" in entry else f"{where}.name",
+                              f"'{STAND_IN_ALIAS}' names the seat that replaces a disqualified bot; "
+                              "give this bot another alias")
         if alias in seated:
             raise ConfigError(path, f"{where}.alias",
                               f"'{alias}' is already the seat name of bots[{seated[alias]}]; "
@@ -690,6 +703,7 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     chosen = ["classic"] if "classic" in variant_names else [variant_names[0]]
     chosen += [v for v in variant_names if v not in chosen][:1]
     settings = {key: s.default for key, s in SETTINGS.items() if s.default is not REQUIRED}
+    settings.update(STARTER)
     # Each entry dumped on its own: tomli-w would fold short arrays of tables into
     # inline arrays, and [[bots]] blocks are what a person expects to copy and edit.
     blocks = [tomli_w.dumps({"tournament": {"name": name, **settings}})]
@@ -698,10 +712,16 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     return _starter_header(bot_names, variant_names) + "\n" + "\n".join(blocks)
 
 
+# Where a starter file leaves the defaults: one seed stream is one deal set per variant,
+# and a confidence interval needs at least two; eight give useful ones in seconds.
+STARTER = {"seeds": 8}
+
+
 def _starter_header(bot_names: Sequence[str], variant_names: Sequence[str]) -> str:
     width = max(map(len, SETTINGS))
     lines = ["naparena tournament file (TOML).", "", "[tournament]"]
     lines += [f"  {key:<{width}}  {s.help}" + (" (required)" if s.default is REQUIRED else "")
+              + (f" (default {s.default}; {STARTER[key]} here, for confidence intervals)" if key in STARTER else "")
               for key, s in SETTINGS.items()]
     lines += [
         "",

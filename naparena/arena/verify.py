@@ -18,18 +18,21 @@ from naparena.arena.logs import load_match, other_format, read_match
 from naparena.arena.runner import (
     MANIFEST,
     MATCHES,
+    STAND_IN_BOT,
     STANDINGS,
+    booked_spec,
     config_hash,
     end_of_unit,
     judge,
     match_path,
     read_manifest,
     skip_reason,
+    stand_in_seats,
 )
 from naparena.arena.play import FORMAT, MatchSummary
 from naparena.arena.schedule import board_seeds, schedule
 from naparena.arena.seats import Confinement
-from naparena.arena.tournament import SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
+from naparena.arena.tournament import STAND_IN_ALIAS, SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules, make_rules
@@ -115,9 +118,10 @@ def verify_match(log: dict) -> list[str]:
     return problems
 
 
-def verify_run(run_dir: Path) -> tuple[int, int, list[tuple[str, str]], int]:
-    """(matches, hands replayed, [(file, problem)], matches not played yet) of a run."""
-    audit = audit_run(run_dir)
+def verify_run(run_dir: Path, progress=None) -> tuple[int, int, list[tuple[str, str]], int]:
+    """(matches, hands replayed, [(file, problem)], matches not played yet) of a run.
+    `progress(matches done, matches, hands done)` is called after each match."""
+    audit = audit_run(run_dir, progress=progress)
     return audit.matches, audit.hands, audit.problems, audit.missing
 
 
@@ -131,7 +135,7 @@ class Audit:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
-def audit_run(run_dir: Path, replay: bool = True) -> Audit:
+def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     """Check that a run directory is one run and nothing else.
 
     The manifest's configuration must give its own hash, seed and schedule; each match
@@ -170,6 +174,8 @@ def audit_run(run_dir: Path, replay: bool = True) -> Audit:
             audit.problems += [(name, p) for p in found]
         following = specs[i + 1] if i + 1 < len(specs) else None
         end_of_unit(standings, spec, following)
+        if progress:
+            progress(i + 1, len(specs), audit.hands)
     if finished and in_order:
         audit.problems += [(STANDINGS, p) for p in _standings_problems(run_dir / STANDINGS, standings)]
     elif finished:
@@ -201,15 +207,20 @@ def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audi
             return [f"says it was skipped ({data['skipped']}), but the matches before it give "
                     + (f"'{expected}'" if expected else "no reason to skip it")]
         return []
-    found = _header_problems(data, spec, t)
+    stand_ins = data["match"].get("stand_ins", [])
+    found = _header_problems(data, spec, t, stand_ins)
     if expected:
         found.append(f"was played, but the matches before it skip it ({expected})")
+    if standings is not None and stand_ins != list(stand_in_seats(spec, standings)):
+        found.append(f"the stand-in played seats {stand_ins}, but the matches before it disqualify"
+                     f" the bots of seats {list(stand_in_seats(spec, standings))}")
     if replay and not found:
         found += verify_match(data)
         audit.hands += len(data["hands"])
     if standings is not None:
-        standings.add(spec, data["summary"])
-        judge(standings, spec, t.max_fault_share)
+        booked = booked_spec(spec, stand_ins)
+        standings.add(booked, data["summary"])
+        judge(standings, booked, t.max_fault_share)
     return found
 
 
@@ -222,13 +233,15 @@ def _manifest_problems(manifest: dict, t, specs: list[dict]) -> list[str]:
     return out
 
 
-def _header_problems(data: dict, spec: dict, t) -> list[str]:
+def _header_problems(data: dict, spec: dict, t, stand_ins: list) -> list[str]:
     """The match header against what the run's configuration says that match is."""
     bots = {b.alias: b for b in t.bots}
     expected = {
         "variant": spec["variant"], "seed": spec["seed"], "stack": t.stack,
         "rules": t.variant(spec["variant"]).rules.as_dict(),
-        "bots": [{"alias": a, "name": bots[a].name, "params": bots[a].params} for a in spec["seats"]],
+        "bots": [{"alias": a, "name": STAND_IN_BOT, "params": {}} if i in stand_ins else
+                 {"alias": a, "name": bots[a].name, "params": bots[a].params}
+                 for i, a in enumerate(spec["seats"])],
     }
     out = [f"header '{key}' is not this run's (the schedule says {value!r})"
            for key, value in expected.items() if data.get(key) != value]
@@ -251,7 +264,8 @@ def _standings_problems(path: Path, standings: Standings) -> list[str]:
 
 
 def _standings_of(t) -> Standings:
-    return Standings([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt)
+    return Standings([v.name for v in t.variants], [b.alias for b in t.bots] + [STAND_IN_ALIAS],
+                     t.duplicate, t.sprt)
 
 
 def tournament_of(config: dict):

@@ -73,6 +73,8 @@ class Registry:
         self.failures: list[PluginFailure] = []
         #: bot name -> every source that registered it; such a name cannot be used.
         self.clashes: dict[str, tuple[str, ...]] = {}
+        #: where bots were looked for, in words, for "unknown bot" messages.
+        self.searched: list[str] = []
 
     def register(self, cls: Any, source: str, version: str = "") -> BotEntry:
         """Add ``cls`` under ``cls.name``; raise ``PluginError`` if it cannot be used.
@@ -103,7 +105,8 @@ class Registry:
             return self.bots[name]
         except KeyError:
             known = ", ".join(sorted(self.bots)) or "none"
-            raise PluginError(f"unknown bot '{name}'; available bots: {known}") from None
+            where = f" (searched: {'; '.join(self.searched)})" if self.searched else ""
+            raise PluginError(f"unknown bot '{name}'; available bots: {known}{where}") from None
 
     def make(self, name: str, params: Mapping[str, Any], rng: Random, seat: int) -> Bot:
         """A new bot for ``seat``, after checking ``params`` against the bot's own."""
@@ -127,13 +130,21 @@ def load_registry(
     then ``extra_plugins`` (objects or modules, for tests and embedding).
     """
     loader = _Loader()
+    searched = loader.registry.searched
     with _SIGINT:
         loader.add_builtin()
+        searched.append("naparena's own bots")
         if not os.environ.get(DISABLE_AUTOLOAD_ENV):
             loader.add_entry_points()
+            searched.append(f"installed packages (entry point group '{ENTRY_POINT_GROUP}')")
+        else:
+            searched.append(f"not installed packages ({DISABLE_AUTOLOAD_ENV} is set)")
         folder = _bots_folder(bots_dir)
         if folder is not None:
             loader.add_drop_ins(folder)
+            searched.append(f"drop-in folder {folder.resolve()}")
+        elif bots_dir is not None:
+            searched.append(f"no drop-in folder ({Path(bots_dir).resolve()} does not exist)")
         for plugin in extra_plugins:
             name = getattr(plugin, "__name__", None) or type(plugin).__name__
             loader.add(plugin, _Origin(name, f"in-process plug-in '{name}'", "in-process"))
@@ -368,10 +379,24 @@ def _checked_bot(cls: Any, source: str) -> str:
         )
     if not isinstance(cls.params, Mapping) or not all(isinstance(k, str) for k in cls.params):
         raise PluginError(f"{source}: bot '{name}' params must be a dict of name -> default")
+    taken = sorted(k for k in cls.params if k in RESERVED_PARAMS)
+    if taken:
+        raise PluginError(f"{source}: bot '{name}' parameter(s) {', '.join(map(repr, taken))} would replace "
+                          f"what the base class Bot uses under that name ({_reserved_uses(taken)}); rename them")
     missing = [kind for kind in ("bid", "play") if getattr(cls, kind) is getattr(Bot, kind)]
     if missing:
         raise PluginError(f"{source}: bot '{name}' does not define {' or '.join(missing)}(view)")
     return name
+
+
+# Parameters become attributes of the bot, so they must not take a name the base class
+# gives its arguments (rng, seat) or uses itself (decisions, hooks, name, params, ...).
+RESERVED_PARAMS = frozenset({"rng", "seat"} | {n for n in dir(Bot) if not n.startswith("__")})
+
+
+def _reserved_uses(names: list[str]) -> str:
+    uses = {"rng": "the bot's seeded random.Random", "seat": "the bot's seat number"}
+    return "; ".join(f"{n}: {uses.get(n, 'a method or attribute of Bot')}" for n in names)
 
 
 def _clash_message(name: str, sources: tuple[str, ...]) -> str:

@@ -356,7 +356,8 @@ class Hand:
         if ok and kind == PLAY:
             return self._play(answer)
         if not ok:
-            return self.fault(f"illegal answer {_short_repr(answer)}")
+            return self.fault(f"illegal answer {_short_repr(answer)}: {kind} wants {_WANTED[kind]}, "
+                              f"one of {_short_legal(self.legal())}")
         self.decisions += 1
         self._decide(kind, answer)
 
@@ -673,6 +674,20 @@ def _sorted_cards(answer) -> tuple:
 def _short_repr(answer) -> str:
     text = repr(answer)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# What each decision's answer must be, for the message of an illegal answer.
+_WANTED = {
+    BID: "a bid name (str)", PLAY: "a card (int)", FLOATER_DISCARD: "a card (int)",
+    PEEP: "True or False (bool)", FLOATER_PEEP: "True or False (bool)", GARNET: "True or False (bool)",
+    TRUMPS: "a suit (int, 0-3)", EXCHANGE: "a sorted tuple of cards (ints)",
+    GARNET_DISCARD: "a sorted tuple of five cards (ints)", PEEP_EXCHANGE: "a card (int) or None",
+}
+
+
+def _short_legal(legal: tuple) -> str:
+    shown = ", ".join(map(repr, legal[:8]))
+    return f"({shown})" if len(legal) <= 8 else f"({shown}, … {len(legal)} in all)"
 
 
 class Match:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from naparena.game.cards import pack as _pack
 from naparena.game.rules import Rules
 
 try:  # the C field getter namedtuple itself uses; a plain property elsewhere
@@ -51,6 +52,12 @@ class _Fields(NamedTuple):
         """Suit led to the current trick, or None when this seat leads."""
         return self.trick[0][1] // 13 if self.trick else None
 
+    @property
+    def pack(self) -> tuple[int, ...]:
+        """Every card of the pack this hand was dealt from (a reduced pack holds the top
+        ranks of each suit), sorted: the cards not in `hand` or seen are the unknowns."""
+        return _pack(self.rules.pack_size(self.players))
+
 
 if TYPE_CHECKING:
     View = _Fields
@@ -66,6 +73,7 @@ else:
         __match_args__ = _Fields._fields
         __doc__ = _Fields.__doc__
         led = _Fields.led
+        pack = _Fields.pack
 
         def __repr__(self) -> str:
             return "View(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self)) + ")"

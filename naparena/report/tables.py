@@ -11,6 +11,7 @@ from rich.table import Table
 
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
+from naparena.report.fit import Col, print_table
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -19,10 +20,13 @@ def _ci(ci) -> str:
     return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
-def standings(console: Console, result: dict) -> None:
-    """Per variant: the standings, make rates per contract, and the head-to-head table."""
+def standings(console: Console, result: dict, wide: bool = False) -> None:
+    """Per variant: the standings, make rates per contract, and the head-to-head table.
+
+    The main table fits 100 columns; `wide` adds the seed-stream spread, chips as bidder
+    and as defender, and the faults by kind."""
     for variant, data in result["variants"].items():
-        _bot_table(console, variant, data["bots"], result["unit"])
+        _bot_table(console, variant, data["bots"], wide)
         _contract_table(console, variant, data["bots"])
         if data["pairs"]:
             _pairs_table(console, variant, data["pairs"])
@@ -43,39 +47,47 @@ def standings(console: Console, result: dict) -> None:
     ranking_table(console, result)
 
 
-def _bot_table(console: Console, variant: str, rows: list[dict], unit: str) -> None:
-    table = Table(title=f"{variant}: chips per 100 hands, 95% CI over {unit}s "
-                        "(a board = one hand of a deal set, in all its rotations; strata = line-ups)")
-    for col in ("bot", "hands", "chips", "per 100", "95% CI", "seed streams", "bids won",
-                "as bidder", "as defender", "revokes", "errors"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+BOT_LEGEND = ("per 100 = chips per 100 hands; 95% CI of it over boards (a board = one hand of a deal "
+              "set, in all its rotations; line-ups are strata); made = contracts made / contracts "
+              "played as bidder; faults = exceptions, time-outs and illegal answers (in play a fault "
+              "is a revoke)")
+
+
+def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = False) -> None:
+    cols = [Col("bot", "left"), Col("hands"), Col("chips"), Col("per 100"), Col("95% CI"),
+            Col("made"), Col("faults")]
+    if wide:
+        cols += [Col("seed streams"), Col("as bidder"), Col("as defender"), Col("revokes"),
+                 Col("faults by kind", "left", True)]
+    cells = []
     for row in rows:
         errors = sum(row["faults"].values())  # crashes are faults too (kind crash or hang)
-        detail = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
         name = row["bot"] + (" [red](disqualified)[/]" if row["disqualified"] else "")
-        spread = "—" if row["streams"] is None else f"{row['streams'][0]:+.1f}..{row['streams'][1]:+.1f}"
-        table.add_row(name, str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}",
-                      _ci(row["ci95"]), spread, f"{row['bids_won']}/{row['bid_attempts']}",
-                      f"{row['bidder_chips']:+d}", f"{row['defender_chips']:+d}", str(row["revokes"]),
-                      f"{errors} ({detail})" if detail else str(errors))
-    console.print(table)
+        line = [name, str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}", _ci(row["ci95"]),
+                f"{row['bids_won']}/{row['bid_attempts']}", str(errors)]
+        if wide:
+            spread = "—" if row["streams"] is None else f"{row['streams'][0]:+.1f} to {row['streams'][1]:+.1f}"
+            line += [spread, f"{row['bidder_chips']:+d}", f"{row['defender_chips']:+d}", str(row["revokes"]),
+                     ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none"]
+        cells.append(line)
+    legend = BOT_LEGEND + ("; seed streams = the lowest and highest per 100 of any seed stream; as "
+                           "bidder, as defender = chips won in each role" if wide else "; --wide shows more")
+    print_table(console, f"{variant}: chips per 100 hands", cols, cells, caption=legend)
 
 
 def _contract_table(console: Console, variant: str, rows: list[dict]) -> None:
     contracts = sorted({k for row in rows for k in row["contracts"]}, key=_ladder_order)
     if not contracts:
         return
-    table = Table(title=f"{variant}: contracts made / bid")
-    table.add_column("bot")
-    for c in contracts:
-        table.add_column(c, justify="right")
+    cols = [Col("bot", "left")] + [Col(c) for c in contracts]
+    cells = []
     for row in rows:
-        cells = []
+        line = [row["bot"]]
         for c in contracts:
             got = row["contracts"].get(c)
-            cells.append("—" if got is None else f"{got['made']}/{got['bid']} ({got['rate']:.0%})")
-        table.add_row(row["bot"], *cells)
-    console.print(table)
+            line.append("—" if got is None else f"{got['made']}/{got['bid']} ({got['rate']:.0%})")
+        cells.append(line)
+    print_table(console, f"{variant}: contracts made / played, per contract", cols, cells)
 
 
 def _ladder_order(contract: str) -> tuple[int, str]:
@@ -86,40 +98,45 @@ def _ladder_order(contract: str) -> tuple[int, str]:
     return 99, contract
 
 
+PAIRS_LEGEND = ("A − B = A's chips minus B's per 100 hands over the boards both played (line-ups as "
+                "strata); p = t-test of that difference; A won = the share of those boards on which A "
+                "ended ahead of B (ties count half)")
+
+
 def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
-    table = Table(title=f"{variant}: head to head over the same deals, A − B chips per 100 hands")
-    for col in ("A", "B", "boards", "A − B", "95% CI", "p", "P(A>B)", "verdict"):
-        table.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    cols = [Col("A", "left"), Col("B", "left"), Col("boards"), Col("A − B"), Col("95% CI"), Col("p"),
+            Col("A won"), Col("verdict", "left", True)]
+    cells = []
     for p in pairs:
         ci = p["ci95"]
         verdict = "too few boards" if ci is None else (
             f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
         pv = "—" if p.get("p_value") is None else f"{p['p_value']:.3g}"
-        sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.2f}"
+        sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
         verdict += " (conditional: test stopped)" if p.get("conditional") else ""
-        table.add_row(p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict)
-    console.print(table)
+        cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict])
+    print_table(console, f"{variant}: head to head over the same deals", cols, cells, keys=2,
+                caption=PAIRS_LEGEND)
 
 
 def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None:
     for variant, data in result["variants"].items():
-        table = Table(title=f"{variant}: A = {name_a}, B = {name_b} (chips per 100 hands; Welch 95% CI)")
-        for col in ("bot", "A", "B", "A − B", "95% CI", "p", "verdict"):
-            table.add_column(col, justify="left" if col in ("bot", "verdict") else "right")
+        cols = [Col("bot", "left"), Col("A"), Col("B"), Col("A − B"), Col("95% CI"), Col("p"),
+                Col("verdict", "left", True)]
+        cells = []
         for r in data["bots"]:
             p = "—" if r["p_value"] is None else f"{r['p_value']:.3g}"
-            table.add_row(r["bot"], f"{r['a_per100']:+.2f}", f"{r['b_per100']:+.2f}", f"{r['diff']:+.2f}",
-                          _ci(r["ci95"]), p, r["verdict"])
-        console.print(table)
+            cells.append([r["bot"], f"{r['a_per100']:+.2f}", f"{r['b_per100']:+.2f}", f"{r['diff']:+.2f}",
+                          _ci(r["ci95"]), p, r["verdict"]])
+        print_table(console, f"{variant}: chips per 100 hands; Welch 95% CI", cols, cells,
+                    caption=f"A = {name_a}, B = {name_b}")
         if data["pairs"]:
-            noise = Table(title=f"{variant}: noise of each head-to-head (sd of the paired difference per hand)")
-            for col in ("A", "B", "sd in run A", "sd in run B", "variance B / A", "95% CI"):
-                noise.add_column(col, justify="left" if col in ("A", "B") else "right")
-            for p in data["pairs"]:
-                lo, hi = p["ratio_ci95"]
-                noise.add_row(p["a"], p["b"], f"{p['a_sd_per_hand']:.2f}", f"{p['b_sd_per_hand']:.2f}",
-                              f"{p['variance_ratio_b_over_a']:.2f}", f"[{lo:.2f}, {hi:.2f}]")
-            console.print(noise)
+            cols = [Col("A", "left"), Col("B", "left"), Col("sd in run A"), Col("sd in run B"),
+                    Col("variance B / A"), Col("95% CI")]
+            cells = [[p["a"], p["b"], f"{p['a_sd_per_hand']:.2f}", f"{p['b_sd_per_hand']:.2f}",
+                      f"{p['variance_ratio_b_over_a']:.2f}", "[{:.2f}, {:.2f}]".format(*p["ratio_ci95"])] for p in data["pairs"]]
+            print_table(console, f"{variant}: noise of each head-to-head (sd of the paired difference "
+                        "per hand)", cols, cells, keys=2)
 
 
 def board_tables(console: Console, variant: str, data: dict) -> None:
@@ -177,51 +194,51 @@ def ranking_table(console: Console, result: dict) -> None:
 
 
 def variants(console: Console) -> None:
-    table = Table(title="Named variants (naparena variants NAME shows every option)")
-    table.add_column("variant")
-    table.add_column("description")
-    for v in VARIANTS.values():
-        table.add_row(v.name, v.description)
-    console.print(table)
+    rows = [[v.name, v.description] for v in VARIANTS.values()]
+    print_table(console, "Named variants (naparena variants NAME shows every option)",
+                [Col("variant", "left"), Col("description", "left", True)], rows)
 
 
 def variant(console: Console, name: str) -> None:
     v = VARIANTS[name]
-    table = Table(title=f"{v.name}: {v.description}")
-    for col in ("option", "value", "source"):
-        table.add_column(col)
+    rows = []
     for option, value in v.options.items():
         shown = ", ".join(value) if isinstance(value, tuple) else repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-        table.add_row(option, shown, v.sources.get(option, ""))
-    console.print(table)
+        rows.append([option, shown, v.sources.get(option, "")])
+    print_table(console, f"{v.name}: {v.description}",
+                [Col("option", "left"), Col("value", "left", True), Col("source", "left", True)], rows)
 
 
 def bots(console: Console, registry) -> None:
-    table = Table(title="Bots")
-    for col in ("bot", "source", "version", "description"):
-        table.add_column(col)
     from naparena.bots.plugins import bot_version
-    for entry in sorted(registry.bots.values(), key=lambda e: e.name):
-        # Text from plug-ins is text, never markup (a description may hold brackets).
-        table.add_row(*(escape(str(x)) for x in (entry.name, entry.source, bot_version(entry), entry.description)))
-    console.print(table)
+    # Text from plug-ins is text, never markup (a description may hold brackets).
+    rows = [[escape(str(x)) for x in (e.name, e.source, bot_version(e), e.description)]
+            for e in sorted(registry.bots.values(), key=lambda e: e.name)]
+    print_table(console, "Bots", [Col("bot", "left"), Col("source", "left", True),
+                                  Col("version", "left", True), Col("description", "left", True)], rows)
 
 
-def failures(console: Console, registry) -> None:
+def failures(console: Console, registry, verbose: bool = False) -> None:
     for f in registry.failures:
-        console.print(f"[red]plug-in failed[/] {escape(str(f))}", soft_wrap=not console.is_terminal)
+        console.print(f"[red]plug-in failed[/] {escape(str(f))}", highlight=False, soft_wrap=not console.is_terminal)
+        if verbose and f.traceback:
+            console.print(f.traceback.rstrip(), markup=False, highlight=False)
 
 
 def check(console: Console, name: str, results) -> None:
-    table = Table(title=f"naparena check {name}")
-    for col in ("variant", "players", "hands", "decisions", "faults", "median ms", "p95 ms", "max ms", "first error"):
-        table.add_column(col, justify="left" if col in ("variant", "faults", "first error") else "right")
+    cols = [Col("variant", "left"), Col("seats"), Col("hands"), Col("decisions"), Col("faults", "left", True),
+            Col("median ms"), Col("p95 ms"), Col("max ms")]
+    rows = []
     for r in results:
         faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or "none"
-        table.add_row(r.variant, str(r.players), str(r.hands), str(r.decisions),
-                      faults if r.ok else f"[red]{faults}[/]", f"{r.percentile(0.5) * 1e3:.2f}",
-                      f"{r.percentile(0.95) * 1e3:.2f}", f"{r.percentile(1.0) * 1e3:.2f}", escape(r.first_error or ""))
-    console.print(table)
+        seats = f"{r.players[0]}–{r.players[-1]}" if len(r.players) > 1 else str(r.players[0])
+        rows.append([r.variant, seats, str(r.hands), str(r.decisions), faults if r.ok else f"[red]{faults}[/]",
+                     f"{r.percentile(0.5) * 1e3:.2f}", f"{r.percentile(0.95) * 1e3:.2f}",
+                     f"{r.percentile(1.0) * 1e3:.2f}"])
+    print_table(console, f"naparena check {name}", cols, rows)
+    for r in results:
+        if r.first_error:
+            console.print(f"first error in {r.variant}: {r.first_error}", highlight=False, markup=False)
 
 
 def card(c: int, trumps: int | None = None) -> str:

@@ -57,3 +57,30 @@ def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, s
 
 def all_variants(hands: int) -> list[tuple[str, int, float]]:
     return [(v, p, engine_rate(v, p, hands)) for v in VARIANTS for p in [default_table(make_rules(v))]]
+
+
+def measures(hands: int, every_variant: bool) -> list[tuple[str, object]]:
+    """(name, function returning hands/s) of every measure `naparena bench` takes, each
+    once: the classic engine at four players is the first row, not repeated per variant."""
+    out = [
+        ("engine, classic, 4 players", lambda: engine_rate(hands=hands)),
+        ("engine, classic, 4 players, JSON hand log", lambda: engine_rate(hands=hands, log=True)),
+        ("engine, classic, 4 players, every trick played",
+         lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False})),
+        ("match of random bots, bot interface and JSON log", lambda: match_rate(hands=hands)[0]),
+    ]
+    if every_variant:
+        for v in VARIANTS:
+            players = default_table(make_rules(v))
+            if (v, players) != ("classic", 4):
+                out.append((f"engine, {v}, {players} players",
+                            lambda v=v, p=players: engine_rate(v, p, max(hands // 2, 1))))
+    return out
+
+
+def spread(rates: list[float]) -> tuple[float, float, float]:
+    """(best, median, (highest − lowest) / median) of repeated rates."""
+    ordered = sorted(rates)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return ordered[-1], median, (ordered[-1] - ordered[0]) / median

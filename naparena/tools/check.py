@@ -1,5 +1,6 @@
-"""Pre-flight for one bot (`naparena check`): play it through every named variant on fixed
-seeded deals against `random` bots and report illegal answers, exceptions and decision times."""
+"""Pre-flight for one bot (`naparena check`): play it through every named variant, at every
+table size from 2 to 7 seats the variant allows, on fixed seeded deals against `random`
+bots, and report illegal answers, exceptions and decision times."""
 
 from __future__ import annotations
 
@@ -14,15 +15,18 @@ from naparena.arena.pool import InlineExecutor
 from naparena.arena.schedule import derive_seed
 from naparena.arena.seats import Confinement
 from naparena.game.engine import Match
-from naparena.game.rules import VARIANTS, default_table, make_rules
+from naparena.errors import RulesError
+from naparena.game.rules import VARIANTS, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
 
 
 @dataclass
 class VariantCheck:
+    """One variant's check, over every table size it was played at (`players`)."""
+
     variant: str
-    players: int
+    players: tuple[int, ...]
     hands: int = 0
     decisions: int = 0
     faults: dict[str, int] = field(default_factory=dict)
@@ -40,10 +44,26 @@ class VariantCheck:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def table_sizes(variant: str) -> list[int]:
+    """The table sizes from 2 to 7 seats a named variant can deal."""
+    rules = make_rules(variant)
+    sizes = []
+    for players in range(2, 8):
+        try:
+            rules.check_players(players)
+        except RulesError:
+            continue
+        sizes.append(players)
+    return sizes
+
+
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
               timeout: float = 1.0, variants: list[str] | None = None, isolation: str = "inline",
-              command: list[str] | None = None, confinement: Confinement | None = None) -> list[VariantCheck]:
-    """Play `name` in seat 0 of every variant; its faults and decision times per variant.
+              command: list[str] | None = None, confinement: Confinement | None = None,
+              progress=None) -> list[VariantCheck]:
+    """Play `name` in seat 0 of every variant at every table size it allows; its faults
+    and decision times per variant. `progress(done, total, variant)` is called after
+    each variant.
 
     Decisions are supervised as in a tournament (exceptions, illegal answers, the
     watchdog's time-outs); inline, a bot that kills the process cannot be survived here.
@@ -51,25 +71,37 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     process, and a protocol violation is a fault quoting the offending line.
     """
     if command is not None or isolation == "process":
-        return [_check_process(registry, name, params or {}, variant, hands, timeout, command,
-                               confinement or Confinement()) for variant in variants or list(VARIANTS)]
+        names, results = variants or list(VARIANTS), []
+        for n, variant in enumerate(names, 1):
+            results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
+                                          confinement or Confinement()))
+            if progress:
+                progress(n, len(names), variant)
+        return results
     entry = registry.get(name)
     params = entry.cls.validate_params(params or {})
     executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
     try:
         supervisor = Supervisor(executor.slot, timeout, {})
-        return [_check_variant(registry, name, params, variant, default_table(make_rules(variant)),
-                               hands, supervisor) for variant in variants or list(VARIANTS)]
+        names = variants or list(VARIANTS)
+        results = []
+        for n, variant in enumerate(names, 1):
+            report = VariantCheck(variant, tuple(table_sizes(variant)))
+            for players in report.players:
+                _check_variant(registry, name, params, variant, players, hands, supervisor, report)
+            results.append(report)
+            if progress:
+                progress(n, len(names), variant)
+        return results
     finally:
         executor.shutdown()
 
 
-def _check_variant(registry, name, params, variant, players, hands, supervisor) -> VariantCheck:
+def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> None:
     rules = make_rules(variant)
-    seed = derive_seed(CHECK_SEED, "check", variant)
+    seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
     others = [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
-    report = VariantCheck(variant, players)
     match = Match(rules, players, seed)
     for _ in range(hands):
         hand = match.next_hand()
@@ -88,29 +120,38 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor) 
             if seat == 0:
                 key = fault_kind(reason)
                 report.faults[key] = report.faults.get(key, 0) + 1
-                report.first_error = report.first_error or f"hand {hand.hand_no}, {kind}: {reason}"
+                report.first_error = report.first_error or f"{players} seats, hand {hand.hand_no}, {kind}: {reason}"
         match.finish(hand)
         report.hands += 1
     return report
 
 
 def _check_process(registry, name, params, variant, hands, timeout, command, confinement) -> VariantCheck:
-    """One variant through a real match, the bot a seat process in seat 0."""
+    """One variant through real matches at every table size it allows, the bot a seat
+    process in seat 0 (one process a match, as in a tournament)."""
+    report = VariantCheck(variant, tuple(table_sizes(variant)))
+    for players in report.players:
+        _check_process_table(registry, name, params, variant, players, hands, timeout, command,
+                             confinement, report)
+    return report
+
+
+def _check_process_table(registry, name, params, variant, players, hands, timeout, command, confinement,
+                         report: VariantCheck) -> None:
     rules = make_rules(variant)
-    players = default_table(rules)
-    seed = derive_seed(CHECK_SEED, "check", variant)
+    seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": "process",
            **({"command": command} if command else {})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
               timeout=timeout, confinement=confinement.as_dict())
-    times: list[float] = []
-    data = orjson.loads(bytes(play_job(job, registry, times)))
+    data = orjson.loads(bytes(play_job(job, registry, report.times)))
     mine = data["summary"]["seats"][0]
-    report = VariantCheck(variant, players, hands=len(data["hands"]), decisions=mine["decisions"],
-                          faults=dict(mine["faults"]), times=times)
+    report.hands += len(data["hands"])
+    report.decisions += mine["decisions"]
+    for kind, n in mine["faults"].items():
+        report.faults[kind] = report.faults.get(kind, 0) + n
     for record in data["hands"]:
         for _, seat, kind, reason in record.get("faults", ()):
             if seat == 0 and not report.first_error:
-                report.first_error = f"hand {record['n']}, {kind}: {reason}"
-    return report
+                report.first_error = f"{players} seats, hand {record['n']}, {kind}: {reason}"

@@ -9,6 +9,7 @@ the worker is replaced and the pool goes on.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -69,6 +70,9 @@ class _Watch:
 
 
 def _worker_main(conn, slot, initializer, initargs) -> None:
+    # Everything inherited from the parent is the parent's: keep it out of this worker's
+    # collections, which would otherwise scan it in the middle of a bot's decision.
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     bind_slot(slot, worker=True)
     if initializer:

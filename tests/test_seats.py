@@ -4,7 +4,7 @@ and the tournament finishes; an isolated bot plays byte for byte as it does inli
 
 The misbehaving seat is `tests/seat_programs/rogue.py`, an external program that plays
 exactly like the `steady` drop-in bot until it misbehaves, so `check_run` of the inline
-misbehaviour tests applies unchanged: same control run, same checks.
+misbehaviour tests applies unchanged: the same control tournament, the same checks.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from naparena.arena.verify import verify_run
-from tests.test_misbehaviour import (  # noqa: F401 - control is a fixture
+from tests.test_misbehaviour import (
     WELL_BEHAVED,
     bad_faults,
     bad_seat,
     check_run,
     config,
-    control,
+    match_files,
     play,
     row,
 )
@@ -30,6 +30,18 @@ from tests.test_misbehaviour import (  # noqa: F401 - control is a fixture
 HERE = Path(__file__).resolve().parent
 ROGUE = HERE / "seat_programs" / "rogue.py"
 TIMEOUT = 2.0  # generous: only the modes that overrun it may time out on a loaded machine
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory) -> tuple[dict, dict[int, bytes]]:
+    """The inline tests' control run (`bad` well-behaved), with this module's time limit:
+    a control that a loaded machine times out would compare nothing."""
+    run_dir = tmp_path_factory.mktemp("control") / "run"
+    result = play(config(WELL_BEHAVED, timeout=TIMEOUT), run_dir)
+    files = match_files(run_dir)
+    for log in map(json.loads, files.values()):
+        assert not any("faults" in hand for hand in log["hands"])
+    return result, files
 
 
 def rogue_config(mode: str, **params) -> dict:

@@ -27,8 +27,8 @@ from typing import Any
 import orjson
 
 from naparena.arena.seats import Confinement, SeatFault, close_seats, start_seats
-from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.bots.bot import DECISIONS, Bot, wants_events
+from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
 

@@ -559,7 +559,7 @@ def _checked_entry(file: Path, name: str) -> dict:
 @_command
 def serve(
     bot: str = typer.Argument(..., help="a registered bot"),
-    params: str = typer.Option("{}", "--params", help="the bot's parameters as a JSON object (the handshake's win)"),
+    params: str = typer.Option("{}", "--params", help="the bot's parameters as a JSON object; params sent in the handshake override them"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
 ) -> None:
     """Run a Python bot as a protocol program on stdin/stdout (docs/PROTOCOL.md)."""

@@ -226,7 +226,7 @@ class PimcBot(HeuristicBot):
     description = "Perfect-Information Monte Carlo: samples the unseen cards and solves each deal exactly."
     params = {"samples": 120, "bid_samples": 48, "time_budget": 0.0, "max_nodes": 100_000,
               "aggression": 0.0}
-    limits = {"samples": (1, 10_000), "bid_samples": (1, 10_000), "time_budget": (0.001, 60),
+    limits = {"samples": (1, 10_000), "bid_samples": (1, 10_000), "time_budget": (0, 3600),
               "max_nodes": (1, 100_000_000), "aggression": (-10, 10)}
 
     #: Deals solved by the last card or bid decision that sampled (for benchmarks: fewer

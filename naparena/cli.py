@@ -100,7 +100,7 @@ SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:por
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256,
-                                          help="worker processes (default: the file's, 0 there = one per core); 1 plays in-process"),
+                                          help="worker processes (default: the file's, 0 there = one per core)"),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
@@ -217,6 +217,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
     from naparena.arena.runner import Run
     from naparena.arena.schedule import total_hands
     from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+    from naparena.arena.pool import in_process
     from naparena.arena.worker_logs import WorkerLogs
     if scheduler is not None and scheduler_kind(scheduler) is None:
         raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
@@ -237,7 +238,7 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
             t.name, total, hands, on, run_dir, done)
         # Fork the workers while this process has one thread; the log reader and the
         # progress bar start theirs after (Python 3.12+ warns of a fork with threads).
-        if runner.workers > 1 and not runner.scheduler:
+        if not runner.scheduler and not in_process():
             worker_logs.arm()
         executor = runner.open_executor()
         worker_logs.start()

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.play import FORMAT
@@ -565,3 +568,60 @@ def test_waiting_for_a_core_is_not_a_bots_time_under_the_tests_clock():
         assert pool.submit(_a_decision_that_waits, 5 * TIMEOUT).result(timeout=120) == "answered"
     finally:
         pool.shutdown()
+
+
+# --- judging an answer runs none of the bot's code; process-wide mischief stays inside ----
+
+@pytest.mark.parametrize("mode", ["bad-repr", "hanging-repr", "bad-iter", "bad-items", "bad-str-answer",
+                                  "huge", "huge-int"])
+def test_an_answer_whose_judging_would_run_bot_code_is_an_illegal_answer(tmp_path, control, mode):
+    # Its repr, iteration, ordering or comparison would run outside the watched call:
+    # none of it runs; the answer is illegal by its type (or size), and named by it.
+    result = play(config({"mode": mode, "every": 7, "times": 3}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    reasons = [f[3] for log in parsed.values() for _, f in bad_faults(log)]
+    assert reasons and all(r.startswith("illegal answer of type ") for r in reasons), reasons[:3]
+    for v in VARIANTS:
+        assert set(row(result, v, "bad")["faults"]) == {"illegal"}
+
+
+@pytest.mark.parametrize("mode, text", [("raise-bad-str", "UnprintableError: (its message could not be read)"),
+                                        ("raise-hanging-str", "EndlessError: (its message could not be read)")])
+def test_an_exception_whose_message_raises_or_hangs_is_still_only_that_bots_fault(tmp_path, control, mode, text):
+    result = play(config({"mode": mode, "every": 7, "times": 2}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)
+    reasons = [f[3] for log in parsed.values() for _, f in bad_faults(log)]
+    assert reasons and all(r == f"exception: {text}" for r in reasons), reasons[:3]
+
+
+@pytest.mark.parametrize("mode", ["timer", "chdir", "print"])
+def test_a_timer_a_directory_change_or_printing_in_a_bot_changes_nothing(tmp_path, control, mode):
+    # A timer left armed would end the worker between calls, a changed directory would
+    # move the logs, and printing would land in the results on stdout.
+    result = play(config({"mode": mode, "every": 5}), tmp_path / "run")
+    parsed = check_run(result, tmp_path / "run", control)  # every hand as in the control run
+    assert all(not bad_faults(log) and not log["crashes"] for log in parsed.values())
+
+
+@pytest.mark.parametrize("mode", ["exit0", "interrupt"])
+def test_with_one_worker_a_bot_exiting_or_interrupting_ends_only_its_own_decision(tmp_path, mode):
+    # One worker is a worker process too: the run goes on, and the standings are written.
+    result = play(config({"mode": mode, "every": 9, "match": 1, "times": 1}, timeout=60.0, workers=1),
+                  tmp_path / "run", workers=1)
+    assert result["matches"] == len(match_files(tmp_path / "run"))
+    parsed = logs(tmp_path / "run")
+    if mode == "exit0":
+        assert [c[3] for c in parsed[1]["crashes"]] == ["crash: process exited with code 0"]
+    else:
+        assert [f[3] for _, f in bad_faults(parsed[1])] == ["exception: KeyboardInterrupt: "]
+
+
+def test_printing_bots_leave_json_results_clean(tmp_path):
+    data = config({"mode": "print", "every": 3}, hands=5, workers=1)
+    (tmp_path / "t.toml").write_text(tomli_w.dumps(data))
+    done = subprocess.run([sys.executable, "-m", "naparena", "run", str(tmp_path / "t.toml"), "--json",
+                           "--log-dir", str(tmp_path / "logs")], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, DISABLE_AUTOLOAD_ENV: "1"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matches"] > 0
+    assert "the bot thinks out loud" in done.stderr and "writes to fd 1" in done.stderr

@@ -264,13 +264,14 @@ class Supervisor:
         try:
             answer = decide(hand.acting_view())
         except BaseException as e:
+            # The slot still names the seat: an exception's text is the bot's code too.
+            reason = self.late if isinstance(e, BotTimeout) else _exception(e, hand) if _bot_failure(e) else None
             slot[SEAT] = -1
-            if isinstance(e, BotTimeout):
-                self.overran()
-                return None, self.late
-            if not _bot_failure(e):
+            if reason is None:
                 raise
-            return None, _exception(e, hand)
+            if reason is self.late:
+                self.overran()
+            return None, reason
         slot[SEAT] = -1
         if slot[KILLED] and self.overran():
             return None, self.late
@@ -325,14 +326,14 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
             try:
                 answer = decide[i][hand.kind](view())
             except BaseException as e:
+                # The slot still names the seat: an exception's text is the bot's code too.
+                reason = watch.late if isinstance(e, BotTimeout) else _exception(e, hand) if _bot_failure(e) else None
                 slot[SEAT] = -1
-                if isinstance(e, BotTimeout):
-                    watch.overran()
-                    hand.fault(watch.late)
-                elif _bot_failure(e):
-                    hand.fault(_exception(e, hand))
-                else:
+                if reason is None:
                     raise
+                if reason is watch.late:
+                    watch.overran()
+                hand.fault(reason)
             else:
                 slot[SEAT] = -1
                 if slot[KILLED] and watch.overran():
@@ -373,7 +374,21 @@ def _exception(e: BaseException, hand: Hand) -> str:
         if e.bot is not None:  # the seat process broke: note where, as a crash is noted
             e.bot.crash = [hand.hand_no, e.bot.seat, hand.decisions, e.reason]
         return e.reason
-    return f"exception: {type(e).__name__}: {str(e)[:200]}"
+    return f"exception: {_type_name(e)}: {_text(e)}"
+
+
+def _type_name(e: BaseException) -> str:
+    return type.__dict__["__name__"].__get__(type(e))  # a metaclass may not redefine it for us
+
+
+def _text(e: BaseException) -> str:
+    """The first 200 characters of an exception's message. Its __str__ is the bot's code:
+    it may raise (shown as such), or hang (the watchdog, still watching, ends it)."""
+    try:
+        text = str(e)
+    except BaseException:
+        return "(its message could not be read)"
+    return str.__getitem__(text, slice(0, 200))  # str's own slicing, not a subclass's
 
 
 def _mark(hand: Hand) -> tuple:

@@ -111,6 +111,13 @@ def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_e
     # The parent's SIGTERM handler (stop the run) means nothing here: a worker sent
     # SIGTERM just ends, and the parent replays its match.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A timer a bot leaves armed must not end the worker between calls (default action:
+    # terminate); a bot that installs its own handler is beyond what inline play can stop.
+    for timer in (signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF):
+        signal.signal(timer, signal.SIG_IGN)
+    # What a bot prints goes to stderr, never into results on stdout (`--json`).
+    sys.stdout.flush()
+    os.dup2(2, 1)
     _die_with_parent(parent, parent_end)
     bind_slot(slot, worker=True)
     if initializer:
@@ -378,8 +385,18 @@ class InlineExecutor(Executor):
         self.shutdown()
 
 
+#: Set (to anything) to play every match in this process, for a debugger; a bot that
+#: kills, stops or exits its process then takes the run with it.
+IN_PROCESS_ENV = "NAPARENA_IN_PROCESS"
+
+
+def in_process() -> bool:
+    return bool(os.environ.get(IN_PROCESS_ENV))
+
+
 def make_executor(workers: int, timeout: float, initializer=None, initargs=()) -> Any:
-    """`workers == 1` plays in-process (debugging); more gives a ForkPool."""
-    if workers <= 1:
+    """A ForkPool of `workers`, one worker too: a bot's exit, interrupt, timer or crash
+    then ends a worker, never the run. In-process only when asked (`IN_PROCESS_ENV`)."""
+    if in_process():
         return InlineExecutor(timeout, initializer, initargs)
-    return ForkPool(workers, timeout, initializer=initializer, initargs=initargs)
+    return ForkPool(max(1, workers), timeout, initializer=initializer, initargs=initargs)

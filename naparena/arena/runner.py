@@ -83,7 +83,7 @@ def bots_dir(t: Tournament) -> str | None:
     if not path.is_dir():
         problem = "is a file, not a folder" if path.exists() else "does not exist"
         raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
-    return str(path)
+    return str(path.absolute())  # a worker whose bot changed directory must still find it
 
 
 def registry_for(t: Tournament):
@@ -223,7 +223,8 @@ class Run:
 
     def __init__(self, t: Tournament, registry, run_dir: Path, workers: int | None = None,
                  scheduler: str | None = None):
-        self.t, self.registry, self.run_dir = t, registry, Path(run_dir)
+        # Absolute: a bot that changes a worker's directory must not move where logs go.
+        self.t, self.registry, self.run_dir = t, registry, Path(run_dir).absolute()
         self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
         # A Dask scheduler (see arena/cluster.py), or "" for this machine's pool.
         self.scheduler = t.scheduler if scheduler is None else scheduler

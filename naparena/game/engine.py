@@ -44,7 +44,13 @@ def _is_card(a) -> bool:
 
 
 def _is_cards(a) -> bool:
-    return type(a) is tuple and all(type(c) is int for c in a)
+    return type(a) is tuple and len(a) <= cards.DECK_SIZE and all(type(c) is int for c in a)
+
+
+def _plain_cards(a) -> bool:
+    """A list or tuple of ints, built-in types only: sorting it runs none of a bot's code
+    (a subclass's __iter__ or an item's __lt__ would, outside the bot's watched call)."""
+    return type(a) in (list, tuple) and len(a) <= cards.DECK_SIZE and all(type(c) is int for c in a)
 
 
 # The type each kind's answer must have, checked before membership so that True is
@@ -348,8 +354,8 @@ class Hand:
     def apply(self, answer) -> None:
         """Apply the acting seat's answer; an illegal one is a fault (a revoke in play)."""
         kind = self.kind
-        if kind in (EXCHANGE, GARNET_DISCARD) and isinstance(answer, (list, tuple)):
-            answer = _sorted_cards(answer)
+        if kind in (EXCHANGE, GARNET_DISCARD) and _plain_cards(answer):
+            answer = tuple(sorted(answer))
         if self.over:
             raise RuntimeError("no decision is due: the hand is over")
         ok = _ANSWER_TYPES[kind](answer) and answer in self.legal()
@@ -664,15 +670,22 @@ def _lowest_of_each_suit(hand: list[int]) -> tuple[int, ...]:
     return tuple(sorted(low.values()))
 
 
-def _sorted_cards(answer) -> tuple:
-    try:
-        return tuple(sorted(answer))
-    except TypeError:
-        return tuple(answer)
+# Answers shown as written in a fault; anything else is named by its type only, because
+# its repr is the bot's code (it may raise, hang, or build a million-item string).
+_SHOWN = (str, int, bool, type(None))
 
 
 def _short_repr(answer) -> str:
-    text = repr(answer)
+    kind = type(answer)
+    if kind is int and answer.bit_length() > 64:
+        return "of type int (too large to show)"  # repr of a huge int is slow, or refused
+    if kind in _SHOWN:
+        text = repr(answer[:61] if kind is str else answer)
+    elif _plain_cards(answer):
+        text = repr(answer)
+    else:
+        # type.__name__ read from type itself: a metaclass may not redefine it for us.
+        return f"of type {type.__dict__['__name__'].__get__(kind)}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 

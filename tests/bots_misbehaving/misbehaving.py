@@ -105,6 +105,24 @@ class Misbehaving(Steady):
             return self._answer(view)
         if mode == "exit":
             os._exit(3)
+        if mode == "exit0":
+            os._exit(0)
+        if mode in ANSWERS:  # an answer whose judging would run the bot's own code
+            return ANSWERS[mode]()
+        if mode == "raise-bad-str":
+            raise UnprintableError()
+        if mode == "raise-hanging-str":
+            raise EndlessError()
+        if mode == "timer":  # a timer left armed: its signal arrives between later calls
+            signal.setitimer(signal.ITIMER_REAL, 0.001)
+            return self._answer(view)
+        if mode == "chdir":
+            os.chdir("/")
+            return self._answer(view)
+        if mode == "print":
+            print("the bot thinks out loud", flush=True)
+            os.write(1, b"and writes to fd 1 too\n")
+            return self._answer(view)
         if mode == "segv":
             # Keep the crash quiet and cheap: no traceback dump, no core file.
             faulthandler.disable()
@@ -123,6 +141,66 @@ def _busy(seconds: float) -> None:
 
 class Unusual(BaseException):
     pass
+
+
+class BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr for you")
+
+    def __eq__(self, other):
+        raise RuntimeError("no comparing either")
+
+    __hash__ = object.__hash__
+
+
+class EndlessRepr:
+    def __repr__(self):
+        _busy(3600)
+        return "never"
+
+
+class BadIter(list):
+    def __iter__(self):
+        raise RuntimeError("no iterating")
+
+
+class BadItem(int):
+    def __lt__(self, other):
+        raise RuntimeError("no ordering")
+
+    def __eq__(self, other):
+        raise RuntimeError("no comparing")
+
+    __hash__ = int.__hash__
+
+
+class SneakyStr(str):
+    def __eq__(self, other):
+        raise RuntimeError("no comparing")
+
+    __hash__ = str.__hash__
+
+
+ANSWERS = {
+    "bad-repr": BadRepr,
+    "hanging-repr": EndlessRepr,
+    "bad-iter": lambda: BadIter([1, 2]),
+    "bad-items": lambda: (BadItem(3), BadItem(1)),
+    "bad-str-answer": lambda: SneakyStr("pass"),
+    "huge": lambda: list(range(1_000_000)),
+    "huge-int": lambda: 10 ** 5000,
+}
+
+
+class UnprintableError(Exception):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+
+class EndlessError(Exception):
+    def __str__(self):
+        _busy(3600)
+        return "never"
 
 
 class Meddler(Steady):

@@ -16,6 +16,11 @@ from naparena.report.fit import Col, print_table
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
 
+def _p(p) -> str:
+    """A p-value; one too small for a float is below the smallest one, not zero."""
+    return "—" if p is None else "<1e-300" if p == 0 else f"{p:.3g}"
+
+
 def _ci(ci) -> str:
     return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
@@ -111,7 +116,7 @@ def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
         ci = p["ci95"]
         verdict = "too few boards" if ci is None else (
             f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
-        pv = "—" if p.get("p_value") is None else f"{p['p_value']:.3g}"
+        pv = _p(p.get("p_value"))
         sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
         verdict += " (conditional: test stopped)" if p.get("conditional") else ""
         cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict])
@@ -125,7 +130,7 @@ def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None
                 Col("verdict", "left", True)]
         cells = []
         for r in data["bots"]:
-            p = "—" if r["p_value"] is None else f"{r['p_value']:.3g}"
+            p = _p(r["p_value"])
             cells.append([r["bot"], f"{r['a_per100']:+.2f}", f"{r['b_per100']:+.2f}", f"{r['diff']:+.2f}",
                           _ci(r["ci95"]), p, r["verdict"]])
         print_table(console, f"{variant}: chips per 100 hands; Welch 95% CI", cols, cells,

@@ -32,6 +32,7 @@ from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
 from naparena.arena.tournament import check_bots, parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
+from naparena.errors import RunError
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
 TIMEOUT = 0.2
@@ -625,3 +626,20 @@ def test_printing_bots_leave_json_results_clean(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["matches"] > 0
     assert "the bot thinks out loud" in done.stderr and "writes to fd 1" in done.stderr
+
+
+def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not_a_hang(tmp_path):
+    # Inline, a bot can reach the slot and hide its own call from the watchdog; then the
+    # pool sees a worker that makes no progress outside any bot call, and stops the run.
+    data = config({"mode": "slot", "every": 5, "times": 1, "match": 1, "sleep": 3600.0})
+    t = parse_tournament(data, tmp_path / "tournament.toml")
+    registry = registry_for(t)
+    run = Run(check_bots(t, registry), registry, tmp_path / "run", 2)
+    run.prepare(False)
+    pool = ForkPool(2, t.timeout, clock=worker_cpu_seconds, stall=3.0)
+    try:
+        with pytest.raises(RunError, match="match 1: no progress for 3 s and no bot call under way"):
+            run.execute(executor=pool)
+    finally:
+        pool.terminate()
+    assert (tmp_path / "run" / MATCHES / "000000.json").exists(), "finished matches are kept"

@@ -35,6 +35,9 @@ from naparena.arena.play import (
 )
 from naparena.errors import RunError
 
+# The least time with no progress and no bot call before a run is stopped (seconds).
+STALL = 600.0
+
 
 class WorkerDied(Exception):
     """The worker running a task died; `where` is its slot: match, hand, seat, decision."""
@@ -62,13 +65,21 @@ def _where(slot) -> dict[str, int]:
 class _Watch:
     """Times the decision a slot shows; says when to interrupt it and when to give up on it."""
 
-    def __init__(self, slot, timeout: float, hard: float):
-        self.slot, self.timeout, self.hard = slot, timeout, hard
+    def __init__(self, slot, timeout: float, hard: float, stall: float = float("inf")):
+        self.slot, self.timeout, self.hard, self.stall = slot, timeout, hard, stall
         self.ticket, self.since, self.signalled = None, 0.0, False
+        self.place, self.moved = None, None
 
     def check(self, now: float) -> str | None:
         slot = self.slot
         ticket = (slot[MATCH], slot[HAND], slot[DECISION])
+        place = (*ticket, slot[SEAT])
+        if place != self.place or self.moved is None:
+            self.place, self.moved = place, now
+        elif slot[SEAT] < 0 and now - self.moved >= self.stall:
+            # Between bot calls a match never waits this long: someone (an inline bot
+            # with the run's own objects in reach) has tampered with the slot.
+            return "stall"
         if slot[SEAT] < 0 or ticket != self.ticket:
             self.ticket, self.since, self.signalled = ticket, now, False
             return None
@@ -160,7 +171,8 @@ class ForkPool(Executor):
 
     def __init__(self, workers: int, timeout: float = 1.0, hard: float | None = None,
                  initializer: Callable | None = None, initargs: tuple = (),
-                 clock: Callable[[int], float] | None = None, context: str = "fork"):
+                 clock: Callable[[int], float] | None = None, context: str = "fork",
+                 stall: float | None = None):
         """`clock(pid)` is the watchdog's time for a worker (default: wall time); tests
         give it the worker's CPU time, so a loaded machine cannot time out a quick bot.
         `context` is "forkserver" where the parent is itself a busy multi-threaded server
@@ -170,13 +182,15 @@ class ForkPool(Executor):
         self._init = (initializer, initargs)
         self._timeout = timeout
         self._hard = hard if hard is not None else timeout * 3 + 5.0
+        # No progress at all, and no bot call shown, for this long: the run stops.
+        self._stall = stall if stall is not None else max(STALL, 10 * self._hard)
         self._pending: deque = deque()
         self._lock = threading.Lock()
         self._closing = False
         self._next_id = 0
         self._wake_r, self._wake_w = os.pipe()
         self._workers = [self._spawn() for _ in range(workers)]
-        self._watches = [_Watch(w.slot, timeout, self._hard) for w in self._workers]
+        self._watches = [_Watch(w.slot, timeout, self._hard, self._stall) for w in self._workers]
         self._thread = threading.Thread(target=self._manage, name="naparena-pool", daemon=True)
         self._thread.start()
 
@@ -259,6 +273,7 @@ class ForkPool(Executor):
             if not future.running() and not future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             w.task = task
+            self._watches[i].moved = None  # an idle worker was not stalled: time it from now
             try:
                 w.conn.send(task[1:])
             except OSError:  # the worker died while idle: replace it; the task goes first again
@@ -272,7 +287,7 @@ class ForkPool(Executor):
         self._workers[i].conn.close()
         if not self._closing:
             self._workers[i] = self._spawn()
-            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard)
+            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard, self._stall)
 
     def _collect(self, i: int) -> None:
         w = self._workers[i]
@@ -316,6 +331,17 @@ class ForkPool(Executor):
                 w.process.kill()
                 w.process.join()
                 self._replace(i, f"hang: killed after {self._hard:g} s without an answer")
+            elif action == "stall":
+                w.process.kill()
+                w.process.join()
+                future = w.task[0]
+                where = _where(w.slot)
+                w.task = None
+                self._fresh(i)
+                future.set_exception(RunError(
+                    f"match {where['match']}: no progress for {self._stall:g} s and no bot call under"
+                    " way (a bot in the match process tampering with naparena's watchdog?); the"
+                    " finished matches are kept; isolate the match's bots (isolation = \"process\")"))
 
 
 def _stopped(pid: int) -> bool:

@@ -116,6 +116,11 @@ class Misbehaving(Steady):
         if mode == "timer":  # a timer left armed: its signal arrives between later calls
             signal.setitimer(signal.ITIMER_REAL, 0.001)
             return self._answer(view)
+        if mode == "slot":  # the watchdog's slot is in reach of an inline bot: say no call is under way
+            import naparena.arena.play as play
+            play._slot[play.SEAT] = -1
+            _busy(self.sleep)
+            return self._answer(view)
         if mode == "chdir":
             os.chdir("/")
             return self._answer(view)

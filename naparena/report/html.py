@@ -61,7 +61,7 @@ def page(run_dir: Path) -> str:
     for variant, data in result["variants"].items():
         parts.append(f"<h2>{escape(variant)}</h2>")
         parts.append("<h3>Chips per 100 hands, with 95% confidence intervals</h3>"
-                     "<p class='note'>Intervals over deal sets (a seed stream at one table, all its "
+                     "<p class='note'>Intervals over boards (a board: one hand of a deal, in all its "
                      "rotations); an interval clear of the dashed zero line is a real win or loss.</p>")
         parts.append(forest(data["bots"], colours))
         parts.append("<h3>Cumulative chips over the hands</h3>"
@@ -170,7 +170,7 @@ def forest(rows: list[dict], colours: dict[str, str]) -> str:
                         f"stroke-width='3'/>")
             label = f"{r['per100']:+.1f} [{a:+.1f}, {b:+.1f}]"
         else:
-            label = f"{r['per100']:+.1f} (no interval: one deal set)"
+            label = f"{r['per100']:+.1f} (no interval: too few boards)"
         body.append(f"<circle cx='{x(r['per100']):.1f}' cy='{y:.1f}' r='5' fill='{colour}'/>"
                     f"<text x='{left + plot + 10}' y='{y + 4:.1f}'>{escape(label)}</text>")
     return _svg(width, height, body, "chips per 100 hands with 95% intervals")

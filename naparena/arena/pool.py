@@ -113,6 +113,10 @@ def _die_with_parent(parent: int | None, parent_end) -> None:
         os._exit(0)
 
 
+def _timer_went_off(signum, frame) -> None:
+    """A bot's forgotten timer: nothing to do."""
+
+
 def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_end) -> None:
     # The parent's objects, forked along, are not this worker's garbage: kept out of its
     # collections, a full one here does not walk (and copy) the parent's whole heap, which
@@ -124,8 +128,10 @@ def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_e
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # A timer a bot leaves armed must not end the worker between calls (default action:
     # terminate); a bot that installs its own handler is beyond what inline play can stop.
+    # A handler, not SIG_IGN: a seat process started from here must get the default back,
+    # and exec resets a handled signal but keeps an ignored one ignored.
     for timer in (signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF):
-        signal.signal(timer, signal.SIG_IGN)
+        signal.signal(timer, _timer_went_off)
     # What a bot prints goes to stderr, never into results on stdout (`--json`).
     sys.stdout.flush()
     os.dup2(2, 1)

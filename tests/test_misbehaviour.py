@@ -596,10 +596,12 @@ def test_an_exception_whose_message_raises_or_hangs_is_still_only_that_bots_faul
 
 
 @pytest.mark.parametrize("mode", ["timer", "chdir", "print"])
-def test_a_timer_a_directory_change_or_printing_in_a_bot_changes_nothing(tmp_path, control, mode):
+def test_a_timer_a_directory_change_or_printing_in_a_bot_changes_nothing(tmp_path, monkeypatch, control, mode):
     # A timer left armed would end the worker between calls, a changed directory would
-    # move the logs, and printing would land in the results on stdout.
-    result = play(config({"mode": mode, "every": 5}), tmp_path / "run")
+    # move the logs (so the run directory is given relative here), and printing would
+    # land in the results on stdout.
+    monkeypatch.chdir(tmp_path)
+    result = play(config({"mode": mode, "every": 5}), Path("run"))
     parsed = check_run(result, tmp_path / "run", control)  # every hand as in the control run
     assert all(not bad_faults(log) and not log["crashes"] for log in parsed.values())
 

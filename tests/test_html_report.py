@@ -199,7 +199,8 @@ def test_a_table_without_an_interval_shows_a_dash_and_the_chart_no_bar():
 # --- the chart of gaps ----------------------------------------------------------------
 
 def _bars(svg: str) -> list[float]:
-    return [abs(float(b) - float(a)) for a, b in re.findall(r"<line x1='([\d.]+)' x2='([\d.]+)'[^>]*stroke-width='3'", svg)]
+    bar = r"<line x1='([\d.]+)' x2='([\d.]+)'[^>]*stroke-width='3'"
+    return [abs(float(b) - float(a)) for a, b in re.findall(bar, svg)]
 
 
 def test_a_bot_far_below_does_not_squeeze_the_others_gaps():
@@ -240,7 +241,8 @@ OVERFLOW = """() => {
   }
   for (const e of document.querySelectorAll('body *')) {
     const box = e.getBoundingClientRect();
-    if (box.width && (box.left < -0.5 || box.right > page + 0.5)) out.push(e.tagName + ': ' + e.textContent.slice(0, 60));
+    if (box.width && (box.left < -0.5 || box.right > page + 0.5))
+      out.push(e.tagName + ': ' + e.textContent.slice(0, 60));
   }
   if (document.documentElement.scrollWidth > page) out.push('the page scrolls sideways');
   return out;
@@ -268,7 +270,8 @@ def test_in_chromium_no_label_is_cut_the_ranking_comes_first_and_gaps_are_charte
             first = view.evaluate("""() => {
               const t = document.querySelector('table');
               const top = t.getBoundingClientRect().top;
-              return [t.className, [...document.querySelectorAll('svg')].every(s => s.getBoundingClientRect().top > top)];
+              const svgs = [...document.querySelectorAll('svg')];
+              return [t.className, svgs.every(s => s.getBoundingClientRect().top > top)];
             }""")
             assert first == ["ranking", True]
             charts = view.locator(f"svg[aria-label='{GAPS_LABEL}']")

@@ -537,12 +537,14 @@ def make_rates(rows: list[dict]) -> str:
             for j, c in enumerate(contracts)]
     for i, r in enumerate(rows):
         cy = top + i * cell_h
-        body.append(f"<text x='{left - 8:.1f}' y='{cy + cell_h / 2 + 4:.0f}' text-anchor='end'>{escape(r['bot'])}</text>")
+        body.append(f"<text x='{left - 8:.1f}' y='{cy + cell_h / 2 + 4:.0f}' text-anchor='end'>"
+                    f"{escape(r['bot'])}</text>")
         for j, c in enumerate(contracts):
             cx = round(left + j * cell_w, 1)
             got = r["contracts"].get(c)
             if got is None:
-                body.append(f"<rect x='{cx}' y='{cy}' width='{cell_w}' height='{cell_h}' fill='#fafafa' stroke='#fff'/>")
+                body.append(f"<rect x='{cx}' y='{cy}' width='{cell_w}' height='{cell_h}' fill='#fafafa' "
+                            "stroke='#fff'/>")
                 continue
             share = got["made"] / got["bid"] if got["bid"] else 0.0
             shade = f"rgb({round(255 - 190 * share)},{round(255 - 120 * share)},{round(255 - 40 * share)})"

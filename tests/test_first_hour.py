@@ -245,10 +245,11 @@ def test_report_html_writes_one_self_contained_page_from_the_logs(quick_run, tmp
         assert outside not in page, outside
     for variant, data in result["variants"].items():
         section = page.split(f"<h2>{variant}</h2>")[1].split("<h2>")[0]
-        assert section.count("<svg") == 4  # forest, bankroll, heat map, make rates
+        assert section.count("<svg") == 3  # heat map, bankroll, make rates
+        ranking = page.split(f"<h3>{variant}</h3>")[1].split("<h3>")[0]  # the variant's ranking, at the top
         for row in data["bots"]:
-            # the forest plot's label and the bankroll curve's end are the standings' own numbers
-            assert f"{row['per100']:+.1f} [{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]" in section
+            # the ranking's rate and interval and the bankroll curve's end are the standings' own numbers
+            assert f"<td>{row['per100']:+.2f}</td><td>[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]</td>" in ranking
             assert f"{row['bot']} {row['chips']:+,}</text>" in section
             for contract, got in row["contracts"].items():
                 assert f"({got['made']}/{got['bid']})</text>" in section

@@ -12,6 +12,7 @@ from rich.table import Table
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table
+from naparena.stats.ratings import pair_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -113,13 +114,10 @@ def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
             Col("A won"), Col("verdict", "left", True)]
     cells = []
     for p in pairs:
-        ci = p["ci95"]
-        verdict = "too few boards" if ci is None else (
-            f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
         pv = _p(p.get("p_value"))
         sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
-        verdict += " (conditional: test stopped)" if p.get("conditional") else ""
-        cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict])
+        cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(p["ci95"]), pv, sup,
+                      pair_verdict(p)])
     print_table(console, f"{variant}: head to head over the same deals", cols, cells, keys=2,
                 caption=PAIRS_LEGEND)
 

@@ -5,13 +5,17 @@ A bot's rating in a variant is its standings figure: chips per 100 hands over bo
 stratified by line-up — in a zero-sum game, its effect against the field it met. The
 overall rating averages a bot's variants with equal weight; variants are dealt
 independently, so their variances add (Welch–Satterthwaite degrees of freedom).
+
+Beside the ranking, each bot's gap to the leader: the paired head-to-head difference on
+the boards both played, far narrower than either bot's own interval because the deals
+cancel, and the direct answer to "is the leader really better than this bot?".
 """
 
 from __future__ import annotations
 
 import math
 
-from naparena.stats.distributions import t_quantile, welch_df
+from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 
 
 def ranking(result: dict) -> list[dict]:
@@ -46,3 +50,50 @@ def crosstable(pairs: list[dict], bots: list[str]) -> dict[str, dict[str, dict]]
         table.setdefault(p["b"], {})[p["a"]] = {"diff": -p["diff_per100"],
                                                  "ci95": None if ci is None else [-ci[1], -ci[0]]}
     return table
+
+
+def oriented(pair: dict, a: str) -> dict:
+    """A head-to-head row turned so that `a` is its A: A − B, interval and share flipped."""
+    if pair["a"] == a:
+        return pair
+    ci, sup = pair["ci95"], pair.get("p_superior")
+    return {**pair, "a": pair["b"], "b": pair["a"], "diff_per100": -pair["diff_per100"],
+            "ci95": None if ci is None else [-ci[1], -ci[0]],
+            "p_superior": None if sup is None else round(1 - sup, 3)}
+
+
+def pair_verdict(pair: dict) -> str:
+    """What a head-to-head row says in words: who is better, if its 95% interval excludes 0."""
+    ci = pair["ci95"]
+    verdict = "too few boards" if ci is None else (
+        f"{pair['a']} better" if ci[0] > 0 else f"{pair['b']} better" if ci[1] < 0 else "no clear difference")
+    return verdict + (" (conditional: test stopped)" if pair.get("conditional") else "")
+
+
+def gaps_to(leader: str, pairs_by_variant: list[list[dict]]) -> dict[str, dict]:
+    """bot → its difference from `leader` (bot − leader, chips per 100 hands), averaged over
+    the variants in which the two met like the ranking averages rates: {diff, ci95,
+    p_value, variants, boards}. One variant gives its head-to-head row as it is."""
+    per_bot: dict[str, list[dict]] = {}
+    for pairs in pairs_by_variant:
+        for p in pairs:
+            if leader in (p["a"], p["b"]):
+                row = oriented(p, p["b"] if p["a"] == leader else p["a"])
+                per_bot.setdefault(row["a"], []).append(row)
+    out = {}
+    for bot, rows in per_bot.items():
+        k = len(rows)
+        mean = math.fsum(r["diff_per100"] for r in rows) / k
+        gap = {"diff": round(mean, 3), "ci95": None, "p_value": None, "variants": k,
+               "boards": sum(r["units"] for r in rows)}
+        if k == 1:
+            gap.update(ci95=rows[0]["ci95"], p_value=rows[0]["p_value"])
+        elif all(r.get("se") is not None for r in rows):
+            parts = [((r["se"] / k) ** 2, math.inf if r["df"] is None else r["df"]) for r in rows]
+            se, df = math.sqrt(math.fsum(v for v, _ in parts)), welch_df(parts)
+            if se > 0:
+                half = t_quantile(df) * se
+                gap.update(ci95=[round(mean - half, 3), round(mean + half, 3)],
+                           p_value=float(f"{t_two_sided_p(mean / se, df):.4g}"))
+        out[bot] = gap
+    return out

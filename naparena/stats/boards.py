@@ -157,7 +157,7 @@ class BoardBook:
         self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
         # alias → boards of its deal sets it did not hold in full (a seat of its died or was
         # stood in for): left out of its intervals, kept in the other bots'
-        self.bots_left_out = {v: defaultdict(int) for v in variants}
+        self.bots_left_out: dict[str, dict[str, int]] = {v: {} for v in variants}
         self.board_seeds = {v: False for v in variants}            # dealt board by board
 
     def add(self, unit: tuple, spec: dict, summary: dict, own: list[int] | None = None) -> None:
@@ -220,9 +220,10 @@ class BoardBook:
             self.left_out[variant] += len(u.chips)
             return None
         held, played, names = u.seats_held, u.played, u.names
+        left_out = self.bots_left_out[variant]
         for a, p in zip(names, played):
             if p < len(u.chips):
-                self.bots_left_out[variant][a] += len(u.chips) - p
+                left_out[a] = left_out.get(a, 0) + len(u.chips) - p
         # Each bot over the boards it held in full; each pair over the boards both did;
         # positions over the boards every bot did (the same players in every rotation).
         for i, a in enumerate(names):

@@ -168,11 +168,12 @@ class Standings:
                    for s in self.streams[variant].values() if s[alias][1]]
         tries = sum(c[0] for c in b["contracts"].values())
         made = sum(c[1] for c in b["contracts"].values())
-        per100, basis, why = _rate(b, e, self.book.bots_left_out[variant][alias], alias == STAND_IN_ALIAS)
+        left_out = self.book.bots_left_out[variant].get(alias, 0)
+        per100, basis, why = _rate(b, e, left_out, alias == STAND_IN_ALIAS)
         return {
             "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": per100, "basis": basis,
             "ci95": _rounded(e["ci95"]), "no_interval": why, "units": e["boards"],
-            "boards_left_out": self.book.bots_left_out[variant][alias], "stood_in_hands": b["stood_in_hands"],
+            "boards_left_out": left_out, "stood_in_hands": b["stood_in_hands"],
             "se": None if e["se"] is None else round(e["se"], 3),
             "df": None if e["df"] is None else _round_df(e["df"]),
             "streams": [round(min(streams), 3), round(max(streams), 3)] if streams else None,

@@ -16,11 +16,11 @@ from itertools import combinations
 from naparena.stats.boards import BoardBook, estimate, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
-
-#: Who is booked for the hands a seat's own bot did not play (naparena.arena.tournament
-#: names it too; stats imports nothing from arena).
-STAND_IN_ALIAS = "stand-in"
 from naparena.stats.sequential import Sprt
+
+#: Who is booked for the hands a seat's own bot did not play (a dead seat, a disqualified
+#: bot's seat); arena.tournament takes it from here, as stats imports nothing from arena.
+STAND_IN_ALIAS = "stand-in"
 
 __all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
 
@@ -62,6 +62,8 @@ class Standings:
     deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True, sprt=None):
+        # The stand-in can take any dead seat: always bookable, shown only once it played.
+        aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
         self.sprt = Sprt(sprt.a, sprt.b, sprt.delta, sprt.alpha, sprt.beta) if sprt else None
         self.sprt_variant = sprt.variant if sprt else None

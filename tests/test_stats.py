@@ -198,8 +198,8 @@ def test_standings_rank_with_intervals_over_boards():
 
 def test_ranking_averages_variants_and_adds_their_variances():
     result = {"variants": {
-        "v1": {"bots": [{"bot": "a", "per100": 10.0, "se": 3.0, "df": 20.0}]},
-        "v2": {"bots": [{"bot": "a", "per100": 20.0, "se": 4.0, "df": None}]}}}
+        "v1": {"bots": [{"bot": "a", "per100": 10.0, "se": 3.0, "df": 20.0, "basis": "boards"}]},
+        "v2": {"bots": [{"bot": "a", "per100": 20.0, "se": 4.0, "df": None, "basis": "boards"}]}}}
     row = ranking(result)[0]
     assert row["per100"] == 15.0
     se = math.sqrt(9 + 16) / 2

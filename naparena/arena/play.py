@@ -9,7 +9,8 @@ Misbehaviour rules (also in the README):
   revoke, settled as RULES.md §5 says;
 - a bot whose process dies (``os._exit``, a segfault) or hangs past the hard limit is
   *crashed*: that decision is a fault, and for the rest of the match its seat is played
-  with the first legal answer, without asking the bot again;
+  with the first legal answer, without asking the bot again (the standings book that
+  seat to the stand-in from the hand it died in: `stats.boards.own_hands`);
 - a bot in a seat process (`seats.py`) is asked over the protocol with the same rules;
   its process failing (time-out, exit, garbage) is a crash of that seat alone.
 """

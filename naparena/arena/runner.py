@@ -479,10 +479,12 @@ def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
 
 def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
     """`spec` as the standings book it: the stand-in's seats under its own alias, so a
-    disqualified bot's results end where it was disqualified and chips still add up."""
+    disqualified bot's results end where it was disqualified and chips still add up; the
+    scheduled seats stay in `lineup`, so its boards there are left out of its intervals."""
     if not stand_ins:
         return spec
-    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])]}
+    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])],
+            "lineup": list(spec["seats"])}
 
 
 def skip_reason(spec: dict, standings: Standings) -> str | None:

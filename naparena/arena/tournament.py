@@ -24,6 +24,7 @@ import tomli_w
 from naparena.arena.seats import Confinement
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
+from naparena.stats.standings import STAND_IN_ALIAS
 
 MAX_WORKERS = 256
 PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
@@ -103,8 +104,8 @@ SETTINGS: dict[str, Setting] = {
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
-# The alias the standings give a disqualified bot's seat once the stand-in plays it.
-STAND_IN_ALIAS = "stand-in"
+# STAND_IN_ALIAS: the alias the standings give a seat once the stand-in plays it (a
+# disqualified bot's seat, or one whose bot died in the match); defined with the standings.
 
 # Bounds that keep a typo from starting a run that cannot end or fit in memory.
 MAX_FILE_BYTES = 1 << 20

@@ -19,7 +19,11 @@ from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 
 
 def ranking(result: dict) -> list[dict]:
-    """Bots best first over every variant they played: mean of their per-variant ratings."""
+    """Bots best first over every variant they played: mean of their per-variant ratings.
+    A bot rated over boards in every variant comes first; then one rated in some variant
+    only over its own hands (no board played in full), then one with no hands of its own
+    in some variant (its `basis` is the weakest of its variants'), so neither can rank
+    above a bot that played its boards."""
     per_bot: dict[str, list[dict]] = {}
     for data in result["variants"].values():
         for row in data["bots"]:
@@ -27,18 +31,31 @@ def ranking(result: dict) -> list[dict]:
     out = []
     for bot, rows in per_bot.items():
         k = len(rows)
-        mean = math.fsum(r["per100"] for r in rows) / k
+        rates = [r["per100"] for r in rows if r["per100"] is not None]
+        mean = math.fsum(rates) / len(rates) if rates else None
         ci = None
         if all(r["se"] is not None for r in rows):
             parts = [((r["se"] / k) ** 2, math.inf if r["df"] is None else r["df"]) for r in rows]
             se = math.sqrt(math.fsum(v for v, _ in parts))
             half = t_quantile(welch_df(parts)) * se
             ci = [round(mean - half, 3), round(mean + half, 3)]
-        out.append({"bot": bot, "per100": round(mean, 3), "ci95": ci, "variants": k})
-    out.sort(key=lambda r: (-r["per100"], r["bot"]))
+        basis = max((r["basis"] for r in rows), key=_TIERS.get)
+        out.append({"bot": bot, "per100": None if mean is None else round(mean, 3), "ci95": ci,
+                    "variants": k, "basis": basis})
+    out.sort(key=rank_key)
     for rank, row in enumerate(out, 1):
         row["rank"] = rank
     return out
+
+
+_TIERS = {"boards": 0, "hands": 1, None: 2}  # what a rating is measured over, best first
+
+
+def rank_key(row: dict) -> tuple:
+    """Best first: bots rated over boards, then bots rated over their own hands only,
+    then bots with no hands of their own; so a bot that never played a board in full
+    cannot rank above one that did, whatever its chips."""
+    return _TIERS[row["basis"]], -(row["per100"] or 0.0), row["bot"]
 
 
 def crosstable(pairs: list[dict], bots: list[str]) -> dict[str, dict[str, dict]]:

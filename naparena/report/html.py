@@ -196,7 +196,8 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     out = [f"<table class='ranking'><thead><tr>"
            + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
-        cells = [f"<td>{r['rank']}</td>", _name_cell(r["bot"], marks), f"<td>{r['per100']:+.2f}</td>",
+        rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"
+        cells = [f"<td>{r['rank']}</td>", _name_cell(r["bot"], marks), f"<td>{rate}</td>",
                  f"<td>{_ci(r['ci95'])}</td>", f"<td>{r.get('boards') or 0:,}</td>"]
         if overall:
             cells.append(f"<td>{r['variants']}</td>")
@@ -402,9 +403,12 @@ def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, mark
         elif gap is not None and gap["ci95"] is not None:
             a, b = gap["ci95"]
             lines.append((r["bot"], gap["diff"], (a, b), f"{gap['diff']:+.1f} [{a:+.1f}, {b:+.1f}]", False))
+        elif r["per100"] is None and gap is None:
+            continue  # no hands of its own: nothing to place (the table says why)
         else:
             value = r["per100"] - base if gap is None else gap["diff"]
-            lines.append((r["bot"], value, None, f"{value:+.1f} (no interval: too few boards)", True))
+            why = "its own hands only" if r.get("basis") == "hands" else "too few boards"
+            lines.append((r["bot"], value, None, f"{value:+.1f} (no interval: {why})", True))
     names = [bot + (f" ({marks[bot]})" if bot in marks else "") for bot, *_ in lines]
     left = max(text_width(n) for n in names) + 16
     right = max(text_width(line[3]) for line in lines) + 16

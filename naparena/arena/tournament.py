@@ -21,6 +21,7 @@ from typing import Any
 
 import tomli_w
 
+from naparena.arena.seating import seatings
 from naparena.arena.seats import Confinement
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
@@ -81,7 +82,7 @@ SETTINGS: dict[str, Setting] = {
     "hands": Setting(100, int, lambda v: 1 <= v <= 1_000_000, "must be from 1 to 1000000", "hands per match"),
     "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
     "duplicate": Setting(True, bool, lambda v: True, "",
-                         "replay each deal in every seat rotation, so luck of the cards cancels"),
+                         "replay each deal in every seating of the design, so luck of the cards cancels"),
     "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
@@ -309,12 +310,13 @@ def _check_size(settings: dict, bots: tuple, variants: tuple, path: str) -> None
     if tables > MAX_MATCHES:
         raise ConfigError(path, "bots", f"{n} bots at tables of {table} make {tables} tables; "
                           f"a tournament may have at most {MAX_MATCHES} matches")
-    rotations = table if settings["duplicate"] else 1
-    matches = len(variants) * settings["seeds"] * tables * rotations
+    slots = tuple(str(i % n) for i in range(table)) if n <= table else tuple(map(str, range(table)))
+    per_table = len(seatings(slots))
+    matches = len(variants) * settings["seeds"] * tables * per_table
     if matches > MAX_MATCHES:
-        raise ConfigError(path, "tournament.seeds", f"the schedule would hold up to {matches} matches "
+        raise ConfigError(path, "tournament.seeds", f"the schedule would hold {matches} matches "
                           f"({len(variants)} variants x {settings['seeds']} seeds x {tables} tables x "
-                          f"{rotations} rotations); at most {MAX_MATCHES}")
+                          f"{per_table} seatings of each table); at most {MAX_MATCHES}")
     if matches * settings["hands"] > MAX_TOTAL_HANDS:
         raise ConfigError(path, "tournament.hands", f"{matches} matches of {settings['hands']} hands are "
                           f"{matches * settings['hands']} hands; at most {MAX_TOTAL_HANDS} in one tournament")

@@ -516,7 +516,7 @@ def test_init_writes_a_file_that_run_accepts(tmp_path, monkeypatch):
     assert "wrote starter.toml; run it with: naparena run starter.toml" in flat(result.stdout)
     text = Path("starter.toml").read_text()
     assert "[tournament]" in text and "[[bots]]" in text and "[[variants]]" in text
-    Path("starter.toml").write_text(text.replace("hands = 100", "hands = 5"))
+    Path("starter.toml").write_text(text.replace("hands = 35", "hands = 5"))
     played = invoke("run", "starter.toml", "--workers", 1, "--log-dir", "logs", "--json")
     assert played.exit_code == 0, played.output
     assert json.loads(played.stdout)["matches"] > 0

@@ -89,29 +89,46 @@ def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[tuple, Fractio
     ("seat", bot, s): hands the bot played in seat s; ("offset", a, b, d): hands b sat d
     seats after a (a != b). Each is divided by the seats the bots hold at that match's
     table, so a bot holding two seats of four is not counted as twice as exposed. The
-    design is balanced when every value of each kind is the same.
+    design is balanced when every value of each kind is the same; a relation of bots that
+    played but never so counts as 0.
     """
     out: dict[tuple, Fraction] = defaultdict(Fraction)
+    bots: set[str] = set()
+    n = 0
     for seats, hands in matches:
         n, held = len(seats), Counter(seats)
+        bots.update(held)
         for s, a in enumerate(seats):
             out[("seat", a, s)] += Fraction(hands, held[a])
             for d in range(1, n):
                 b = seats[(s + d) % n]
                 if b != a:
                     out[("offset", a, b, d)] += Fraction(hands, held[a] * held[b])
-    return out
+    # A relation never seen counts too: it is the imbalance rotations of one seating make.
+    for a in sorted(bots):  # sorted: the message naming the first imbalance is reproducible
+        for s in range(n):
+            out[("seat", a, s)] += 0
+        for b in sorted(bots - {a}):
+            for d in range(1, n):
+                out[("offset", a, b, d)] += 0
+    return dict(out)
 
 
 def imbalance(counts: dict[tuple, Fraction]) -> str | None:
     """What breaks the balance of `balance`'s counts, or None when each kind is even."""
-    for kind, what in (("seat", "sat in seat {2}"), ("offset", "had {2} sit {3} seats after it")):
+    for kind in ("seat", "offset"):
         values = {k: v for k, v in counts.items() if k[0] == kind}
         if len(set(values.values())) > 1:
             low, high = min(values, key=values.__getitem__), max(values, key=values.__getitem__)
-            return (f"{low[1]} {what.format(*low)} on {_hands(values[low])} hands but "
-                    f"{high[1]} {what.format(*high)} on {_hands(values[high])}")
+            return (f"{_relation(low)} on {_hands(values[low])} hands but "
+                    f"{_relation(high)} on {_hands(values[high])}")
     return None
+
+
+def _relation(key: tuple) -> str:
+    if key[0] == "seat":
+        return f"{key[1]} sat in seat {key[2]}"
+    return f"{key[2]} sat {key[3]} seat{'s' if key[3] > 1 else ''} after {key[1]}"
 
 
 def _hands(x: Fraction) -> str:

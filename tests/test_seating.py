@@ -22,6 +22,7 @@ from naparena.arena.tournament import check_bots, load_tournament, parse_tournam
 from naparena.arena.verify import audit_run
 from naparena.bots import plugins
 from naparena.cli import app
+from naparena.errors import ConfigError
 
 SIZES = range(2, 8)
 COST = {2: 2, 3: 6, 4: 24, 5: 20, 6: 120, 7: 42}  # seatings of a table of distinct bots
@@ -231,3 +232,17 @@ def test_verify_catches_match_files_whose_seats_break_the_design(tmp_path):
     result = CliRunner().invoke(app, ["verify", str(copy)])
     assert result.exit_code != 0
     assert f"matches/{f.name}" in result.output
+
+
+# --- the bound on the schedule -----------------------------------------------------------
+
+def test_the_match_bound_counts_seatings():
+    make(4, 4, seeds=4_000)  # 4,000 streams x 24 seatings = 96,000 matches: allowed
+    with pytest.raises(ConfigError) as caught:
+        make(4, 4, seeds=4_200)
+    assert caught.value.key == "tournament.seeds"
+    assert "100800 matches (1 variants x 4200 seeds x 1 tables x 24 seatings of each table)" in str(caught.value)
+    make(2, 4, seeds=10_000)  # two bots at four seats: 6 distinct seatings, 60,000 matches
+    make(2, 6, seeds=4_000)  # 20 seatings: 80,000
+    with pytest.raises(ConfigError, match="x 1 tables x 90 seatings"):
+        make(3, 6, seeds=2_000)

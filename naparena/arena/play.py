@@ -42,8 +42,9 @@ MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
 # Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
 # them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
-# the rules hold `sedan_trumps`.
-FORMAT = 3
+# the rules hold `sedan_trumps`; 4: the seating design (every bot at every offset from
+# every other), so a schedule of format 3 is not this one.
+FORMAT = 4
 
 
 class BotTimeout(BaseException):

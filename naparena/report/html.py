@@ -395,7 +395,8 @@ def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, mark
     if leader is None:
         return "<p class='note'>No bot has an interval yet: no chart of gaps.</p>"
     base = next(r["per100"] for r in rows if r["bot"] == leader)
-    lines = []  # (bot, value or None, interval or None, right label, hollow)
+    # (bot, value, interval or None, right label, hollow)
+    lines: list[tuple[str, float, tuple[float, float] | None, str, bool]] = []
     for r in rows:
         gap = gaps.get(r["bot"])
         if r["bot"] == leader:

@@ -404,7 +404,7 @@ def view_table() -> list[str]:
     return lines
 
 
-def _code(text: str) -> str:
+def _code(text: object) -> str:
     return "`" + str(text).replace("|", "\\|") + "`"  # a bare | would end the table cell
 
 

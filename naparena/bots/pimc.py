@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 from itertools import combinations
+from typing import Any
 
 from naparena.bots import strategy
 from naparena.bots.reference import HeuristicBot

@@ -159,7 +159,7 @@ class _SigintWatch:
         self.seen, self.depth = False, 0
         self.previous: Callable[[int, types.FrameType | None], Any] | int | None = None
 
-    def __enter__(self) -> "_SigintWatch":
+    def __enter__(self) -> _SigintWatch:
         self.depth += 1
         if self.depth == 1:
             self.seen = False

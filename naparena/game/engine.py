@@ -1,17 +1,18 @@
 """The rules engine: one hand of Nap as a pure state machine, and a match of hands.
 
 No I/O, no clock, no global RNG: chance enters only through the seed a `Match` is
-given (and the board seeds, for duplicate deals), each turned into its own `random.Random`. A caller loops: `hand.to_act`, `hand.kind`, `hand.legal()`,
+given (and its board seeds, for duplicate deals), each turned into its own
+`random.Random`. A caller loops: `hand.to_act`, `hand.kind`, `hand.legal()`,
 `hand.apply(answer)` (or `hand.fault(reason)`) until `hand.over`.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from operator import add, itemgetter
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from naparena.game import cards
@@ -142,7 +143,14 @@ class Hand:
 
     # Slots, not an instance dict: with more than 30 attributes CPython gives up the shared,
     # hinted dict layout, and every attribute access became a dict probe (-11% instructions).
-    __slots__ = ('_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'bought', 'chips_start', 'contract', 'cut', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'gathered', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 'stock_dealt', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
+    __slots__ = (
+        '_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'bought', 'chips_start',
+        'contract', 'cut', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults',
+        'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'gathered', 'hand_no', 'hands', 'high', 'kind',
+        'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result',
+        'revoke', 'rules', 'seen', 'stock', 'stock_dealt', 't', 'to_act', 'trick', 'tricks', 'trumps',
+        'trumps_by_lead', 'won',
+    )
 
     def __init__(self, rules: Rules, players: int, dealer: int, deck: list[int],
                  chips: tuple[int, ...], kitty: int, hand_no: int = 0):

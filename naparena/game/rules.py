@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from naparena.errors import RulesError

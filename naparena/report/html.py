@@ -193,7 +193,7 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
     head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
         ["gap to leader", "95% CI", "p"]
-    out = [f"<table class='ranking'><thead><tr>"
+    out = ["<table class='ranking'><thead><tr>"
            + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"

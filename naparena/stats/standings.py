@@ -234,7 +234,8 @@ class Standings:
         return out
 
 
-def _rate(bot: dict[str, Any], e: dict[str, Any], left_out: int, stand_in: bool) -> tuple[float | None, str | None, str | None]:
+def _rate(bot: dict[str, Any], e: dict[str, Any], left_out: int,
+          stand_in: bool) -> tuple[float | None, str | None, str | None]:
     """(per 100, what it is measured over, why there is no interval): over boards when
     the bot held any in full; else from its own chips and hands, with no interval; else
     none at all (the stand-in played every hand of its seats)."""

@@ -11,9 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from naparena.game.cards import RANK_NAMES
+from naparena.game.cards import RANK_NAMES, pack
 from naparena.game.cards import name as card_name
-from naparena.game.cards import pack
 from naparena.game.rules import (
     AUTO_PACK,
     CHOICES,

@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ECHO = "import sys, json\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b'\\n'); sys.stdout.buffer.flush()\n"
+ECHO = ("import sys, json\nfor line in sys.stdin.buffer:\n"
+        "    sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b'\\n'); sys.stdout.buffer.flush()\n")
 
 TOURNAMENT = """[tournament]
 name = "seat-bench"

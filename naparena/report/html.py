@@ -193,7 +193,7 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
     head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
         ["gap to leader", "95% CI", "p"]
-    out = [f"<table class='ranking'><thead><tr>"
+    out = ["<table class='ranking'><thead><tr>"
            + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"
@@ -395,7 +395,8 @@ def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, mark
     if leader is None:
         return "<p class='note'>No bot has an interval yet: no chart of gaps.</p>"
     base = next(r["per100"] for r in rows if r["bot"] == leader)
-    lines = []  # (bot, value or None, interval or None, right label, hollow)
+    # (bot, value, interval or None, right label, hollow)
+    lines: list[tuple[str, float, tuple[float, float] | None, str, bool]] = []
     for r in rows:
         gap = gaps.get(r["bot"])
         if r["bot"] == leader:

@@ -10,12 +10,13 @@ import time
 import orjson
 from dataclasses import dataclass, field
 
-from naparena.arena.play import Job, Seat, Supervisor, fault_kind, play_job
-from naparena.arena.pool import InlineExecutor
-from naparena.arena.schedule import derive_seed
-from naparena.arena.seats import Confinement
-from naparena.game.engine import Match
+from naparena.arena.executors.pool import InlineExecutor
+from naparena.arena.match.play import Job, Seat, Supervisor, play_job
+from naparena.arena.records.logs import fault_kind
+from naparena.arena.setup.schedule import derive_seed
+from naparena.arena.setup.settings import Confinement
 from naparena.errors import RulesError
+from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions

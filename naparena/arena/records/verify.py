@@ -22,7 +22,7 @@ from naparena.arena.records.ledger import (
     skip_reason,
     stand_in_seats,
 )
-from naparena.arena.records.logs import FORMAT, MatchSummary, load_match, other_format, read_match
+from naparena.arena.records.logs import FORMAT, MatchSummary, other_format, read_match
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, config_hash, match_path, read_manifest
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance

@@ -35,10 +35,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from naparena.arena.play import Job, play_job
-from naparena.arena.runner import end_of_unit, judge, skip_reason
-from naparena.arena.schedule import board_seeds, bot_seed, schedule
-from naparena.arena.tournament import parse_tournament
+from naparena.arena.match.play import Job, play_job
+from naparena.arena.records.ledger import end_of_unit, judge, skip_reason
+from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
 from naparena.bots.plugins import load_registry
 from naparena.stats.distributions import binom_ci, t_quantile
 from naparena.stats.sequential import WARMUP, simulate

@@ -86,9 +86,10 @@ class Cluster:
 
 def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict:
     """One whole run: wall seconds, this process's CPU seconds, matches, hands."""
-    from naparena.arena.runner import Run, new_run_dir, registry_for
-    from naparena.arena.schedule import total_hands
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.records.rundir import new_run_dir
+    from naparena.arena.runner import Run, registry_for
+    from naparena.arena.setup.reader import check_bots, load_tournament
+    from naparena.arena.setup.schedule import total_hands
 
     path = folder / f"t-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=hands))

@@ -9,9 +9,10 @@ import random
 import pytest
 import tomli_w
 
-from naparena.arena.runner import MATCHES, Run, new_run_dir, registry_for
-from naparena.arena.tournament import check_bots, load_tournament
-from naparena.arena.verify import verify_run
+from naparena.arena.records.rundir import MATCHES, new_run_dir
+from naparena.arena.records.verify import verify_run
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.setup.reader import check_bots, load_tournament
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules

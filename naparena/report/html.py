@@ -16,10 +16,11 @@ from pathlib import Path
 
 import orjson
 
-from naparena.arena.runner import MATCHES, read_manifest, standings_from_logs
-from naparena.arena.tournament import STAND_IN_ALIAS
+from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.rundir import MATCHES, read_manifest
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
+from naparena.stats.standings import STAND_IN_ALIAS
 
 # Bot colours: distinguishable, and readable on white.
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",

@@ -46,7 +46,7 @@ def _engine_loop(matches: list, clock, log: bool) -> float:
 def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1) -> tuple[float, float]:
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
     interface, supervision and JSON logging, in this process."""
-    from naparena.arena.play import Job, play_job
+    from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from naparena.arena.play import Job, Seat, Supervisor, fault_kind, play_job
-from naparena.arena.pool import InlineExecutor
-from naparena.arena.schedule import derive_seed
-from naparena.arena.seats import Confinement
+from naparena.arena.executors.pool import InlineExecutor
+from naparena.arena.match.play import Job, Seat, Supervisor, play_job
+from naparena.arena.records.logs import fault_kind
+from naparena.arena.setup.schedule import derive_seed
+from naparena.arena.setup.settings import Confinement
 from naparena.errors import RulesError
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules

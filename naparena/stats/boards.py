@@ -236,16 +236,20 @@ class BoardBook:
                 left_out[a] = left_out.get(a, 0) + len(u.chips) - p
         # Each bot over the boards it held in full; each pair over the boards both did;
         # positions over the boards every bot did (the same players in every rotation).
+        # Without duplicate a seating is a match of its own, so where each bot sat is a
+        # fixed part of the design (balanced, it cancels): the seating is a stratum too,
+        # or its effect would be counted as noise and the intervals would be too wide.
+        base = (u.table_no,) if self.duplicate else (u.table_no, int(unit[-1]))
         for i, a in enumerate(names):
             if played[i]:
-                m = _moments(self.bots[variant][a], (u.table_no, held[i]), held[i])
+                m = _moments(self.bots[variant][a], (*base, held[i]), held[i])
                 for row in u.chips[:played[i]]:
                     m.add(row[i])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared:
                 ki, kj = held[i], held[j]
-                m = _moments(self.pairs[variant][(names[i], names[j])], (u.table_no, ki, kj), ki * kj)
+                m = _moments(self.pairs[variant][(names[i], names[j])], (*base, ki, kj), ki * kj)
                 for row in u.chips[:shared]:
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)

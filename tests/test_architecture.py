@@ -162,7 +162,7 @@ ARENA_ALLOWED = {
     "records": {"setup"},
     "match": {"setup", "records"},
     "executors": {"setup", "records", "match"},
-    "runner": {"setup", "records", "match", "executors"},
+    "session": {"setup", "records", "match", "executors"},
 }
 # What the file and settings layer must never touch: processes, signals, threads.
 PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",
@@ -197,7 +197,7 @@ def plumbing(module: str, path: Path) -> list[str]:
     executors, and os's process calls (os.fork, os.kill, …; os.path is fine)."""
     wrong = []
     for line, target in imports(path, module):
-        if target.split(".")[0] in PLUMBING or arena_part(target) in ("match", "executors", "runner"):
+        if target.split(".")[0] in PLUMBING or arena_part(target) in ("match", "executors", "session"):
             wrong.append(f"line {line}: imports {target}")
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"

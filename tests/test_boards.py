@@ -9,10 +9,9 @@ import random
 import pytest
 import tomli_w
 
-from naparena.arena.records.rundir import MATCHES, new_run_dir
+from naparena.arena.records.rundir import MATCHES
 from naparena.arena.records.verify import verify_run
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.session import Session
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -32,13 +31,8 @@ def run(tmp_path, variant: str, duplicate: bool = True, hands: int = 30):
             "variants": [{"name": variant}]}
     path = tmp_path / "t.toml"
     path.write_text(tomli_w.dumps(data))
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, tmp_path / "logs")
-    runner = Run(t, registry, run_dir, 1)
-    runner.prepare(False)
-    return run_dir, runner.execute()
+    session = Session.open(path, log_dir=tmp_path / "logs", workers=1)
+    return session.run_dir.path, session.play()
 
 
 def deals_by_rotation(run_dir) -> dict[tuple, list]:

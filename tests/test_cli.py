@@ -61,7 +61,7 @@ def isolated(monkeypatch):
     # Installed plug-ins must not change what these tests see; drop-in modules and the
     # log handlers a run installs on the root logger must not leak into the next test.
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
+    monkeypatch.setattr("naparena.arena.session._registries", {})  # worker registries are built afresh
     modules = set(sys.modules)
     root, ours = logging.getLogger(), logging.getLogger("naparena")
     handlers, level = list(root.handlers), ours.level

@@ -29,8 +29,8 @@ from typer.testing import CliRunner
 from naparena.arena.executors.pool import ForkPool
 from naparena.arena.records.logs import FORMAT
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
@@ -88,18 +88,15 @@ def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
     the processor. With one worker (in-process) the timeout must be generous instead.
     """
     t = parse_tournament(config_, run_dir.parent / "tournament.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run = Run(t, registry, run_dir, workers)
+    run = Session.open(t, run_dir, workers=workers)
     assert run.workers == (workers or t.workers)
-    assert run.prepare(False) == 0
     if run.workers == 1:
         assert t.timeout >= 30, "in-process the wall clock times bots: give them a generous limit"
-        result = run.execute()
+        result = run.play()
     else:
         pool = ForkPool(run.workers, t.timeout, clock=worker_cpu_seconds)
         try:
-            result = run.execute(executor=pool)
+            result = run.play(executor=pool)
         finally:
             pool.shutdown()
     assert json.loads((run_dir / STANDINGS).read_text()) == result
@@ -636,13 +633,11 @@ def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not
     # pool sees a worker that makes no progress outside any bot call, and stops the run.
     data = config({"mode": "slot", "every": 5, "times": 1, "match": 1, "sleep": 3600.0})
     t = parse_tournament(data, tmp_path / "tournament.toml")
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, tmp_path / "run", 2)
-    run.prepare(False)
+    run = Session.open(t, tmp_path / "run", workers=2)
     pool = ForkPool(2, t.timeout, clock=worker_cpu_seconds, stall=3.0)
     try:
         with pytest.raises(RunError, match="match 1: no progress for 3 s and no bot call under way"):
-            run.execute(executor=pool)
+            run.play(executor=pool)
     finally:
         pool.terminate()
     assert (tmp_path / "run" / MATCHES / "000000.json").exists(), "finished matches are kept"

@@ -156,16 +156,18 @@ class RunDir:
     """One run directory: where each of its files is, and reading and writing them."""
 
     def __init__(self, path: str | Path | RunDir):
+        given = path.given if isinstance(path, RunDir) else Path(path)
+        self.given = given  # as the user named it, for messages
         # Absolute: a bot that changes a worker's directory must not move where logs go.
-        self.path: Path = Path(path.path if isinstance(path, RunDir) else path).absolute()
-        self.manifest = self.path / MANIFEST
-        self.standings = self.path / STANDINGS
-        self.matches = self.path / MATCHES
-        self.where = self.path / WHERE
-        self.log = self.path / RUN_LOG
+        self.path: Path = given.absolute()
+        self.manifest = given / MANIFEST
+        self.standings = given / STANDINGS
+        self.matches = given / MATCHES
+        self.where = given / WHERE
+        self.log = given / RUN_LOG
 
     def __str__(self) -> str:
-        return str(self.path)
+        return str(self.given)
 
     def make(self) -> None:
         make_run_dir(self.path)
@@ -177,7 +179,7 @@ class RunDir:
     # --- the manifest and where the run came from ---
 
     def read_manifest(self) -> dict[str, Any]:
-        return read_manifest(self.path)
+        return read_manifest(self.given)
 
     def write_manifest(self, data: dict) -> None:
         write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
@@ -186,7 +188,7 @@ class RunDir:
         """The manifest, if this naparena can resume the run it describes."""
         old = self.read_manifest()
         if old.get("format") != FORMAT:  # before the hash, which another format computes differently
-            raise RunError(f"{self.path}: {other_format(old).replace('match log', 'run')}; "
+            raise RunError(f"{self.given}: {other_format(old).replace('match log', 'run')}; "
                            "resume it with the version that started it")
         return old
 
@@ -194,13 +196,13 @@ class RunDir:
         """Resuming must play the same run: same log format, configuration and bots."""
         old = self.check_format()
         if old.get("config_hash") != mine["config_hash"]:
-            what = f"{source} has changed since {self.path} was started" if source else \
-                f"{self.path}: was run with another configuration"
+            what = f"{source} has changed since {self.given} was started" if source else \
+                f"{self.given}: was run with another configuration"
             raise RunError(f"{what}; start a new run")
         _same_bots(self.path, old.get("bots"), mine["bots"])
 
     def read_where(self) -> dict[str, Any]:
-        return read_where(self.path)
+        return read_where(self.given)
 
     def write_where(self, file: str | None, bots_dir: str | None) -> None:
         """Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
@@ -212,6 +214,7 @@ class RunDir:
     # --- match logs ---
 
     def match_path(self, index: int) -> Path:
+        """Absolute: workers write it, and a bot may change a worker's directory."""
         return match_path(self.path, index)
 
     def match_files(self) -> list[Path]:
@@ -252,7 +255,7 @@ class RunDir:
         return gone + [f"{MATCHES}/{self.match_path(i).name}" for i in indices if not self.has_match(i)]
 
     def is_complete(self) -> bool:
-        return is_complete(self.path)
+        return is_complete(self.given)
 
 
 def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:

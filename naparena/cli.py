@@ -1,4 +1,5 @@
-"""The `naparena` command: thin wrappers that turn core results into tables and exit codes."""
+"""The `naparena` command, thin: parses arguments, calls the session (or the records, the
+report, the tools), prints tables and messages, and maps project errors to exit codes."""
 
 from __future__ import annotations
 

@@ -81,7 +81,8 @@ def test_board_seeds_deal_each_hand_the_same_whatever_was_played():
     rules, boards = make_rules("pagat"), tuple(range(100, 110))
     seen = []
     for bot_seed in (1, 2):
-        match, bots = Match(rules, 4, 99, boards=boards), [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
+        match = Match(rules, 4, 99, boards=boards)
+        bots = [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
         seq = []
         for _ in range(10):
             hand = match.next_hand()
@@ -125,7 +126,8 @@ def test_a_board_averages_a_bot_over_its_seats_and_rotations():
     book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1], [0, 2, 0, -2]], [5, 6]))
     book.add(unit, spec(1, ["b", "a", "b", "a"]), summary([[-3, 1, 1, 1], [4, -4, 0, 0]], [5, 9]))
     boards = book.close(unit).boards()
-    assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]}, {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
+    assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]},
+                      {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
     a = book.bots["v"]["a"][(0, 4)]
     assert (a.n, a.s1, a.s2, a.scale) == (2, 4 - 4, 16 + 16, 4)
     pair = book.pairs["v"][("a", "b")][(0, 4, 4)]

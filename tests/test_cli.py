@@ -179,7 +179,8 @@ def test_run_prints_the_standings_and_where_the_logs_are(here):
     assert {"random", "example"} <= bots
     run_dir = run_dir_in(here / "logs")
     assert f"logs in {run_dir.relative_to(here)}" in flat(result.stderr)
-    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6  # seeds x the 6 distinct seatings of (random, example, random, example)
+    # seeds x the 6 distinct seatings of (random, example, random, example)
+    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6
 
 
 def test_run_json_is_the_standings_file(finished):

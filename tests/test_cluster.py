@@ -460,7 +460,8 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
     notices = Notices()
     Session.open(tmp_path / "t.toml", tmp_path / "run", scheduler="local:1", watcher=notices).play()
     [notice] = notices.heard
-    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
 
 
 def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
-from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, match_path
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
 from naparena.arena.session import Quiet, Session, run_job
 from naparena.arena.setup.settings import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.bots import plugins

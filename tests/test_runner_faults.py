@@ -21,11 +21,10 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.session import Session
 from naparena.arena.records.rundir import MATCHES
+from naparena.arena.session import Session
 from naparena.bots import plugins
 from naparena.cli import app
-
 from tests.test_runner import (
     assert_same_files,
     live_members,

@@ -1,6 +1,7 @@
 """Pre-flight for one bot (`naparena check`): play it through every named variant, at every
 table size from 2 to 7 seats the variant allows, on fixed seeded deals against `random`
-bots, and report illegal answers, exceptions and decision times."""
+bots, and report illegal answers, exceptions and decision times; and start a tournament
+file's external bots for their handshake (`naparena bots --tournament`)."""
 
 from __future__ import annotations
 

@@ -156,8 +156,8 @@ class RunDir:
     """One run directory: where each of its files is, and reading and writing them."""
 
     def __init__(self, path: str | Path | RunDir):
-        given = path.given if isinstance(path, RunDir) else Path(path)
-        self.given = given  # as the user named it, for messages
+        given: Path = path.given if isinstance(path, RunDir) else Path(path)
+        self.given: Path = given  # as the user named it, for messages
         # Absolute: a bot that changes a worker's directory must not move where logs go.
         self.path: Path = given.absolute()
         self.manifest = given / MANIFEST

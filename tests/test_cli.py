@@ -61,7 +61,7 @@ def isolated(monkeypatch):
     # Installed plug-ins must not change what these tests see; drop-in modules and the
     # log handlers a run installs on the root logger must not leak into the next test.
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
+    monkeypatch.setattr("naparena.arena.session._registries", {})  # worker registries are built afresh
     modules = set(sys.modules)
     root, ours = logging.getLogger(), logging.getLogger("naparena")
     handlers, level = list(root.handlers), ours.level
@@ -179,7 +179,8 @@ def test_run_prints_the_standings_and_where_the_logs_are(here):
     assert {"random", "example"} <= bots
     run_dir = run_dir_in(here / "logs")
     assert f"logs in {run_dir.relative_to(here)}" in flat(result.stderr)
-    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6  # seeds x the 6 distinct seatings of (random, example, random, example)
+    # seeds x the 6 distinct seatings of (random, example, random, example)
+    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6
 
 
 def test_run_json_is_the_standings_file(finished):

@@ -20,8 +20,8 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.cluster import describe_bots, mismatch
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.session import Quiet, Session
+from naparena.arena.setup.reader import load_tournament
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
@@ -102,7 +102,7 @@ class Cluster:
 @pytest.fixture(autouse=True)
 def no_installed_plugins(monkeypatch):
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
+    monkeypatch.setattr("naparena.arena.session._registries", {})
 
 
 @pytest.fixture(scope="module")
@@ -284,26 +284,32 @@ def test_ctrl_c_on_a_cluster_run_says_how_to_resume_and_resume_completes(cluster
 
 # --- resume across executors ----------------------------------------------------------
 
-class Interrupt:
-    """A progress callback that stops a run as Ctrl-C would, after `after` booked matches."""
+class Interrupt(Quiet):
+    """A watcher that stops a run as Ctrl-C would, after `after` booked matches."""
 
     def __init__(self, after: int):
         self.after = after
 
-    def __call__(self, matches: int, hands: int, session: int) -> None:
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
         if matches >= self.after:
             raise KeyboardInterrupt
 
 
+class Notices(Quiet):
+    """A watcher that keeps what the executor says."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.heard.append(text)
+
+
 def start_in_process(path: Path, log_dir: Path, after: int, **run) -> Path:
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    runner = Run(t, registry, (log_dir / "run"), **run)
-    runner.prepare(False)
+    runner = Session.open(path, log_dir / "run", watcher=Interrupt(after), **run)
     with pytest.raises(KeyboardInterrupt):
-        runner.execute(progress=Interrupt(after))
-    return runner.run_dir
+        runner.play()
+    return runner.run_dir.path
 
 
 def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_path):
@@ -451,33 +457,27 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
     """A local cluster's scheduler runs in this process, so it sees this stand-in for bokeh."""
     monkeypatch.setattr("naparena.arena.executors.cluster._has_bokeh", lambda: True)
     write_tournament(tmp_path, hands=3)
-    t = load_tournament(tmp_path / "t.toml")
-    registry = registry_for(t)
-    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler="local:1")
-    runner.prepare(False)
-    notices = []
-    runner.execute(notice=notices.append)
-    [notice] = notices
-    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+    notices = Notices()
+    Session.open(tmp_path / "t.toml", tmp_path / "run", scheduler="local:1", watcher=notices).play()
+    [notice] = notices.heard
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
 
 
 def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):
     from naparena.arena.executors.cluster import ClusterExecutor
-    from naparena.arena.runner import bots_dir
+    from naparena.arena.session import bots_dir
 
     tournament(tmp_path)
     expected = reference(tmp_path)
-    t = load_tournament(tmp_path / "t.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    executor = ClusterExecutor(str(cluster.file), registry, [b.name for b in t.bots], bots_dir(t))
+    runner = Session.open(tmp_path / "t.toml", tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
+    t = runner.t
+    executor = ClusterExecutor(str(cluster.file), runner.registry, [b.name for b in t.bots], bots_dir(t))
     try:
         assert executor._direct  # loopback: straight from the workers
         assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there
         executor._direct = False
-        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
-        runner.prepare(False)
-        runner.execute(executor=executor)
+        runner.play(executor=executor)
     finally:
         executor.shutdown()
-    assert_same_files(snapshot(runner.run_dir), expected)
+    assert_same_files(snapshot(runner.run_dir.path), expected)

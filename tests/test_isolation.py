@@ -13,9 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
-from naparena.arena.setup.tournament import with_isolation
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
@@ -33,12 +32,7 @@ def _no_installed_plugins(monkeypatch):
 
 def play(config: dict, run_dir: Path, isolation: str | None = None, workers: int = 2) -> dict:
     t = parse_tournament(config, run_dir.parent / "tournament.toml")
-    if isolation:
-        t = with_isolation(t, isolation)
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, run_dir, workers)
-    run.prepare(False)
-    return run.execute()
+    return Session.open(t, run_dir, isolation=isolation, workers=workers).play()
 
 
 def canonical(run_dir: Path) -> dict[str, bytes]:

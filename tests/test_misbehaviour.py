@@ -27,10 +27,9 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.pool import ForkPool
-from naparena.arena.records.logs import FORMAT
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
@@ -88,18 +87,15 @@ def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
     the processor. With one worker (in-process) the timeout must be generous instead.
     """
     t = parse_tournament(config_, run_dir.parent / "tournament.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run = Run(t, registry, run_dir, workers)
+    run = Session.open(t, run_dir, workers=workers)
     assert run.workers == (workers or t.workers)
-    assert run.prepare(False) == 0
     if run.workers == 1:
         assert t.timeout >= 30, "in-process the wall clock times bots: give them a generous limit"
-        result = run.execute()
+        result = run.play()
     else:
         pool = ForkPool(run.workers, t.timeout, clock=worker_cpu_seconds)
         try:
-            result = run.execute(executor=pool)
+            result = run.play(executor=pool)
         finally:
             pool.shutdown()
     assert json.loads((run_dir / STANDINGS).read_text()) == result
@@ -243,7 +239,8 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
                     assert hand["revoke"] == s == seat and hand["result"] == "revoke"
                     assert hand["faults"][-1][0] == decision
                 else:
-                    assert kind == "bid" and reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
+                    assert kind == "bid"
+                    assert reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
                     assert [s, "pass"] in hand["bids"]  # the default: a pass
     assert kinds["play"] > 0 and kinds["bid"] > 0
     for v in VARIANTS:
@@ -313,7 +310,7 @@ def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path
         crashed = matches_with_bad(parsed, v)
         assert row(result, v, "bad")["crashes"] == len(crashed) > 0
         assert row(result, v, "bad")["faults"] == {"crash": len(crashed)}
-    for i, log in parsed.items():
+    for log in parsed.values():
         seat = bad_seat(log)
         if seat is None:
             continue
@@ -370,7 +367,7 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     assert bad["hands"] == 20  # its own match only: the stand-in's hands are booked apart
     stand_in = row(result, variant, "stand-in")
     assert stand_in["hands"] == 20 * len([i for i in later if parsed[i]["variant"] == variant])
-    for v, table in result["variants"].items():
+    for table in result["variants"].values():
         assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
 
 
@@ -636,13 +633,11 @@ def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not
     # pool sees a worker that makes no progress outside any bot call, and stops the run.
     data = config({"mode": "slot", "every": 5, "times": 1, "match": 1, "sleep": 3600.0})
     t = parse_tournament(data, tmp_path / "tournament.toml")
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, tmp_path / "run", 2)
-    run.prepare(False)
+    run = Session.open(t, tmp_path / "run", workers=2)
     pool = ForkPool(2, t.timeout, clock=worker_cpu_seconds, stall=3.0)
     try:
         with pytest.raises(RunError, match="match 1: no progress for 3 s and no bot call under way"):
-            run.execute(executor=pool)
+            run.play(executor=pool)
     finally:
         pool.terminate()
     assert (tmp_path / "run" / MATCHES / "000000.json").exists(), "finished matches are kept"

@@ -16,8 +16,8 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
@@ -47,10 +47,7 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 def play(config: dict, run_dir: Path, workers: int = 2) -> dict:
     t = parse_tournament(config, run_dir.parent / "tournament.toml")
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, run_dir, workers)
-    run.prepare(False)
-    return run.execute()
+    return Session.open(t, run_dir, workers=workers).play()
 
 
 def tapped(record: Path, *command: str) -> list[str]:

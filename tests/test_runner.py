@@ -24,9 +24,8 @@ from typer.testing import CliRunner
 
 from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
-from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, match_path, new_run_dir
-from naparena.arena.runner import Run, registry_for, run_job
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
+from naparena.arena.session import Quiet, Session, run_job
 from naparena.arena.setup.settings import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.bots import plugins
 from naparena.cli import app
@@ -137,7 +136,7 @@ def isolated(monkeypatch):
     # Installed plug-ins must not change what these tests see; drop-in modules must not
     # leak from one test into the next.
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
+    monkeypatch.setattr("naparena.arena.session._registries", {})  # worker registries are built afresh
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:
@@ -215,13 +214,8 @@ def played_matches(run_dir: Path) -> int:
 
 def run_in_process(path: Path, log_dir: Path, workers: int = 1) -> tuple[Path, dict]:
     """What `naparena run` does, minus the terminal: returns the run directory and standings."""
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, log_dir)
-    runner = Run(t, registry, run_dir, workers)
-    runner.prepare(False)
-    return run_dir, runner.execute()
+    session = Session.open(path, log_dir=log_dir, workers=workers)
+    return session.run_dir.path, session.play()
 
 
 def live_members(pgid: int) -> list[int]:
@@ -675,17 +669,43 @@ def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
     assert many_hands.book.bots["classic"]["a"][(2, 4)].n == 20_000  # every board was counted
 
 
+class StopAfter(Quiet):
+    """A watcher that interrupts a run as Ctrl-C would, once `after` matches are booked."""
+
+    def __init__(self, after: int):
+        self.after, self.done_before = after, None
+
+    def started(self, session, done: int) -> None:
+        self.done_before = done
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        if matches >= self.after:
+            raise KeyboardInterrupt
+
+
+def test_a_session_interrupted_resumes_from_its_run_directory_to_the_same_files(tmp_path, run_session):
+    path = write_tournament(tmp_path, hands=5, seeds=2)
+    whole_dir, whole = run_session(path, tmp_path / "whole", workers=1)
+    stop = StopAfter(3)
+    cut = Session.open(path, tmp_path / "cut", workers=1, watcher=stop)
+    with pytest.raises(KeyboardInterrupt):
+        cut.play()
+    assert stop.done_before == 0 and not (tmp_path / "cut" / STANDINGS).exists()
+    again = StopAfter(10**9)
+    resumed = Session.resume(tmp_path / "cut", workers=1, watcher=again)
+    assert resumed.play() == whole
+    assert again.done_before >= 3
+    assert snapshot(tmp_path / "cut") == snapshot(whole_dir)
+
+
 def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
     path = write_tournament(tmp_path, hands=40)
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    runner = Run(t, registry, tmp_path / "run", workers=1)
-    runner.prepare(False)
+    runner = Session.open(path, tmp_path / "run", workers=1)
+    runner.prepare()
     job = runner.job(runner.specs[0])
     assert isinstance(job, Job)
     returned = run_job(job)
-    written = json.loads(match_path(runner.run_dir, 0).read_bytes())
+    written = json.loads(runner.run_dir.match_path(0).read_bytes())
     assert len(written["hands"]) == 40
     assert returned == written["summary"]
     assert set(returned) == {"seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"}

@@ -21,11 +21,10 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena import runner as runner_module
 from naparena.arena.records.rundir import MATCHES
+from naparena.arena.session import Session
 from naparena.bots import plugins
 from naparena.cli import app
-
 from tests.test_runner import (
     assert_same_files,
     live_members,
@@ -77,7 +76,7 @@ MATCH_COUNT = 12  # one variant, 2 seeds, the 6 distinct seatings of (random, sl
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch):
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
+    monkeypatch.setattr("naparena.arena.session._registries", {})
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:
@@ -206,18 +205,18 @@ def test_a_bot_killing_its_own_worker_in_the_same_place_again_is_charged_as_a_cr
 def test_ctrl_c_just_after_the_run_directory_is_created_still_says_how_to_resume(tmp_path, monkeypatch):
     write_sleeper_tournament(tmp_path)
     monkeypatch.chdir(tmp_path)
-    prepare = runner_module.Run.prepare
+    prepare = Session.prepare
 
-    def prepare_then_interrupt(self, resume=False):
-        prepare(self, resume)
+    def prepare_then_interrupt(self):
+        prepare(self)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner_module.Run, "prepare", prepare_then_interrupt)
+    monkeypatch.setattr(Session, "prepare", prepare_then_interrupt)
     result = CliRunner().invoke(app, ["run", "t.toml", "--workers", "1"])
     assert result.exit_code == 130, result.output
     message = " ".join(result.output.split())
     assert "Resume with: naparena resume logs/faults-" in message
-    monkeypatch.setattr(runner_module.Run, "prepare", prepare)
+    monkeypatch.setattr(Session, "prepare", prepare)
     hint = message[message.index("Resume with: ") + len("Resume with: "):].split()
     resumed = CliRunner().invoke(app, hint[1:3] + ["--workers", "1"])
     assert resumed.exit_code == 0, resumed.output

@@ -15,10 +15,10 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.records.rundir import MANIFEST, MATCHES, new_run_dir
+from naparena.arena.records.rundir import MANIFEST, MATCHES
 from naparena.arena.records.verify import audit_run
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import load_tournament, parse_tournament
 from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, orders_for, seatings
 from naparena.bots import plugins
@@ -196,14 +196,9 @@ def run_in_process(folder: Path, **kwargs) -> Path:
             "bots": [{"name": "random", "alias": a} for a in ("r1", "r2", "heuristic", "bold")],
             "variants": [{"name": "classic"}]}
     (folder / "t.toml").write_text(tomli_w.dumps(data))
-    t = load_tournament(folder / "t.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, folder / "logs")
-    runner = Run(t, registry, run_dir, 1)
-    runner.prepare(False)
-    runner.execute()
-    return run_dir
+    session = Session.open(folder / "t.toml", log_dir=folder / "logs", workers=1)
+    session.play()
+    return session.run_dir.path
 
 
 def test_verify_finds_a_run_seated_by_the_old_design_unbalanced(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ def register_bots(register):
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch):
     monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
+    monkeypatch.setattr("naparena.arena.session._registries", {})
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:

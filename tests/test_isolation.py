@@ -9,12 +9,10 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
 from naparena.arena.tournament import check_bots, parse_tournament, with_isolation
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
 
@@ -22,11 +20,6 @@ HERE = Path(__file__).resolve().parent
 BOTS_DIR = HERE / "bots_seat"
 ROGUE = HERE / "seat_programs" / "rogue.py"
 PIMC = {"samples": 6, "bid_samples": 6, "max_nodes": 3000, "time_budget": 1000.0}  # nodes bind, not time
-
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
 
 
 def play(config: dict, run_dir: Path, isolation: str | None = None, workers: int = 2) -> dict:

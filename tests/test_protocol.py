@@ -20,7 +20,6 @@ from naparena.arena.runner import Run, registry_for
 from naparena.arena.tournament import check_bots, parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -31,11 +30,6 @@ TAP, ROGUE = HERE / "seat_programs" / "tap.py", HERE / "seat_programs" / "rogue.
 BOTS_DIR = HERE / "bots_seat"
 TO_BOT = {"hello", "match", "hand_start", "decide", "event", "hand_end", "match_end", "shutdown"}
 FROM_BOT = {"hello": "bot_hello", "answer": "answer", "error": "error"}
-
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
 
 
 @functools.cache

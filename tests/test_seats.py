@@ -11,24 +11,22 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 from naparena.arena.verify import verify_run
-from tests.test_misbehaviour import (
+from tests.misbehaving import (
+    ROGUE,
     WELL_BEHAVED,
     bad_faults,
     bad_seat,
     check_run,
     config,
-    match_files,
+    control_run,
     play,
     row,
 )
 
-HERE = Path(__file__).resolve().parent
-ROGUE = HERE / "seat_programs" / "rogue.py"
 TIMEOUT = 2.0  # generous: only the modes that overrun it may time out on a loaded machine
 
 
@@ -36,12 +34,7 @@ TIMEOUT = 2.0  # generous: only the modes that overrun it may time out on a load
 def control(tmp_path_factory) -> tuple[dict, dict[int, bytes]]:
     """The inline tests' control run (`bad` well-behaved), with this module's time limit:
     a control that a loaded machine times out would compare nothing."""
-    run_dir = tmp_path_factory.mktemp("control") / "run"
-    result = play(config(WELL_BEHAVED, timeout=TIMEOUT), run_dir)
-    files = match_files(run_dir)
-    for log in map(json.loads, files.values()):
-        assert not any("faults" in hand for hand in log["hands"])
-    return result, files
+    return control_run(tmp_path_factory.mktemp("control") / "run", timeout=TIMEOUT)
 
 
 def rogue_config(mode: str, **params) -> dict:

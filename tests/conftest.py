@@ -21,11 +21,16 @@ from tests.helpers import drop_in
 
 
 @pytest.fixture(autouse=True, scope="session")
-def no_installed_plugins() -> Iterator[None]:
-    """Installed plug-ins must not change what a test sees. Set for the whole session, so
-    module-scoped runs, forked workers and child processes see it too."""
+def plain_environment() -> Iterator[None]:
+    """What the tests see must not depend on who runs them. Installed plug-ins are off,
+    and the terminal size is unset: the command line's tables are as wide as when piped,
+    whatever the caller's COLUMNS (pytest-xdist's workers run with COLUMNS=80, which
+    wraps the tables the tests read). For the whole session, so module-scoped runs,
+    forked workers and child processes see the same."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
+        mp.delenv("COLUMNS", raising=False)
+        mp.delenv("LINES", raising=False)
         yield
 
 

@@ -8,6 +8,7 @@ together that should change alone; a conftest imported as a module runs twice.
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,9 @@ def test_plain_modules_hold_no_tests(path):
 
 def test_the_plain_modules_are_found():
     assert {"helpers.py", "drop_ins.py", "deals.py", "misbehaving.py"} <= {p.name for p in PLAIN_MODULES}
+
+
+def test_the_caller_s_terminal_width_does_not_reach_the_tests():
+    # pytest-xdist's workers have COLUMNS=80, a person's shell may have any width: the
+    # command line's tables (which tests read row by row) would wrap differently.
+    assert "COLUMNS" not in os.environ and "LINES" not in os.environ

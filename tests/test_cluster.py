@@ -188,6 +188,7 @@ def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
     assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
 
 
+@pytest.mark.slow
 def test_crashing_and_hanging_bots_are_supervised_on_the_workers_as_in_the_local_pool(cluster, tmp_path):
     """crashy kills its process in hand 1 of every match it plays; misbehave hangs with the
     watchdog's interrupt blocked in one match, so only the hard limit ends it. Both are

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
@@ -37,6 +38,7 @@ def canonical(run_dir: Path) -> dict[str, bytes]:
     return {**files, STANDINGS: (run_dir / STANDINGS).read_bytes()}
 
 
+@pytest.mark.slow
 def test_reference_bots_play_byte_for_byte_alike_inline_and_isolated(tmp_path):
     """random, heuristic and pimc (a node budget, so no clock decides) in every named
     variant: logs and standings identical, and isolated really was isolated. Three at a

@@ -91,6 +91,7 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
 
 # --- 3. time-outs ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_bot_overrunning_its_time_is_interrupted_with_a_time_out(tmp_path, control):
     # Overrun once a match, at its 4th decision. The watchdog looks on a tick, so it
     # interrupts up to two ticks after the limit; sleeping three times the limit keeps
@@ -106,6 +107,7 @@ def test_a_bot_overrunning_its_time_is_interrupted_with_a_time_out(tmp_path, con
         assert reason == f"time-out: no answer within {TIMEOUT:g} s"
 
 
+@pytest.mark.slow
 def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(tmp_path, control):
     result = play(config({"mode": "spin", "every": 4, "times": 1}), tmp_path / "run")
     parsed = check_run(result, tmp_path / "run", control)
@@ -118,6 +120,7 @@ def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(tmp_path, control
 
 # --- 4. a hang signals cannot end -------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_hang_that_blocks_the_interrupt_is_killed_at_the_hard_limit(tmp_path, control):
     hang_match = 9  # classic, table 2, with bad; one hang keeps the test to one hard limit
     result = play(config({"mode": "block", "every": 5, "times": 1, "match": hang_match, "sleep": 120.0}),
@@ -139,6 +142,7 @@ def test_a_hang_that_blocks_the_interrupt_is_killed_at_the_hard_limit(tmp_path, 
 
 # --- 5. a bot that kills its own process -------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, reason", [
     ("exit", "crash: process exited with code 3"),
     ("segv", "crash: process killed by signal SIGSEGV"),
@@ -324,6 +328,7 @@ def test_a_bot_changing_its_hand_records_changes_no_chips(tmp_path):
     assert meddled["variants"] == plain["variants"]
 
 
+@pytest.mark.slow
 def test_slow_lifecycle_calls_are_timed_one_by_one(tmp_path):
     """Each `observe` takes a third of the limit; together they take far longer. Only a
     single call over the limit may be interrupted, so none is."""
@@ -345,6 +350,7 @@ def test_public_records_show_faults_by_kind_only():
     assert public["faults"] == ((3, 0, "exchange", "illegal"),)
 
 
+@pytest.mark.slow
 def test_check_fails_a_bot_that_calls_sys_exit_or_hangs(tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
@@ -412,6 +418,7 @@ def test_waiting_for_a_core_is_not_a_bots_time_under_the_tests_clock():
 
 # --- judging an answer runs none of the bot's code; process-wide mischief stays inside ----
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["bad-repr", "hanging-repr", "bad-iter", "bad-items", "bad-str-answer",
                                   "huge", "huge-int"])
 def test_an_answer_whose_judging_would_run_bot_code_is_an_illegal_answer(tmp_path, control, mode):
@@ -425,6 +432,7 @@ def test_an_answer_whose_judging_would_run_bot_code_is_an_illegal_answer(tmp_pat
         assert set(row(result, v, "bad")["faults"]) == {"illegal"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, text", [("raise-bad-str", "UnprintableError: (its message could not be read)"),
                                         ("raise-hanging-str", "EndlessError: (its message could not be read)")])
 def test_an_exception_whose_message_raises_or_hangs_is_still_only_that_bots_fault(tmp_path, control, mode, text):
@@ -469,6 +477,7 @@ def test_printing_bots_leave_json_results_clean(tmp_path):
     assert "the bot thinks out loud" in done.stderr and "writes to fd 1" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not_a_hang(tmp_path):
     # Inline, a bot can reach the slot and hide its own call from the watchdog; then the
     # pool sees a worker that makes no progress outside any bot call, and stops the run.

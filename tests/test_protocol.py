@@ -55,6 +55,7 @@ def serve(bot: str) -> list[str]:
     return [sys.executable, "-m", "naparena.bots.serve", bot, "--bots-dir", str(BOTS_DIR)]
 
 
+@pytest.mark.slow
 def test_every_message_of_real_traffic_matches_its_schema(tmp_path):
     """Two tapped seat processes (one asking for events and hand starts) and an inline bot
     play every named variant on two workers, in the 6 seatings of a table of three; every

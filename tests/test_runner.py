@@ -521,6 +521,7 @@ def all_run_files(run_dirs):
             yield "match", f
 
 
+@pytest.mark.slow
 def test_every_file_of_real_runs_matches_its_schema(every_variant, plain, misfits, sequential):
     run_dirs = every_variant + [plain[1][1][0], misfits[1][2][0], sequential[1][1][0]]
     seen_keys, seen_results, seen_pre, checked = set(), set(), set(), 0

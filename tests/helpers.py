@@ -94,10 +94,11 @@ def drop_in(folder: Path, sources: Mapping[str, str] | None = None, *, example: 
 def write_tournament(folder: Path, *, name: str = "t", file: str | None = None, seed: int = 7, seeds: int = 4,
                      hands: int = 10, bots: Iterable[str] = ("random", "example"),
                      variants: Iterable[str] = ("classic",), drop_ins: Mapping[str, str] | None = None,
-                     sprt: Mapping[str, Any] | None = None, **settings: Any) -> Path:
+                     sprt: Mapping[str, Any] | None = None, example: bool = True, **settings: Any) -> Path:
     """`folder/FILE.toml` (FILE: the tournament's name) for a round robin of `bots` in
-    `variants`, with the example bot and `drop_ins` (module name: source) in `folder/bots`."""
-    drop_in(folder / "bots", drop_ins, example=True)
+    `variants`, with `drop_ins` (module name: source) and, if `example`, the example bot
+    in `folder/bots`."""
+    drop_in(folder / "bots", drop_ins, example=example)
     # A generous time limit: a decision timed out by a busy machine would change the logs
     # the tests compare byte for byte.
     settings.setdefault("timeout", 5.0)

@@ -53,6 +53,7 @@ GATE_BOT = '''
 import logging
 import multiprocessing
 import os
+import time
 
 import naparena
 from naparena import Bot

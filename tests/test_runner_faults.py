@@ -41,6 +41,7 @@ from tests.helpers import (
 # first card of hand 2 of every match: a worker to signal while a bot is deciding.
 SLEEPER = '''
 import os
+import time
 
 from naparena import Bot, hookimpl
 
@@ -76,7 +77,7 @@ MATCH_COUNT = 12  # one variant, 2 seeds, the 6 distinct seatings of (random, sl
 def write_sleeper_tournament(folder: Path, bot_source: str = SLEEPER, hands: int = 12) -> Path:
     # A limit far above the sleep: no decision here may time out, however busy the machine.
     return write_tournament(folder, name="faults", file="t", seeds=2, hands=hands, table=4, timeout=60.0,
-                            bots=("random", "sleeper"), drop_ins={"sleeper": bot_source})
+                            bots=("random", "sleeper"), drop_ins={"sleeper": bot_source}, example=False)
 
 
 @pytest.fixture(scope="module")

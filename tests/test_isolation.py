@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
 
@@ -23,11 +22,6 @@ HERE = Path(__file__).resolve().parent
 BOTS_DIR = HERE / "bots_seat"
 ROGUE = HERE / "seat_programs" / "rogue.py"
 PIMC = {"samples": 6, "bid_samples": 6, "max_nodes": 3000, "time_budget": 1000.0}  # nodes bind, not time
-
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
 
 
 def play(config: dict, run_dir: Path, isolation: str | None = None, workers: int = 2) -> dict:
@@ -40,6 +34,7 @@ def canonical(run_dir: Path) -> dict[str, bytes]:
     return {**files, STANDINGS: (run_dir / STANDINGS).read_bytes()}
 
 
+@pytest.mark.slow
 def test_reference_bots_play_byte_for_byte_alike_inline_and_isolated(tmp_path):
     """random, heuristic and pimc (a node budget, so no clock decides) in every named
     variant: logs and standings identical, and isolated really was isolated. Three at a

@@ -20,7 +20,6 @@ from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -31,11 +30,6 @@ TAP, ROGUE = HERE / "seat_programs" / "tap.py", HERE / "seat_programs" / "rogue.
 BOTS_DIR = HERE / "bots_seat"
 TO_BOT = {"hello", "match", "hand_start", "decide", "event", "hand_end", "match_end", "shutdown"}
 FROM_BOT = {"hello": "bot_hello", "answer": "answer", "error": "error"}
-
-
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
 
 
 @functools.cache
@@ -58,6 +52,7 @@ def serve(bot: str) -> list[str]:
     return [sys.executable, "-m", "naparena.bots.serve", bot, "--bots-dir", str(BOTS_DIR)]
 
 
+@pytest.mark.slow
 def test_every_message_of_real_traffic_matches_its_schema(tmp_path):
     """Two tapped seat processes (one asking for events and hand starts) and an inline bot
     play every named variant on two workers, in the 6 seatings of a table of three; every

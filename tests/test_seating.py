@@ -21,7 +21,6 @@ from naparena.arena.session import Session
 from naparena.arena.setup.reader import load_tournament, parse_tournament
 from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, orders_for, seatings
-from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError
 
@@ -136,11 +135,6 @@ def test_rotations_of_one_seating_fail_the_count(slots):
 
 
 # --- real runs ------------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def no_plugins(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-
 
 def run(folder: Path, *, bots: int, table: int, duplicate: bool, hands: int = 2, seeds: int = 1,
         workers: int = 2) -> Path:

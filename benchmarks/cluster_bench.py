@@ -90,6 +90,7 @@ def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None
     from naparena.arena.runner import Run, registry_for
     from naparena.arena.setup.reader import check_bots, load_tournament
     from naparena.arena.setup.schedule import total_hands
+    from naparena.arena.setup.settings import Scheduler
 
     path = folder / f"t-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=hands))
@@ -97,7 +98,7 @@ def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None
     registry = registry_for(t)
     t = check_bots(t, registry)
     run_dir = new_run_dir(t, folder / "logs")
-    runner = Run(t, registry, run_dir, workers, scheduler)
+    runner = Run(t, registry, run_dir, workers, None if scheduler is None else Scheduler.parse(scheduler))
     runner.prepare(False)
     wall, cpu = time.perf_counter(), time.process_time()
     runner.execute()

@@ -24,6 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from naparena.arena.setup.settings import Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -105,7 +106,7 @@ def run(
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    isolation: Optional[Isolation] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
@@ -125,7 +126,7 @@ def resume(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256),
     bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    isolation: Optional[Isolation] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
@@ -183,7 +184,7 @@ def _sound(run_dir: Path) -> None:
                        f"naparena verify {run_dir} lists every problem")
 
 
-def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None):
+def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[Isolation] = None):
     import dataclasses
 
     from naparena.arena.match.seats import preflight
@@ -197,7 +198,7 @@ def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None)
             raise RunError(f"--bots-dir: the drop-in bot folder {bots_dir} {problem}")
         t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
     if isolation is not None:
-        t = with_isolation(t, _isolation(isolation))
+        t = with_isolation(t, isolation)
     registry = registry_for(t)
     render.failures(err, registry)
     for caveat in caveats(t):
@@ -207,23 +208,19 @@ def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None)
     return t, registry
 
 
-def _isolation(mode: str) -> str:
-    if mode not in ("inline", "process"):
-        raise RunError(f'--isolation must be "inline" or "process", got {mode!r}')
-    return mode
-
-
 def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str,
              scheduler: Optional[str] = None) -> dict:
     from naparena.arena.executors.pool import in_process
     from naparena.arena.executors.worker_logs import WorkerLogs
     from naparena.arena.runner import Run
     from naparena.arena.setup.schedule import total_hands
-    from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
-    if scheduler is not None and scheduler_kind(scheduler) is None:
-        raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
-    runner = Run(t, registry, run_dir, workers, scheduler)
-    if runner.scheduler:
+    from naparena.arena.setup.settings import SCHEDULER_RULE, Scheduler
+    try:
+        chosen = None if scheduler is None else Scheduler.parse(scheduler)
+    except ValueError:
+        raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}") from None
+    runner = Run(t, registry, run_dir, workers, chosen)
+    if runner.scheduler.on_dask:
         from naparena.arena.executors.cluster import require_distributed
         require_distributed()  # before anything is written: say how to install it
     worker_logs = None
@@ -234,12 +231,12 @@ def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool,
         # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
         done = runner.prepare(resuming)
         worker_logs = WorkerLogs(_log_to(run_dir))
-        on = f"Dask ({runner.scheduler})" if runner.scheduler else f"{runner.workers} worker(s)"
+        on = f"Dask ({runner.scheduler})" if runner.scheduler.on_dask else f"{runner.workers} worker(s)"
         say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
             t.name, total, hands, on, run_dir, done)
         # Fork the workers while this process has one thread; the log reader and the
         # progress bar start theirs after (Python 3.12+ warns of a fork with threads).
-        if not runner.scheduler and not in_process():
+        if not runner.scheduler.on_dask and not in_process():
             worker_logs.arm()
         executor = runner.open_executor()
         worker_logs.start()
@@ -515,7 +512,7 @@ def check(
     tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
                                               help="take the bot (command, params, isolation, limits) from this file"),
     command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
-    isolation: str = typer.Option("inline", "--isolation", help="check a Python bot inline or as a seat process"),
+    isolation: Isolation = typer.Option(Isolation.INLINE, "--isolation", help="check a Python bot inline or as a seat process"),
     params: Optional[str] = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
@@ -525,7 +522,7 @@ def check(
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot
     registry = load_registry(bots_dir)
-    how = {"isolation": _isolation(isolation), "params": parse_params(params) if params else None}
+    how = {"isolation": isolation, "params": parse_params(params) if params else None}
     if tournament is not None:
         how.update(_checked_entry(tournament, bot))
     elif command is not None:

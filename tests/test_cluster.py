@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from naparena.arena.executors.cluster import describe_bots, mismatch
 from naparena.arena.runner import Run, registry_for
 from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.setup.settings import Scheduler
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
@@ -193,7 +194,7 @@ def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
 def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
     tournament(tmp_path / "ref")
     expected = reference(tmp_path / "ref")
-    tournament(tmp_path, scheduler=str(cluster.file))
+    tournament(tmp_path, scheduler=Scheduler.parse(str(cluster.file)))
     done = naparena("run", "t.toml", "--log-dir", "dask", cwd=tmp_path, timeout=WAIT)
     assert done.returncode == 0, done.stderr
     assert f"Dask ({cluster.file})" in " ".join(done.stderr.split())
@@ -319,7 +320,7 @@ def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_pa
     assert f"({kept} matches already done)" in " ".join(done.stderr.split())
     assert_same_files(snapshot(local_first), expected)
 
-    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3, scheduler=str(cluster.file))
+    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3, scheduler=Scheduler.parse(str(cluster.file)))
     kept = played_matches(cluster_first)
     assert 3 <= kept < total
     done = naparena("resume", cluster_first, "--workers", 2, cwd=tmp_path, timeout=WAIT)
@@ -444,7 +445,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     from naparena.arena.executors.cluster import ClusterExecutor
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
-            ClusterExecutor("tcp://127.0.0.1:1", plugins.load_registry(tmp_path / "bots"), ["random"], None)
+            ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"), ["random"], None)
 
 
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
@@ -453,7 +454,7 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
     write_tournament(tmp_path, hands=3)
     t = load_tournament(tmp_path / "t.toml")
     registry = registry_for(t)
-    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler="local:1")
+    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler=Scheduler.parse("local:1"))
     runner.prepare(False)
     notices = []
     runner.execute(notice=notices.append)
@@ -470,12 +471,12 @@ def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(clu
     t = load_tournament(tmp_path / "t.toml")
     registry = registry_for(t)
     t = check_bots(t, registry)
-    executor = ClusterExecutor(str(cluster.file), registry, [b.name for b in t.bots], bots_dir(t))
+    executor = ClusterExecutor(Scheduler.parse(str(cluster.file)), registry, [b.name for b in t.bots], bots_dir(t))
     try:
         assert executor._direct  # loopback: straight from the workers
         assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there
         executor._direct = False
-        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
+        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=Scheduler.parse(str(cluster.file)))
         runner.prepare(False)
         runner.execute(executor=executor)
     finally:

@@ -39,6 +39,7 @@ from naparena.arena.records.rundir import (
     write_file,
 )
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
+from naparena.arena.setup.settings import Isolation, Scheduler
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import load_registry
 from naparena.errors import ConfigError, RunError
@@ -118,14 +119,12 @@ class Run:
     """One run of a tournament into `run_dir`, fresh or resumed."""
 
     def __init__(self, t: Tournament, registry, run_dir: Path, workers: int | None = None,
-                 scheduler: str | None = None):
+                 scheduler: Scheduler | None = None):
         # Absolute: a bot that changes a worker's directory must not move where logs go.
         self.t, self.registry, self.run_dir = t, registry, Path(run_dir).absolute()
         self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
-        # A Dask scheduler (see executors/cluster.py), or "" for this machine's pool.
+        # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler = t.scheduler if scheduler is None else scheduler
-        if self.scheduler == "none":
-            self.scheduler = ""
         self.specs = [s.as_dict() for s in schedule(t)]
         self.aliases = [b.alias for b in t.bots]
         self.bots = {b.alias: b for b in t.bots}
@@ -186,7 +185,7 @@ class Run:
 
     def open_executor(self):
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
-        if self.scheduler:
+        if self.scheduler.on_dask:
             from naparena.arena.executors.cluster import ClusterExecutor
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
         return make_executor(self.workers, self.t.timeout)
@@ -352,9 +351,9 @@ class Run:
 
 
 def _process(t: Tournament, bot) -> dict:
-    if t.isolation_of(bot) != "process":
+    if t.isolation_of(bot) is not Isolation.PROCESS:
         return {}
-    return {"isolation": "process", **({"command": t.command_of(bot)} if bot.command is not None else {})}
+    return {"isolation": Isolation.PROCESS, **({"command": t.command_of(bot)} if bot.command is not None else {})}
 
 
 def _note(spec: dict, summary: dict) -> None:

@@ -14,7 +14,7 @@ from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
 from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.errors import RulesError
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -59,7 +59,7 @@ def table_sizes(variant: str) -> list[int]:
 
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = 1.0, variants: list[str] | None = None, isolation: str = "inline",
+              timeout: float = 1.0, variants: list[str] | None = None, isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
               progress=None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults
@@ -71,7 +71,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     With `isolation = "process"` (always, for an external `command`) the bot is a seat
     process, and a protocol violation is a fault quoting the offending line.
     """
-    if command is not None or isolation == "process":
+    if command is not None or isolation == Isolation.PROCESS:
         names, results = variants or list(VARIANTS), []
         for n, variant in enumerate(names, 1):
             results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
@@ -142,7 +142,7 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
                          report: VariantCheck) -> None:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
-    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": "process",
+    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
            **({"command": command} if command else {})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,

@@ -40,7 +40,7 @@ from naparena._version import __version__
 from naparena.arena.executors.pool import ForkPool, WorkerDied
 from naparena.arena.match.play import Job
 from naparena.arena.records.logs import write_atomic
-from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
+from naparena.arena.setup.settings import Scheduler
 from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
@@ -258,7 +258,7 @@ class ClusterExecutor(Executor):
     path, so `run_job` sends the log back instead of writing it.
     """
 
-    def __init__(self, scheduler: str, registry, bot_names, drop_in_folder: str | None):
+    def __init__(self, scheduler: Scheduler, registry, bot_names, drop_in_folder: str | None):
         distributed = require_distributed()
         self._killed_worker = distributed.KilledWorker
         self.scheduler = scheduler
@@ -414,23 +414,21 @@ def _local_cluster(distributed, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-def _connect(distributed, scheduler: str):
-    """(LocalCluster or None, Client) for a `scheduler` value."""
-    kind = scheduler_kind(scheduler)
-    if kind in (None, "pool"):
-        raise RunError(f"scheduler '{scheduler}' {SCHEDULER_RULE}")
+def _connect(distributed, scheduler: Scheduler):
+    """(LocalCluster or None, Client) for a Dask `scheduler`."""
+    assert scheduler.on_dask, "this machine's pool is the runner's, not a cluster"
     try:
-        if kind == "local":
-            cluster = _local_cluster(distributed, int(scheduler.split(":")[1]))
+        if scheduler.kind == "local":
+            cluster = _local_cluster(distributed, scheduler.local_workers)
             try:
                 return cluster, distributed.Client(cluster, set_as_default=False)
             except BaseException:
                 cluster.close()
                 raise
-        if kind == "file":
-            if not Path(scheduler).is_file():
+        if scheduler.kind == "file":
+            if not Path(scheduler.text).is_file():
                 raise RunError(f"scheduler file {scheduler} does not exist")
-            return None, distributed.Client(scheduler_file=scheduler, set_as_default=False)
-        return None, distributed.Client(scheduler, set_as_default=False)
+            return None, distributed.Client(scheduler_file=scheduler.text, set_as_default=False)
+        return None, distributed.Client(scheduler.text, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise RunError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None

@@ -28,7 +28,7 @@ import orjson
 
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
@@ -117,7 +117,7 @@ def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
     decision round trips (for `naparena check` and the benchmarks)."""
     rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
     remotes = start_seats(job.seats, job.bots_dir, job.timeout, Confinement.from_dict(job.confinement),
-                          f"match {job.index}") if any(s.get("isolation") == "process" for s in job.seats) else {}
+                          f"match {job.index}") if any(s.get("isolation") == Isolation.PROCESS for s in job.seats) else {}
     for bot in remotes.values():
         bot.times = times
     try:

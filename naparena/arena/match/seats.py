@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
 from naparena.errors import ConfigError
@@ -375,7 +375,7 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
     """
     started: dict[int, tuple[Channel | None, str | None]] = {}
     for i, seat in enumerate(job_seats):
-        if seat.get("isolation") != "process":
+        if seat.get("isolation") != Isolation.PROCESS:
             continue
         command = seat.get("command")
         argv = list(command) if command else serve_command(seat["name"], bots_dir)

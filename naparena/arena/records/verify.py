@@ -26,7 +26,7 @@ from naparena.arena.records.logs import FORMAT, MatchSummary, other_format, read
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, config_hash, match_path, read_manifest
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
-from naparena.arena.setup.settings import SETTINGS, Confinement
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
@@ -285,10 +285,10 @@ def tournament_of(config: dict):
     """The `Tournament` a manifest's configuration describes (rules rebuilt from base and
     overrides, and checked against the rules it lists)."""
     # How the run was executed is not recorded: those settings take their defaults.
-    settings = {k: (config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
+    settings = {k: s.parse(config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
                 for k, s in SETTINGS.items()}
-    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]),
-                         tuple(b["command"]) if "command" in b else None, b.get("isolation"))
+    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]), tuple(b["command"]) if "command" in b else None,
+                         Isolation(b["isolation"]) if "isolation" in b else None)
                  for b in config["bots"])
     variants = []
     for v in config["variants"]:

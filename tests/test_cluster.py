@@ -194,7 +194,7 @@ def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
 def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
     tournament(tmp_path / "ref")
     expected = reference(tmp_path / "ref")
-    tournament(tmp_path, scheduler=Scheduler.parse(str(cluster.file)))
+    tournament(tmp_path, scheduler=str(cluster.file))
     done = naparena("run", "t.toml", "--log-dir", "dask", cwd=tmp_path, timeout=WAIT)
     assert done.returncode == 0, done.stderr
     assert f"Dask ({cluster.file})" in " ".join(done.stderr.split())

@@ -178,7 +178,7 @@ class Run:
             spec = {**spec, "stand_ins": list(stand_ins)}
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
-                   stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
+                   stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
                    path=str(match_path(self.run_dir, spec["index"])), spec=spec, crashes=crashes or [],
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
@@ -188,7 +188,7 @@ class Run:
         if self.scheduler.on_dask:
             from naparena.arena.executors.cluster import ClusterExecutor
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
-        return make_executor(self.workers, self.t.timeout)
+        return make_executor(self.workers)
 
     def execute(self, progress: Progress | None = None, executor=None,
                 notice: Callable[[str], None] | None = None) -> dict:

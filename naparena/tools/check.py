@@ -14,7 +14,7 @@ from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
 from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
 from naparena.errors import RulesError
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -59,7 +59,7 @@ def table_sizes(variant: str) -> list[int]:
 
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = 1.0, variants: list[str] | None = None, isolation: Isolation = Isolation.INLINE,
+              timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None, isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
               progress=None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults
@@ -81,7 +81,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         return results
     entry = registry.get(name)
     params = entry.cls.validate_params(params or {})
-    executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
+    executor = InlineExecutor(Timing(timeout))  # its watchdog thread interrupts an overrunning bot
     try:
         supervisor = Supervisor(executor.slot, timeout, {})
         names = variants or list(VARIANTS)
@@ -146,7 +146,7 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
            **({"command": command} if command else {})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
-              timeout=timeout, confinement=confinement.as_dict())
+              timing=Timing(timeout), confinement=confinement.as_dict())
     data = orjson.loads(bytes(play_job(job, registry, report.times)))
     mine = data["summary"]["seats"][0]
     report.hands += len(data["hands"])

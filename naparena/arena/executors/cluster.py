@@ -137,7 +137,7 @@ def _digest(files) -> str:
 # --- on a Dask worker -----------------------------------------------------------------
 
 _lock = threading.Lock()
-_pools: dict[float, ForkPool] = {}   # by time limit: one supervised child per worker thread
+_pool_here: ForkPool | None = None  # a supervised child per worker thread, for every job
 _reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
 
 
@@ -154,7 +154,7 @@ def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple
         return ("mismatch", problem)
     job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None)
     try:
-        summary, data, records = _pool(job.timeout, worker.state.nthreads).submit(_with_logs, fn, job).result()
+        summary, data, records = _pool(worker.state.nthreads).submit(_with_logs, fn, job).result()
     except WorkerDied as died:
         return ("died", died.reason, died.where)
     except RuntimeError as e:
@@ -194,10 +194,11 @@ def worker_report(names, drop_ins: DropIns | None) -> dict:
         return _reports[key]
 
 
-def _pool(timeout: float, threads: int) -> ForkPool:
+def _pool(threads: int) -> ForkPool:
+    """This worker's pool; each job it plays is watched by the job's own `Timing`."""
+    global _pool_here
     with _lock:
-        pool = _pools.get(timeout)
-        if pool is None:
+        if _pool_here is None:
             me = multiprocessing.current_process()
             if me.daemon:
                 # A Dask nanny starts its worker as a daemon, and multiprocessing then refuses
@@ -205,8 +206,8 @@ def _pool(timeout: float, threads: int) -> ForkPool:
                 me.daemon = False
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["naparena.arena.executors.cluster"])
-            pool = _pools[timeout] = ForkPool(threads, timeout, initializer=_child_start, context="forkserver")
-        return pool
+            _pool_here = ForkPool(threads, initializer=_child_start, context="forkserver")
+        return _pool_here
 
 
 def _child_start() -> None:

@@ -28,7 +28,7 @@ import orjson
 
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
@@ -58,7 +58,7 @@ class Job:
     seats: list[dict]          # per seat: alias, name, params, seed
     hands: int
     stack: int = 0
-    timeout: float = 1.0
+    timing: Timing = Timing()  # the decision time-out and the limits that follow from it
     bots_dir: str | None = None
     path: str | None = None    # where the worker writes the match log
     spec: dict = field(default_factory=dict)
@@ -116,7 +116,7 @@ def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
     """Play the match; return its log. `times`, if given, collects the seat processes'
     decision round trips (for `naparena check` and the benchmarks)."""
     rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
-    remotes = start_seats(job.seats, job.bots_dir, job.timeout, Confinement.from_dict(job.confinement),
+    remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, Confinement.from_dict(job.confinement),
                           f"match {job.index}") if any(s.get("isolation") == Isolation.PROCESS for s in job.seats) else {}
     for bot in remotes.values():
         bot.times = times
@@ -130,7 +130,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
     seats = [Seat(remotes[i] if i in remotes else
                   registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
-    watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
+    watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
     match = Match(rules, len(seats), job.seed, job.stack, job.boards)
     watch.slot[MATCH] = job.index
@@ -200,7 +200,7 @@ class MatchLog:
 
 def _match_info(job: Job, rules: Rules, seat: int) -> dict:
     return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
-            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timeout}
+            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timing.timeout}
 
 
 class Supervisor:

@@ -143,6 +143,26 @@ SETTINGS: dict[str, Setting] = {
                          Scheduler.parse, str),
 }
 
+@dataclass(frozen=True)
+class Timing:
+    """A decision's time limits, all from the one `timeout` (seconds): at `timeout` the
+    bot is interrupted and faulted; at `hard` a bot that still has not answered (a hang
+    in C code cannot be interrupted) is killed with its worker; a worker that shows no
+    progress and no bot call for `stall` stops the run. A `Job` carries it to the match
+    and to the executor that watches it."""
+
+    timeout: float = SETTINGS["timeout"].default
+
+    @property
+    def hard(self) -> float:
+        return self.timeout * 3 + 5.0
+
+    @property
+    def stall(self) -> float:
+        # Between bot calls a match never waits this long, on any machine.
+        return max(600.0, 10 * self.hard)
+
+
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
 # STAND_IN_ALIAS: the alias the standings give a seat once the stand-in plays it (a

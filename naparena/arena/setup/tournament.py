@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Scheduler
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Scheduler, Timing
 from naparena.game.rules import Rules
 
 
@@ -95,6 +95,11 @@ class Tournament:
         if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
             return Path(self.bots_dir)
         return beside
+
+    @property
+    def timing(self) -> Timing:
+        """The decision time-out and the limits that follow from it, for every match."""
+        return Timing(self.timeout)
 
     @property
     def log_path(self) -> Path:

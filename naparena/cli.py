@@ -24,7 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from naparena.arena.setup.settings import Isolation
+from naparena.arena.setup.settings import SETTINGS, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -508,7 +508,7 @@ def check(
     bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
-    timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
+    timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
     tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
                                               help="take the bot (command, params, isolation, limits) from this file"),
     command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),

@@ -14,6 +14,10 @@ from naparena.errors import PluginError
 if TYPE_CHECKING:
     from naparena.game.view import View
 
+#: Seconds a bot may take per decision where the tournament does not say (its `timeout`):
+#: the tournament file's default, and what a bot assumes when it is never told.
+DEFAULT_TIMEOUT = 1.0
+
 #: Every decision kind the engine asks for; each is also the name of a ``Bot`` method.
 DECISIONS = (
     "bid",

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
+from naparena.bots.bot import DEFAULT_TIMEOUT
+
 MAX_WORKERS = 256
 PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
 
@@ -126,7 +128,7 @@ SETTINGS: dict[str, Setting] = {
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
                      "chips each seat starts a match with (results are net chips)"),
-    "timeout": Setting(1.0, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
+    "timeout": Setting(DEFAULT_TIMEOUT, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
                        "seconds a bot may take per decision"),
     "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
                                "disqualify a bot failing more than this share of its decisions "

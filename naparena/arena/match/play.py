@@ -115,7 +115,7 @@ def _on_timeout_signal(signum, frame) -> None:
 def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
     """Play the match; return its log. `times`, if given, collects the seat processes'
     decision round trips (for `naparena check` and the benchmarks)."""
-    rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
+    rules = Rules.from_dict(job.rules)
     remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, Confinement.from_dict(job.confinement),
                           f"match {job.index}") if any(s.get("isolation") == Isolation.PROCESS for s in job.seats) else {}
     for bot in remotes.values():

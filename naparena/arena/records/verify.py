@@ -34,10 +34,6 @@ from naparena.game.rules import Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
 
 
-def rules_of(log: dict) -> Rules:
-    return Rules(**{**log["rules"], "bids": tuple(log["rules"]["bids"])})
-
-
 def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
     """Give the hand its logged answers; count each seat's answered decisions."""
     bids = deque(logged["bids"])
@@ -86,7 +82,7 @@ def verify_match(log: dict) -> list[str]:
     players = len(log["bots"])
     spec = log.get("match", {})
     boards = board_seeds(log["seed"], spec["hands"]) if spec.get("boards") else None
-    match = Match(rules_of(log), players, log["seed"], log.get("stack", 0), boards)
+    match = Match(Rules.from_dict(log["rules"]), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
     try:
         for logged in log["hands"]:

@@ -320,7 +320,8 @@ def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_pa
     assert f"({kept} matches already done)" in " ".join(done.stderr.split())
     assert_same_files(snapshot(local_first), expected)
 
-    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3, scheduler=Scheduler.parse(str(cluster.file)))
+    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3,
+                                     scheduler=Scheduler.parse(str(cluster.file)))
     kept = played_matches(cluster_first)
     assert 3 <= kept < total
     done = naparena("resume", cluster_first, "--workers", 2, cwd=tmp_path, timeout=WAIT)
@@ -445,7 +446,8 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     from naparena.arena.executors.cluster import ClusterExecutor
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
-            ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"), ["random"], None)
+            ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"),
+                            ["random"], None)
 
 
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
@@ -459,7 +461,8 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
     notices = []
     runner.execute(notice=notices.append)
     [notice] = notices
-    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
 
 
 def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):

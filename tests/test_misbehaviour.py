@@ -28,7 +28,6 @@ from typer.testing import CliRunner
 
 from naparena.arena.executors.pool import ForkPool, InlineExecutor
 from naparena.arena.match.play import Job
-from naparena.arena.records.logs import FORMAT
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.runner import Run, registry_for
 from naparena.arena.setup.reader import check_bots, parse_tournament
@@ -245,7 +244,8 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
                     assert hand["revoke"] == s == seat and hand["result"] == "revoke"
                     assert hand["faults"][-1][0] == decision
                 else:
-                    assert kind == "bid" and reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
+                    assert kind == "bid"
+                    assert reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
                     assert [s, "pass"] in hand["bids"]  # the default: a pass
     assert kinds["play"] > 0 and kinds["bid"] > 0
     for v in VARIANTS:
@@ -315,7 +315,7 @@ def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path
         crashed = matches_with_bad(parsed, v)
         assert row(result, v, "bad")["crashes"] == len(crashed) > 0
         assert row(result, v, "bad")["faults"] == {"crash": len(crashed)}
-    for i, log in parsed.items():
+    for log in parsed.values():
         seat = bad_seat(log)
         if seat is None:
             continue
@@ -372,7 +372,7 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     assert bad["hands"] == 20  # its own match only: the stand-in's hands are booked apart
     stand_in = row(result, variant, "stand-in")
     assert stand_in["hands"] == 20 * len([i for i in later if parsed[i]["variant"] == variant])
-    for v, table in result["variants"].items():
+    for table in result["variants"].values():
         assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
 
 

@@ -25,7 +25,6 @@ from naparena.arena import runner as runner_module
 from naparena.arena.records.rundir import MATCHES
 from naparena.bots import plugins
 from naparena.cli import app
-
 from tests.test_runner import (
     assert_same_files,
     live_members,

@@ -31,7 +31,8 @@ def parse(bots: list, **extra):
     ([{"name": "x", "command": ["node", ""]}], {}, "bots[1].command", "non-empty strings"),
     ([{"name": "random", "isolation": "thread"}], {}, "bots[1].isolation", '"inline" or "process"'),
     ([{"name": "random", "isolation": ["process"]}], {}, "bots[1].isolation", '"inline" or "process", got an array'),
-    ([{"name": "x", "command": ["x"], "isolation": "inline"}], {}, "bots[1].isolation", "always runs in its own process"),
+    ([{"name": "x", "command": ["x"], "isolation": "inline"}], {}, "bots[1].isolation",
+     "always runs in its own process"),
     ([{"name": "a b", "command": ["x"]}], {}, "bots[1].name", "short name"),
     ([{"name": "random"}], {"seats": {"memory_mb": -1}}, "seats.memory_mb", "0 (no limit) or more"),
     ([{"name": "random"}], {"seats": {"start_timeout": 0}}, "seats.start_timeout", "more than 0"),
@@ -59,8 +60,8 @@ def test_the_settings_are_typed_once_read():
     assert parse([{"name": "random"}], tournament={"name": "t", "scheduler": "none"}).scheduler == Scheduler("", "pool")
     # ...and written back as the words of the file, so logs and hashes do not change.
     config = t.as_dict()
-    assert (config["isolation"], config["scheduler"], config["bots"][0]["isolation"]) == ("inline", "local:3", "process")
-    assert all(type(v) is str for v in (config["isolation"], config["scheduler"], config["bots"][0]["isolation"]))
+    written = (config["isolation"], config["scheduler"], config["bots"][0]["isolation"])
+    assert written == ("inline", "local:3", "process") and all(type(v) is str for v in written)
 
 
 @pytest.mark.parametrize("command", ["run", "resume", "check"])

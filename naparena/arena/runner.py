@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
-from typing import Callable
 
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, make_executor
 from naparena.arena.match.play import Job, play_job
@@ -171,7 +171,8 @@ class Run:
         for i, alias in enumerate(spec["seats"]):
             b = self.bots[alias]
             # The stand-in is naparena's own random bot, played inline whatever the seat's bot was.
-            name, params, process = (STAND_IN_BOT, {}, {}) if i in stand_ins else (b.name, b.params, self.processes[alias])
+            name, params, process = ((STAND_IN_BOT, {}, {}) if i in stand_ins
+                                     else (b.name, b.params, self.processes[alias]))
             seats.append({"alias": alias, "name": name, "params": params,
                           "seed": bot_seed(self.t.seed, spec["index"], i), **process})
         if stand_ins:  # the log says which seats the stand-in played

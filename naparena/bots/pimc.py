@@ -10,8 +10,8 @@ import time
 from itertools import combinations
 from typing import Any
 
-from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots import strategy
+from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.reference import HeuristicBot
 from naparena.bots.solver import (
     MAKE,

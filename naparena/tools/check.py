@@ -59,7 +59,8 @@ def table_sizes(variant: str) -> list[int]:
 
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None, isolation: Isolation = Isolation.INLINE,
+              timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
+              isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
               progress=None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults

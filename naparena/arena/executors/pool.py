@@ -317,6 +317,7 @@ class ForkPool(Executor):
 
     def _collect(self, i: int) -> None:
         w = self._workers[i]
+        assert w.task is not None, "collected only from a busy worker"
         future = w.task[0]
         try:
             if w.conn.poll():
@@ -335,6 +336,7 @@ class ForkPool(Executor):
 
     def _replace(self, i: int, reason: str, kind: type = WorkerDied) -> None:
         w = self._workers[i]
+        assert w.task is not None, "only a busy worker's death fails a task"
         future, where = w.task[0], _where(w.slot)
         w.task = None
         self._fresh(i)
@@ -410,7 +412,8 @@ class InlineExecutor(Executor):
         self._main = threading.main_thread().ident
         bind_slot(self.slot)
         if threading.current_thread() is threading.main_thread():
-            self._thread = threading.Thread(target=self._watchdog, name="naparena-watchdog", daemon=True)
+            self._thread: threading.Thread | None = threading.Thread(
+                target=self._watchdog, name="naparena-watchdog", daemon=True)
             self._thread.start()
         else:
             self._thread = None

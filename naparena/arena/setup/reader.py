@@ -352,7 +352,8 @@ def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec,
     names = [v.name for v in variants]
     variant = _text(table, "variant", path, "sprt") if "variant" in table else names[0]
     if variant not in names:
-        raise ConfigError(path, "sprt.variant", f"'{variant}' is not a variant of this tournament; variants: {', '.join(names)}")
+        raise ConfigError(path, "sprt.variant",
+                          f"'{variant}' is not a variant of this tournament; variants: {', '.join(names)}")
     return SprtSpec(pair[0], pair[1], values["delta"], values["alpha"], values["beta"], variant)
 
 

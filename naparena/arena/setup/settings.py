@@ -115,7 +115,7 @@ class Setting:
     plain: Callable[[Any], Any] = _same
 
 SETTINGS: dict[str, Setting] = {
-    "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
+    "name": Setting(REQUIRED, str, lambda v: NAME.fullmatch(v) is not None, NAME_RULE, "names the run and its logs"),
     "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
                     "master seed: every deal and bot RNG derives from it"),
     "seeds": Setting(1, int, lambda v: 1 <= v <= 10_000, "must be from 1 to 10000",
@@ -202,7 +202,7 @@ class Confinement:
                 "start_timeout": self.start_timeout}
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> "Confinement":
+    def from_dict(cls, data: dict | None) -> Confinement:
         data = dict(data or {})
         data["sandbox"] = tuple(data.get("sandbox", ()))
         return cls(**data)

@@ -128,12 +128,14 @@ class Tournament:
     def command_of(self, bot: BotSpec) -> list[str]:
         """An external bot's argv, every argument naming a file or folder next to the
         tournament file made absolute (seat processes start in an empty directory)."""
+        assert bot.command is not None, "a Python bot has no command"
         base = Path(self.path).parent
         # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
         return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
 
     def command_hash(self, bot: BotSpec) -> str:
         """sha256 of the files an external bot's command names (as written, with contents)."""
+        assert bot.command is not None, "a Python bot has no command"
         digest = hashlib.sha256()
         base = Path(self.path).parent
         for arg in bot.command:

@@ -355,8 +355,9 @@ def _after_disqualification(result: dict) -> None:
     for alias, d in result["disqualified"].items():
         err.print(f"[bold red]DISQUALIFIED[/] {alias} after match {d['after_match']}: {d['faults']} faults "
                   f"in {d['decisions']} decisions (over the allowed max_fault_share)", highlight=False)
-    stood_in = sum(row["hands"] for v in result["variants"].values() for row in v["bots"]
-                   if row["bot"] == STAND_IN_ALIAS)
+    # Their seats only: the stand-in also plays seats that died in a match.
+    stood_in = sum(row.get("stood_in_hands", 0) for v in result["variants"].values() for row in v["bots"]
+                   if row["bot"] in result["disqualified"])
     if stood_in:
         err.print(f"[red]their seats in later matches were played by the stand-in (the random bot) for "
                   f"{stood_in} hands, booked as '{STAND_IN_ALIAS}'[/]", highlight=False)

@@ -58,11 +58,11 @@ def test_every_rotation_is_dealt_the_same_boards(tmp_path, variant):
     assert ("gather-and-cut" in identity["dealing"]) == (variant != "classic")
     # Checked from the logs too, not only from the deal checksums.
     for rotations in deals_by_rotation(run_dir).values():
-        assert len(rotations) == 4 and all(r == rotations[0] for r in rotations)
+        assert len(rotations) == 24 and all(r == rotations[0] for r in rotations)
     manifest = json.loads((run_dir / "manifest.json").read_bytes())
     assert manifest.get("duplicate_boards", {}).get("variants") == (None if variant == "classic" else [variant])
     matches, hands, problems, missing = verify_run(run_dir)
-    assert (matches, hands, problems, missing) == (8, 240, [], 0)
+    assert (matches, hands, problems, missing) == (48, 1440, [], 0)
 
 
 def test_gather_and_cut_alone_would_share_only_the_first_deal():

@@ -179,14 +179,14 @@ def test_run_prints_the_standings_and_where_the_logs_are(here):
     assert {"random", "example"} <= bots
     run_dir = run_dir_in(here / "logs")
     assert f"logs in {run_dir.relative_to(here)}" in flat(result.stderr)
-    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 2  # seeds x distinct rotations of (random, example, random, example)
+    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6  # seeds x the 6 distinct seatings of (random, example, random, example)
 
 
 def test_run_json_is_the_standings_file(finished):
     run_dir, out = finished
     standings = json.loads(out)
     assert standings == json.loads((run_dir / "standings.json").read_bytes())
-    assert standings["matches"] == 8
+    assert standings["matches"] == 24
     assert {row["bot"] for row in standings["variants"]["classic"]["bots"]} == {"random", "example"}
 
 
@@ -326,7 +326,7 @@ def test_report_of_an_unfinished_run_warns_and_of_no_run_fails(finished, here):
     result = invoke("report", run_dir, "--json")
     assert result.exit_code == 0
     assert "unfinished" in result.stderr
-    assert json.loads(result.stdout)["matches"] == 7
+    assert json.loads(result.stdout)["matches"] == 23
     assert_clean_error(invoke("report", here / "nothing"), 2, "not a run directory")
 
 
@@ -381,7 +381,7 @@ def test_verify_passes_an_untouched_run_and_fails_a_broken_log(finished):
     run_dir, _ = finished
     ok = invoke("verify", run_dir)
     assert ok.exit_code == 0, ok.output
-    assert "verify ok: 8 matches, 80 hands replayed, 0 problems" in flat(ok.stdout)
+    assert "verify ok: 24 matches, 240 hands replayed, 0 problems" in flat(ok.stdout)
 
     log = run_dir / "matches" / "000002.json"
     data = json.loads(log.read_bytes())
@@ -516,7 +516,7 @@ def test_init_writes_a_file_that_run_accepts(tmp_path, monkeypatch):
     assert "wrote starter.toml; run it with: naparena run starter.toml" in flat(result.stdout)
     text = Path("starter.toml").read_text()
     assert "[tournament]" in text and "[[bots]]" in text and "[[variants]]" in text
-    Path("starter.toml").write_text(text.replace("hands = 100", "hands = 5"))
+    Path("starter.toml").write_text(text.replace("hands = 35", "hands = 5"))
     played = invoke("run", "starter.toml", "--workers", 1, "--log-dir", "logs", "--json")
     assert played.exit_code == 0, played.output
     assert json.loads(played.stdout)["matches"] > 0

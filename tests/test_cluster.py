@@ -172,7 +172,7 @@ def test_a_scheduler_and_two_workers_play_the_same_bytes_as_one_local_worker(clu
     assert done.returncode == 0, done.stderr
     assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
     total = len([f for f in expected if f.startswith("matches/")])
-    assert total == 2 * 2 * 4  # variants x seeds x rotations
+    assert total == 2 * 2 * 24  # variants x seeds x seatings
     said = " ".join(done.stderr.split())
     assert f"Dask scheduler {cluster.client.scheduler.address}: 2 worker(s), 2 thread(s)" in said
     assert f"{total}/{total}" in said  # the progress bar reached the end

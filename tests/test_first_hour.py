@@ -171,11 +171,11 @@ def test_run_and_verify_print_plain_progress_lines_when_stderr_is_no_terminal(tm
     result = invoke("run", path, "--workers", 1, "--log-dir", tmp_path / "logs", "--bots-dir", tmp_path / "bots")
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("matches ")]
-    assert len(lines) >= 2 and lines[-1].startswith("matches 20/20, 100 hands")
+    assert len(lines) >= 2 and lines[-1].startswith("matches 60/60, 300 hands")
     checked = invoke("verify", run_dir_in(tmp_path / "logs"))
     assert checked.exit_code == 0
     lines = [line for line in checked.stderr.splitlines() if line.startswith("verify: matches")]
-    assert len(lines) >= 2 and lines[-1].startswith("verify: matches 20/20")
+    assert len(lines) >= 2 and lines[-1].startswith("verify: matches 60/60")
 
 
 # --- where bots are found ---------------------------------------------------------------
@@ -245,10 +245,11 @@ def test_report_html_writes_one_self_contained_page_from_the_logs(quick_run, tmp
         assert outside not in page, outside
     for variant, data in result["variants"].items():
         section = page.split(f"<h2>{variant}</h2>")[1].split("<h2>")[0]
-        assert section.count("<svg") == 4  # forest, bankroll, heat map, make rates
+        assert section.count("<svg") == 3  # heat map, bankroll, make rates
+        ranking = page.split(f"<h3>{variant}</h3>")[1].split("<h3>")[0]  # the variant's ranking, at the top
         for row in data["bots"]:
-            # the forest plot's label and the bankroll curve's end are the standings' own numbers
-            assert f"{row['per100']:+.1f} [{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]" in section
+            # the ranking's rate and interval and the bankroll curve's end are the standings' own numbers
+            assert f"<td>{row['per100']:+.2f}</td><td>[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]</td>" in ranking
             assert f"{row['bot']} {row['chips']:+,}</text>" in section
             for contract, got in row["contracts"].items():
                 assert f"({got['made']}/{got['bid']})</text>" in section
@@ -290,9 +291,9 @@ def test_two_disqualified_bots_in_five_do_not_stop_the_others_playing(tmp_path):
     assert standings["skipped"] == []
     rows = {r["bot"]: r for r in standings["variants"]["classic"]["bots"]}
     # every combination of four from five: each well-behaved bot sits at four of the five
-    # tables, each with four duplicate rotations of 10 hands
+    # tables, each with the 24 duplicate seatings of 10 hands
     for healthy in ("r1", "r2", "steady"):
-        assert rows[healthy]["hands"] == 4 * 4 * 10, healthy
+        assert rows[healthy]["hands"] == 4 * 24 * 10, healthy
     assert rows["stand-in"]["hands"] > 0
     assert sum(r["chips"] for r in rows.values()) + standings["variants"]["classic"]["kitty"] == 0
     loud = flat(result.stderr)

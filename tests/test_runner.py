@@ -272,7 +272,8 @@ PLAIN_VARIANTS = ("classic", "peep", "purchase", "floater")
 def plain(tmp_path_factory):
     """One tournament run with 1, 2 and 3 workers: (folder, {workers: (run dir, --json stdout)})."""
     folder = tmp_path_factory.mktemp("plain")
-    write_tournament(folder, bots=PLAIN_BOTS, variants=PLAIN_VARIANTS, hands=25, seeds=2)
+    # 5 hands a match: the seating design plays 24 seatings of each deal at a table of four
+    write_tournament(folder, bots=PLAIN_BOTS, variants=PLAIN_VARIANTS, hands=5, seeds=2)
     runs = {}
     for workers in (1, 2, 3):
         done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
@@ -333,7 +334,7 @@ def test_every_file_and_the_standings_are_the_same_for_one_two_and_three_workers
     _, runs = plain
     (one, one_json), (two, two_json), (three, three_json) = runs[1], runs[2], runs[3]
     expected = snapshot(one)
-    assert len([f for f in expected if f.startswith(MATCHES)]) == 4 * 2 * 4  # variants x seeds x rotations
+    assert len([f for f in expected if f.startswith(MATCHES)]) == 4 * 2 * 24  # variants x seeds x seatings
     assert_same_files(snapshot(two), expected)
     assert_same_files(snapshot(three), expected)
     assert one_json == two_json == three_json
@@ -446,14 +447,14 @@ def test_hash_seed_changes_no_file(tmp_path):
 
 # --- interrupted runs -----------------------------------------------------------------
 
-SLOW_MATCHES = 2 * 4 * 2  # variants x seeds x rotations of (random, slowpoke, random, slowpoke)
+SLOW_MATCHES = 2 * 4 * 6  # variants x seeds x the 6 seatings of (random, slowpoke, random, slowpoke)
 
 
 @pytest.fixture(scope="module")
 def slow(tmp_path_factory):
     """A tournament that is slow only when SLOWPOKE_SLEEP is set, and its uninterrupted run."""
     folder = tmp_path_factory.mktemp("slow")
-    write_tournament(folder, bots=("random", "slowpoke"), variants=("classic", "pagat"), hands=40, seeds=4)
+    write_tournament(folder, bots=("random", "slowpoke"), variants=("classic", "pagat"), hands=14, seeds=4)
     done = naparena("run", "t.toml", "--workers", 2, "--log-dir", "reference", "--json", cwd=folder)
     assert done.returncode == 0, done.stderr
     return folder, snapshot(run_dir_in(folder / "reference")), done.stdout

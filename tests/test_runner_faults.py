@@ -71,7 +71,7 @@ def register_bots(register):
     register(Sleeper)
 '''
 
-MATCH_COUNT = 4  # one variant, 2 seeds, the 2 distinct rotations of (random, sleeper, random, sleeper)
+MATCH_COUNT = 12  # one variant, 2 seeds, the 6 distinct seatings of (random, sleeper, random, sleeper)
 
 
 @pytest.fixture(autouse=True)

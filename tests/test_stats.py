@@ -15,7 +15,7 @@ from naparena.stats.distributions import (
     t_two_sided_p,
     welch_df,
 )
-from naparena.stats.ratings import crosstable, ranking
+from naparena.stats.ratings import crosstable, gaps_to, oriented, pair_verdict, ranking
 from naparena.stats.sequential import Sprt, simulate
 from naparena.stats.standings import Standings, compare, mean_ci, variance_ratio, welch
 
@@ -198,13 +198,42 @@ def test_standings_rank_with_intervals_over_boards():
 
 def test_ranking_averages_variants_and_adds_their_variances():
     result = {"variants": {
-        "v1": {"bots": [{"bot": "a", "per100": 10.0, "se": 3.0, "df": 20.0}]},
-        "v2": {"bots": [{"bot": "a", "per100": 20.0, "se": 4.0, "df": None}]}}}
+        "v1": {"bots": [{"bot": "a", "per100": 10.0, "se": 3.0, "df": 20.0, "basis": "boards"}]},
+        "v2": {"bots": [{"bot": "a", "per100": 20.0, "se": 4.0, "df": None, "basis": "boards"}]}}}
     row = ranking(result)[0]
     assert row["per100"] == 15.0
     se = math.sqrt(9 + 16) / 2
     df = welch_df([(9 / 4, 20.0), (16 / 4, math.inf)])
     assert row["ci95"] == pytest.approx([15 - t_quantile(df) * se, 15 + t_quantile(df) * se], abs=1e-3)
+
+
+def _pair(a, b, diff, ci, se=None, df=None, p=None):
+    return {"a": a, "b": b, "diff_per100": diff, "ci95": ci, "se": se, "df": df, "p_value": p,
+            "units": 40, "p_superior": 0.7}
+
+
+def test_gaps_to_the_leader_turn_each_pair_and_average_variants_like_the_ranking():
+    one = gaps_to("x", [[_pair("x", "y", 10.0, [4.0, 16.0], p=0.01), _pair("z", "y", 1.0, [-1.0, 3.0])]])
+    assert one == {"y": {"diff": -10.0, "ci95": [-16.0, -4.0], "p_value": 0.01, "variants": 1, "boards": 40}}
+    two = gaps_to("x", [[_pair("x", "y", 10.0, [4.0, 16.0], se=3.0, df=20.0)],
+                        [_pair("y", "x", -20.0, [-28.0, -12.0], se=4.0, df=None)]])["y"]
+    se = math.sqrt(1.5 ** 2 + 2.0 ** 2)
+    df = welch_df([(1.5 ** 2, 20.0), (2.0 ** 2, math.inf)])
+    assert two["diff"] == -15.0 and two["variants"] == 2 and two["boards"] == 80
+    assert two["ci95"] == pytest.approx([-15 - t_quantile(df) * se, -15 + t_quantile(df) * se], abs=1e-3)
+    assert two["p_value"] == pytest.approx(t_two_sided_p(15 / se, df), rel=1e-3)
+
+
+def test_a_pair_turned_round_and_its_verdict_in_words():
+    p = _pair("x", "y", 10.0, [4.0, 16.0])
+    turned = oriented(p, "y")
+    assert (turned["a"], turned["diff_per100"], turned["ci95"]) == ("y", -10.0, [-16.0, -4.0])
+    assert turned["p_superior"] == 0.3
+    assert oriented(p, "x") is p
+    assert pair_verdict(p) == pair_verdict(turned) == "x better"
+    assert pair_verdict(_pair("x", "y", 1.0, [-2.0, 4.0])) == "no clear difference"
+    assert pair_verdict({**_pair("x", "y", 0.0, None), "conditional": "stopped"}) == \
+        "too few boards (conditional: test stopped)"
 
 
 def test_compare_tells_a_changed_bot_from_an_unchanged_one_and_bounds_the_variance_ratio():

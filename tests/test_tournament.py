@@ -326,7 +326,7 @@ def test_shipped_tournament_budgets():
     quick = load("quickstart")
     assert {b.name for b in quick.bots} == {"heuristic", "random", "cautious", "bold"}
     assert [v.name for v in quick.variants] == ["classic", "pagat"]
-    assert (quick.table, quick.duplicate, quick.seeds, total_hands(quick)) == (4, True, 8, 32_000)
+    assert (quick.table, quick.duplicate, quick.seeds, total_hands(quick)) == (4, True, 8, 57_600)
     every = load("all-variants")
     assert [v.name for v in every.variants] == list(VARIANTS)
     assert {b.name for b in every.bots} == {"random", "heuristic"}
@@ -352,7 +352,7 @@ def test_more_bots_than_seats_plays_every_combination():
     aliases = [f"b{i}" for i in range(6)]
     assert tables(t) == list(itertools.combinations(aliases, 4))
     matches = schedule(t)
-    assert len(matches) == 2 * 2 * 15 * 4
+    assert len(matches) == 2 * 2 * 15 * 24  # variants x streams x tables x seatings of four
     per_table = {(m.variant, m.stream, m.table_no): set(m.seats) for m in matches}
     assert len(per_table) == 2 * 2 * 15
     combinations = {frozenset(c) for c in itertools.combinations(aliases, 4)}
@@ -362,37 +362,50 @@ def test_more_bots_than_seats_plays_every_combination():
 def test_exactly_table_bots_is_one_table():
     t = make(n_bots=5, table=5)
     assert tables(t) == [("b0", "b1", "b2", "b3", "b4")]
-    assert len(schedule(t)) == 5
+    assert len(schedule(t)) == 20  # 4 cyclic orders of five, each in 5 rotations
 
 
 def test_fewer_bots_than_seats_fill_seats_cyclically():
     t = make(n_bots=3, table=5)
     assert tables(t) == [("b0", "b1", "b2", "b0", "b1")]
     matches = schedule(t)
-    assert len(matches) == 5  # every rotation of (b0 b1 b2 b0 b1) is different
+    # 4 orders x 5 rotations of slots (b0 b1 b2 b0 b1); each distinct seating comes up
+    # once, so none is dropped
+    assert len(matches) == 20 == len({m.seats for m in matches})
 
 
-def test_repeating_seating_drops_repeated_rotations():
+def test_seatings_repeating_equally_often_are_played_once():
     t = make(n_bots=2, table=4)
     matches = schedule(t)
-    assert [m.seats for m in matches] == [("b0", "b1", "b0", "b1"), ("b1", "b0", "b1", "b0")]
-    assert total_hands(t) == 2 * t.hands
+    # the 24 seatings of (b0 b1 b0 b1) are the 6 arrangements of two b0 and two b1, 4 times each
+    assert sorted(m.seats for m in matches) == sorted(set(itertools.permutations(("b0", "b0", "b1", "b1"))))
+    assert [m.rotation for m in matches] == list(range(6))
+    assert total_hands(t) == 6 * t.hands
     held = Counter((alias, seat) for m in matches for seat, alias in enumerate(m.seats))
-    assert set(held.values()) == {1} and len(held) == 2 * 4  # each bot in each seat once
+    assert set(held.values()) == {3} and len(held) == 2 * 4  # each bot in each seat alike
 
 
-@pytest.mark.parametrize("n_bots, table", [(4, 4), (5, 3), (7, 7), (3, 2)])
-def test_duplicate_rotations_share_a_seed_and_seat_each_bot_everywhere_once(n_bots, table):
+def test_seatings_repeating_unequally_are_all_played():
+    # (b0 b1 b2 b0 b1 b2) under the 20 orders of six: distinct seatings come up unequally
+    # often, and every cyclic order gives fewer (90 distinct, 8 times each)
+    t = make(n_bots=3, table=6)
+    assert len(schedule(t)) == 90 == len({m.seats for m in schedule(t)})
+    t = make(n_bots=4, table=6)  # (b0 b1 b2 b3 b0 b1): the 20 orders, none dropped
+    assert len(schedule(t)) == 120 > len({m.seats for m in schedule(t)})
+
+
+@pytest.mark.parametrize("n_bots, table, seatings", [(4, 4, 24), (5, 3, 6), (7, 7, 42), (3, 2, 2)])
+def test_duplicate_seatings_share_a_seed_and_seat_each_bot_everywhere_alike(n_bots, table, seatings):
     t = make(n_bots=n_bots, table=table, seeds=2)
     groups: dict = {}
     for m in schedule(t):
         groups.setdefault((m.variant, m.stream, m.table_no), []).append(m)
     for group in groups.values():
-        assert len(group) == table
+        assert len(group) == seatings
         assert len({m.seed for m in group}) == 1
-        assert [m.rotation for m in group] == list(range(table))
+        assert [m.rotation for m in group] == list(range(seatings))
         for seat in range(table):
-            assert sorted(m.seats[seat] for m in group) == sorted(group[0].seats)
+            assert Counter(m.seats[seat] for m in group) == {a: seatings // table for a in group[0].seats}
     # different tables and streams get different deals
     assert len({g[0].seed for g in groups.values()}) == len(groups)
 
@@ -400,8 +413,8 @@ def test_duplicate_rotations_share_a_seed_and_seat_each_bot_everywhere_once(n_bo
 def test_without_duplicate_every_match_has_its_own_seed():
     t = make(n_bots=6, table=4, duplicate=False, seeds=3, variant_names=("classic", "peel"))
     matches = schedule(t)
-    assert len(matches) == 2 * 3 * 15
-    assert {m.rotation for m in matches} == {0}
+    assert len(matches) == 2 * 3 * 15 * 24  # every seating of the design, each on its own deals
+    assert {m.rotation for m in matches} == set(range(24))
     assert len({m.seed for m in matches}) == len(matches)
 
 
@@ -488,7 +501,7 @@ def test_starter_round_trips():
     t = parse_tournament(text, "starter.toml", REGISTRY)
     assert [b.name for b in t.bots] == ["heuristic", "random"]
     assert [v.name for v in t.variants] == ["classic", "pagat"]
-    assert (t.name, t.hands, t.table, t.duplicate) == ("starter", 100, 4, True)
+    assert (t.name, t.hands, t.table, t.duplicate) == ("starter", 35, 4, True)
     header = text.split("\n[tournament]")[0]
     assert all(line.startswith("#") for line in header.splitlines() if line)
     for key in ("seed", "seeds", "hands", "table", "duplicate", "workers", "stack", "timeout",

@@ -9,7 +9,8 @@ Misbehaviour rules (also in the README):
   revoke, settled as RULES.md §5 says;
 - a bot whose process dies (``os._exit``, a segfault) or hangs past the hard limit is
   *crashed*: that decision is a fault, and for the rest of the match its seat is played
-  with the first legal answer, without asking the bot again;
+  with the first legal answer, without asking the bot again (the standings book that
+  seat to the stand-in from the hand it died in: `stats.boards.own_hands`);
 - a bot in a seat process (`seats.py`) is asked over the protocol with the same rules;
   its process failing (time-out, exit, garbage) is a crash of that seat alone.
 """
@@ -41,8 +42,9 @@ MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
 # Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
 # them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
-# the rules hold `sedan_trumps`.
-FORMAT = 3
+# the rules hold `sedan_trumps`; 4: the seating design (every bot at every offset from
+# every other), so a schedule of format 3 is not this one.
+FORMAT = 4
 
 
 class BotTimeout(BaseException):

@@ -22,7 +22,15 @@ from naparena._version import __version__
 from naparena.arena.logs import read_match
 from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
 from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
-from naparena.arena.schedule import BOARDS_NOTE, board_seeds, bot_seed, schedule, total_hands, uses_boards
+from naparena.arena.schedule import (
+    BOARDS_NOTE,
+    board_seeds,
+    bot_seed,
+    schedule,
+    seating_design,
+    total_hands,
+    uses_boards,
+)
 from naparena.arena.tournament import FAULT_MIN_DECISIONS, STAND_IN_ALIAS, SprtSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
 from naparena.errors import ConfigError, RunError
@@ -115,7 +123,8 @@ def manifest(t: Tournament, registry) -> dict:
                       "isolation": t.isolation_of(b)} for b in t.bots}
     out = {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
            "config_hash": config_hash(t), "tournament": config, "bots": bots,
-           "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t)}
+           "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t),
+           "seating": seating_design(t)}
     boards = [v.name for v in t.variants if uses_boards(t, v)]
     if boards:  # said where it applies, so other manifests stay as they were
         out["duplicate_boards"] = {"variants": boards, "dealing": BOARDS_NOTE}
@@ -479,10 +488,12 @@ def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
 
 def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
     """`spec` as the standings book it: the stand-in's seats under its own alias, so a
-    disqualified bot's results end where it was disqualified and chips still add up."""
+    disqualified bot's results end where it was disqualified and chips still add up; the
+    scheduled seats stay in `lineup`, so its boards there are left out of its intervals."""
     if not stand_ins:
         return spec
-    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])]}
+    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])],
+            "lineup": list(spec["seats"])}
 
 
 def skip_reason(spec: dict, standings: Standings) -> str | None:

@@ -9,6 +9,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from naparena.arena.seating import design, seatings
 from naparena.arena.tournament import Tournament
 
 
@@ -47,16 +48,16 @@ def bot_seed(master: int, match_index: int, seat: int) -> int:
 
 
 BOARDS_NOTE = ("each hand dealt from its own seed (deal seed, hand number): duplicate boards "
-               "replace gather-and-cut, so every rotation gets the same deals")
+               "replace gather-and-cut, so every seating gets the same deals")
 
 
 def board_seeds(deal_seed: int, hands: int) -> tuple[int, ...]:
     """The seed of every hand (board) of a duplicate match dealt board by board.
 
     Variants that shuffle only after a won Nap gather the cards in the order they were
-    played and cut them, so a rotation's later deals would depend on its play and
-    rotations would share only their first deal. Duplicate replaces gather-and-cut
-    there: hand n of every rotation is shuffled and cut from this seed, derived from
+    played and cut them, so a seating's later deals would depend on its play and
+    seatings would share only their first deal. Duplicate replaces gather-and-cut
+    there: hand n of every seating is shuffled and cut from this seed, derived from
     the deal seed and n alone.
     """
     return tuple(derive_seed(deal_seed, "board", n) for n in range(hands))
@@ -65,17 +66,16 @@ def board_seeds(deal_seed: int, hands: int) -> tuple[int, ...]:
 def uses_boards(t: Tournament, variant) -> bool:
     """Does this variant's duplicate need board seeds? Only when it does not shuffle every
     hand: `every_hand` variants draw each deal from the match's own RNG, which play never
-    touches, so their rotations are identical already (and their logs stay as they were)."""
+    touches, so their seatings are identical already (and their logs stay as they were)."""
     return t.duplicate and variant.rules.shuffle != "every_hand"
 
 
 def tables(t: Tournament) -> list[tuple[str, ...]]:
-    """The seatings (aliases in seat order) before rotation, one per table.
+    """The bots in each table's slots, one tuple per table (the seating design seats them).
 
     More bots than seats: every combination of `table` bots, in the order listed.
-    Fewer: one table, bot i in seats i, i+n, … (cyclic). That is fair only together
-    with duplicate rotation, which puts every bot in every seat with every hand; a bot
-    holding two seats plays twice as many hands, so compare results per seat played.
+    Fewer: one table, bot i in slots i, i+k, … (k bots, cyclic). A bot holding two
+    seats plays twice as many hands, so compare results per seat played.
     """
     aliases = [b.alias for b in t.bots]
     if len(aliases) > t.table:
@@ -83,36 +83,20 @@ def tables(t: Tournament) -> list[tuple[str, ...]]:
     return [tuple(aliases[i % len(aliases)] for i in range(t.table))]
 
 
-def rotations(seats: tuple[str, ...], duplicate: bool) -> list[tuple[int, tuple[str, ...]]]:
-    """(rotation, seating) pairs for one table: all distinct rotations when duplicate.
-
-    A cyclic seating like (a, b, a, b) repeats itself after 2 rotations; replaying the
-    same deal with the same seating adds nothing, so repeats are dropped. Each bot then
-    still holds each hand of the deal exactly once per seat it occupies.
-    """
-    if not duplicate:
-        return [(0, seats)]
-    seen: list[tuple[int, tuple[str, ...]]] = []
-    for r in range(len(seats)):
-        rotated = seats[r:] + seats[:r]
-        if all(rotated != s for _, s in seen):
-            seen.append((r, rotated))
-    return seen
-
-
 def schedule(t: Tournament) -> list[MatchSpec]:
-    """Every match of the tournament, in order: variant, seed stream, table, rotation.
+    """Every match of the tournament, in order: variant, seed stream, table, seating.
 
-    Duplicate rotations of a table share one deal seed; without duplicate every match
-    has its own. Seeds hang off names, not positions, so adding a variant never
-    changes another variant's deals.
+    `rotation` is the seating's number in the table's design (`seating.seatings`). With
+    duplicate, the seatings of a table share one deal seed; without, every match has its
+    own, and the seatings are balanced across matches the same way. Seeds hang off
+    names, not positions, so adding a variant never changes another variant's deals.
     """
     matches: list[MatchSpec] = []
     for variant in t.variants:
         boards = uses_boards(t, variant)
         for stream in range(t.seeds):
             for table_no, seats in enumerate(tables(t)):
-                for rotation, seating in rotations(seats, t.duplicate):
+                for rotation, seating in enumerate(seatings(seats)):
                     own = () if t.duplicate else (rotation,)
                     seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
                     matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
@@ -122,5 +106,10 @@ def schedule(t: Tournament) -> list[MatchSpec]:
 
 def total_hands(t: Tournament) -> int:
     """Hands in the whole tournament, every match played in full."""
-    per_variant = t.seeds * sum(len(rotations(seats, t.duplicate)) for seats in tables(t))
+    per_variant = t.seeds * sum(len(seatings(seats)) for seats in tables(t))
     return len(t.variants) * per_variant * t.hands
+
+
+def seating_design(t: Tournament) -> dict:
+    """The seating design of this tournament's tables, as the manifest records it."""
+    return design(tables(t)[0])

@@ -21,9 +21,11 @@ from typing import Any
 
 import tomli_w
 
+from naparena.arena.seating import seatings
 from naparena.arena.seats import Confinement
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
+from naparena.stats.standings import STAND_IN_ALIAS
 
 MAX_WORKERS = 256
 PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
@@ -81,7 +83,7 @@ SETTINGS: dict[str, Setting] = {
     "hands": Setting(100, int, lambda v: 1 <= v <= 1_000_000, "must be from 1 to 1000000", "hands per match"),
     "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
     "duplicate": Setting(True, bool, lambda v: True, "",
-                         "replay each deal in every seat rotation, so luck of the cards cancels"),
+                         "replay each deal in every seating of the design, so luck of the cards cancels"),
     "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
@@ -103,8 +105,8 @@ SETTINGS: dict[str, Setting] = {
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
-# The alias the standings give a disqualified bot's seat once the stand-in plays it.
-STAND_IN_ALIAS = "stand-in"
+# STAND_IN_ALIAS: the alias the standings give a seat once the stand-in plays it (a
+# disqualified bot's seat, or one whose bot died in the match); defined with the standings.
 
 # Bounds that keep a typo from starting a run that cannot end or fit in memory.
 MAX_FILE_BYTES = 1 << 20
@@ -309,12 +311,13 @@ def _check_size(settings: dict, bots: tuple, variants: tuple, path: str) -> None
     if tables > MAX_MATCHES:
         raise ConfigError(path, "bots", f"{n} bots at tables of {table} make {tables} tables; "
                           f"a tournament may have at most {MAX_MATCHES} matches")
-    rotations = table if settings["duplicate"] else 1
-    matches = len(variants) * settings["seeds"] * tables * rotations
+    slots = tuple(str(i % n) for i in range(table)) if n <= table else tuple(map(str, range(table)))
+    per_table = len(seatings(slots))
+    matches = len(variants) * settings["seeds"] * tables * per_table
     if matches > MAX_MATCHES:
-        raise ConfigError(path, "tournament.seeds", f"the schedule would hold up to {matches} matches "
+        raise ConfigError(path, "tournament.seeds", f"the schedule would hold {matches} matches "
                           f"({len(variants)} variants x {settings['seeds']} seeds x {tables} tables x "
-                          f"{rotations} rotations); at most {MAX_MATCHES}")
+                          f"{per_table} seatings of each table); at most {MAX_MATCHES}")
     if matches * settings["hands"] > MAX_TOTAL_HANDS:
         raise ConfigError(path, "tournament.hands", f"{matches} matches of {settings['hands']} hands are "
                           f"{matches * settings['hands']} hands; at most {MAX_TOTAL_HANDS} in one tournament")
@@ -703,7 +706,7 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     chosen = ["classic"] if "classic" in variant_names else [variant_names[0]]
     chosen += [v for v in variant_names if v not in chosen][:1]
     settings = {key: s.default for key, s in SETTINGS.items() if s.default is not REQUIRED}
-    settings.update(STARTER)
+    settings.update({key: value for key, (value, _) in STARTER.items()})
     # Each entry dumped on its own: tomli-w would fold short arrays of tables into
     # inline arrays, and [[bots]] blocks are what a person expects to copy and edit.
     blocks = [tomli_w.dumps({"tournament": {"name": name, **settings}})]
@@ -712,16 +715,20 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
     return _starter_header(bot_names, variant_names) + "\n" + "\n".join(blocks)
 
 
-# Where a starter file leaves the defaults: one seed stream is one deal set per variant,
-# and a confidence interval needs at least two; eight give useful ones in seconds.
-STARTER = {"seeds": 8}
+# Where a starter file leaves the defaults, and why: one seed stream is one deal set per
+# variant, and a confidence interval needs at least two; eight give useful ones in
+# seconds. Its two bots at four seats play 6 seatings of each deal, and 35 hands a match
+# keep the run as short, and its intervals as narrow, as 100 hands of the 2 seatings
+# that once put the bots on alternate seats.
+STARTER = {"seeds": (8, "for confidence intervals"),
+           "hands": (35, "as every deal is played in each seating of the design")}
 
 
 def _starter_header(bot_names: Sequence[str], variant_names: Sequence[str]) -> str:
     width = max(map(len, SETTINGS))
     lines = ["naparena tournament file (TOML).", "", "[tournament]"]
     lines += [f"  {key:<{width}}  {s.help}" + (" (required)" if s.default is REQUIRED else "")
-              + (f" (default {s.default}; {STARTER[key]} here, for confidence intervals)" if key in STARTER else "")
+              + (f" (default {s.default}; {STARTER[key][0]} here, {STARTER[key][1]})" if key in STARTER else "")
               for key, s in SETTINGS.items()]
     lines += [
         "",

@@ -30,7 +30,8 @@ from naparena.arena.runner import (
     stand_in_seats,
 )
 from naparena.arena.play import FORMAT, MatchSummary
-from naparena.arena.schedule import board_seeds, schedule
+from naparena.arena.schedule import board_seeds, schedule, seating_design
+from naparena.arena.seating import balance, imbalance
 from naparena.arena.seats import Confinement
 from naparena.arena.tournament import STAND_IN_ALIAS, SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
@@ -133,6 +134,8 @@ class Audit:
     hands: int = 0
     missing: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # (variant, stream) -> [(seats, hands)] of every match file read, for the seating balance
+    seated: dict[tuple, list] = field(default_factory=dict)
 
 
 def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
@@ -142,7 +145,8 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     file must be the schedule's entry for its name (index, variant, stream, seeds, seats,
     rules, stack, bots); every skipped match must be one the matches before it skip,
     and no played one; a finished run must have every match and the standings its logs
-    give. With `replay`, every hand is also re-dealt from the match seed and replayed.
+    give, and the seats its files record must balance as the seating design says. With
+    `replay`, every hand is also re-dealt from the match seed and replayed.
     """
     run_dir = Path(run_dir)
     audit = Audit()
@@ -178,6 +182,7 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
             progress(i + 1, len(specs), audit.hands)
     if finished and in_order:
         audit.problems += [(STANDINGS, p) for p in _standings_problems(run_dir / STANDINGS, standings)]
+        audit.problems += [(MATCHES, p) for p in _seating_problems(audit.seated)]
     elif finished:
         audit.problems.append((STANDINGS, "the run says it finished, but its match logs are not all there and sound"))
     return audit
@@ -198,6 +203,8 @@ def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audi
         audit.problems.append((f"matches/{path.name}", str(e).removeprefix(f"{path}: ")))
         return None
     audit.matches += 1
+    audit.seated.setdefault((spec["variant"], spec["stream"]), []).append(
+        (data["match"]["seats"], data["match"]["hands"]))
     expected = skip_reason(spec, standings) if standings is not None else None
     if "skipped" in data:
         if standings is None:
@@ -224,10 +231,22 @@ def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audi
     return found
 
 
+def _seating_problems(seated: dict[tuple, list]) -> list[str]:
+    """Every seed stream of every variant must seat the bots as the design balances them:
+    counted from the seats the match files record (a skipped match as scheduled)."""
+    out = []
+    for (variant, stream), matches in seated.items():
+        problem = imbalance(balance(matches))
+        if problem:
+            out.append(f"the seatings of {variant}, seed stream {stream}, are not balanced: {problem}")
+    return out
+
+
 def _manifest_problems(manifest: dict, t, specs: list[dict]) -> list[str]:
     out = []
     for key, expected in (("format", FORMAT), ("config_hash", config_hash(t)), ("seed", t.seed),
-                          ("matches", len(specs)), ("hands", sum(s["hands"] for s in specs))):
+                          ("matches", len(specs)), ("hands", sum(s["hands"] for s in specs)),
+                          ("seating", seating_design(t))):
         if manifest.get(key) != expected:
             out.append(f"'{key}' is {manifest.get(key)!r}, but its tournament configuration gives {expected!r}")
     return out

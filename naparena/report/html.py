@@ -1,9 +1,11 @@
 """One self-contained HTML page of a run's results, built from its logs alone.
 
-Per variant: chips per 100 hands with 95% intervals (a forest plot), cumulative chips
-over the hands (bankroll curves), the head-to-head matrix as a heat map and the make
-rate of every contract. The charts are inline SVG written here, with inline CSS and no
-script, so the page opens anywhere without a network.
+First the ranking, overall and per variant: a table with each bot's rate, its 95%
+interval and its gap to the leader, and a chart of those gaps. Then per variant: the
+head-to-head table with intervals, p and verdicts, its heat map, cumulative chips over
+the hands (bankroll curves) and the make rate of every contract. The charts are inline
+SVG written here, sized from their labels, with inline CSS and no script, so the page
+opens anywhere without a network.
 """
 
 from __future__ import annotations
@@ -15,13 +17,18 @@ from pathlib import Path
 import orjson
 
 from naparena.arena.runner import MATCHES, read_manifest, standings_from_logs
+from naparena.arena.tournament import STAND_IN_ALIAS
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
+from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 
 # Bot colours: distinguishable, and readable on white.
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22")
+STAND_IN_COLOUR = "#999"
+MAX_BREAKS = 3  # breaks in the axis of the chart of gaps to the leader
 CURVE_POINTS = 400  # points per bankroll curve: enough to see its shape, small on disk
 FONT = "font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif"
+FONT_PX = 12  # the size of every chart label
 
 CSS = f"""
 body {{ {FONT}; margin: 1.5em auto; max-width: 1000px; color: #222; padding: 0 1em; }}
@@ -30,12 +37,28 @@ h2 {{ font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: .2em; ma
 h3 {{ font-size: 1em; margin: 1.2em 0 .3em; }}
 p.note {{ color: #555; font-size: .9em; margin: .2em 0 .6em; }}
 .meta {{ color: #555; font-size: .9em; }}
-svg text {{ {FONT}; font-size: 12px; fill: #222; }}
+svg {{ display: block; margin: .4em 0 1em; }}
+svg text {{ {FONT}; font-size: {FONT_PX}px; fill: #222; }}
 svg .axis {{ stroke: #999; stroke-width: 1; }}
 svg .grid {{ stroke: #e5e5e5; stroke-width: 1; }}
 svg .zero {{ stroke: #555; stroke-width: 1; stroke-dasharray: 4 3; }}
+svg text.dq, span.dq {{ fill: #a40000; color: #a40000; }}
+svg text.stand, span.stand {{ fill: #666; color: #666; }}
+table {{ border-collapse: collapse; font-size: .9em; margin: .4em 0 1em; }}
+th, td {{ padding: .25em .6em; border-bottom: 1px solid #e5e5e5; white-space: nowrap; }}
+th {{ text-align: right; border-bottom: 1px solid #999; font-weight: 600; }}
+td {{ text-align: right; font-variant-numeric: tabular-nums; }}
+th.name, td.name {{ text-align: left; white-space: normal; overflow-wrap: anywhere; }}
+td.sure {{ font-weight: 600; }}
 .warn {{ color: #a40000; }}
 """
+
+GAPS_NOTE = ("Each bot's difference from the leader (bot − leader, chips per 100 hands) over the boards "
+             "both played, with its 95% interval: the paired head-to-head, where the common deals cancel, "
+             "so it is far narrower than either bot's own interval and says directly whether the leader is "
+             "really better. Chosen over each bot's own interval because a bot far from the rest would "
+             "squeeze all the others into overlapping dots; where a gap no bot sits in would still take "
+             "most of the width, the axis is broken (the ≈ mark) and each part keeps its own ticks.")
 
 
 def write_report(run_dir: str | Path, out: str | Path) -> int:
@@ -50,6 +73,7 @@ def page(run_dir: Path) -> str:
     result = standings_from_logs(run_dir)
     curves = bankrolls(run_dir)
     colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
+    colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
     name = manifest["tournament"]["name"]
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena: {escape(name)}</title>"
              f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>",
@@ -58,21 +82,26 @@ def page(run_dir: Path) -> str:
              f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "
              f"Python {escape(manifest['python'])}. Built from the run's logs alone.</p>"]
     parts += _warnings(result)
+    parts += ranking_section(result)
     for variant, data in result["variants"].items():
         parts.append(f"<h2>{escape(variant)}</h2>")
-        parts.append("<h3>Chips per 100 hands, with 95% confidence intervals</h3>"
-                     "<p class='note'>Intervals over boards (a board: one hand of a deal, in all its "
-                     "rotations); an interval clear of the dashed zero line is a real win or loss.</p>")
-        parts.append(forest(data["bots"], colours))
+        order = [r["bot"] for r in data["bots"]]
+        if data["pairs"]:
+            parts.append("<h3>Head to head over the same deals</h3>"
+                         "<p class='note'>A − B: A's chips minus B's per 100 hands over the boards both "
+                         "played (line-ups as strata), A the better-ranked; p: t-test of that difference; "
+                         "A won: the share of those boards A ended ahead (ties half). Bold: the 95% "
+                         "interval excludes zero.</p>")
+            marks = {bot: m for bot, m in _marks(result, data["bots"]).items() if bot != STAND_IN_ALIAS}
+            parts.append(pairs_table(data["pairs"], order, marks))
+            parts.append("<p class='note'>The same as a matrix: cell = row − column; green, the row "
+                         "bot did better; bold with *, the interval excludes zero.</p>")
+            parts.append(heatmap(order, data["pairs"]))
         parts.append("<h3>Cumulative chips over the hands</h3>"
                      "<p class='note'>Each bot's running chip total over the hands it played, in "
-                     "schedule order.</p>")
+                     "schedule order. Seats the stand-in played (after a disqualification, or from "
+                     "the hand a bot's seat died) count for the stand-in.</p>")
         parts.append(bankroll(curves.get(variant, {}), colours))
-        if data["pairs"]:
-            parts.append("<h3>Head to head: row − column, chips per 100 hands over the same deals</h3>"
-                         "<p class='note'>Green: the row bot did better. Bold with *: the 95% interval of "
-                         "the difference excludes zero.</p>")
-            parts.append(heatmap([r["bot"] for r in data["bots"]], data["pairs"]))
         parts.append("<h3>Contracts made, as bidder</h3>"
                      "<p class='note'>Share of the contracts each bot played that it made (made / played); "
                      "blank: never played.</p>")
@@ -92,22 +121,144 @@ def _warnings(result: dict) -> list[str]:
     return out
 
 
+# --- the ranking ----------------------------------------------------------------------
+
+def _marks(result: dict, rows: list[dict]) -> dict[str, str]:
+    """bot → the words after its name: disqualified, or the stand-in."""
+    marks = {r["bot"]: "disqualified" for r in rows if r.get("disqualified")}
+    marks.update({bot: "disqualified" for bot in result["disqualified"]})
+    marks[STAND_IN_ALIAS] = "in the seats of disqualified or dead bots"
+    return marks
+
+
+def _leader(rows: list[dict], marks: dict[str, str]) -> str | None:
+    """The best bot that competed: not disqualified, not the stand-in, with an interval."""
+    return next((r["bot"] for r in rows if r["bot"] not in marks and r["ci95"] is not None), None)
+
+
+def ranking_section(result: dict) -> list[str]:
+    """The ranking over all variants (when more than one), then each variant's."""
+    parts = ["<h2 id='ranking'>Ranking</h2>"]
+    variants = result["variants"]
+    if len(variants) > 1 and result.get("ranking"):
+        boards: dict[str, int] = {}
+        for data in variants.values():
+            for r in data["bots"]:
+                boards[r["bot"]] = boards.get(r["bot"], 0) + r["units"]
+        rows = [{**r, "boards": boards.get(r["bot"], 0)} for r in result["ranking"]]
+        marks = _marks(result, [])
+        leader = _leader(rows, marks)
+        gaps = gaps_to(leader, [d["pairs"] for d in variants.values()]) if leader else {}
+        parts.append(f"<h3>Over all {len(variants)} variants</h3><p class='note'>Mean of each bot's chips "
+                     "per 100 hands in the variants it played, every variant weighing the same; 95% "
+                     "intervals over boards (a board: one hand of a deal, in all its rotations), the "
+                     "variants' variances added. Gap: bot − leader, the head-to-heads averaged the same "
+                     "way.</p>")
+        parts.append(ranking_table(rows, gaps, leader, marks, overall=True))
+        parts.append(gaps_chart(rows, gaps, leader, marks))
+    for variant, data in variants.items():
+        marks = _marks(result, data["bots"])
+        leader = _leader(data["bots"], marks)
+        gaps = gaps_to(leader, [data["pairs"]]) if leader else {}
+        rows = [{**r, "rank": i, "boards": r["units"]} for i, r in enumerate(data["bots"], 1)]
+        parts.append(f"<h3>{escape(variant)}</h3><p class='note'>Chips per 100 hands with 95% intervals over "
+                     "boards (line-ups as strata); gap: bot − leader on the boards both played, with its "
+                     "interval and p.</p>")
+        parts.append(ranking_table(rows, gaps, leader, marks))
+        parts.append(gaps_chart(rows, gaps, leader, marks))
+    parts.append(f"<p class='note'>{GAPS_NOTE}</p>")
+    return parts
+
+
+def _name_cell(bot: str, marks: dict[str, str]) -> str:
+    kind = "stand" if bot == STAND_IN_ALIAS else "dq"
+    mark = f" <span class='{kind}'>({escape(marks[bot])})</span>" if bot in marks else ""
+    return f"<td class='name'>{escape(bot)}{mark}</td>"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
+
+
+def _p(p: float | None) -> str:
+    return "—" if p is None else "&lt;1e-300" if p == 0 else f"{p:.3g}"
+
+
+def _sure(ci: list[float] | None) -> bool:
+    return ci is not None and (ci[0] > 0 or ci[1] < 0)
+
+
+def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, marks: dict[str, str],
+                  overall: bool = False) -> str:
+    """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
+    head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
+        ["gap to leader", "95% CI", "p"]
+    out = [f"<table class='ranking'><thead><tr>"
+           + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
+    for r in rows:
+        rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"
+        cells = [f"<td>{r['rank']}</td>", _name_cell(r["bot"], marks), f"<td>{rate}</td>",
+                 f"<td>{_ci(r['ci95'])}</td>", f"<td>{r.get('boards') or 0:,}</td>"]
+        if overall:
+            cells.append(f"<td>{r['variants']}</td>")
+        gap = gaps.get(r["bot"])
+        if r["bot"] == leader:
+            cells += ["<td>leader</td>", "<td></td>", "<td></td>"]
+        elif gap is None:
+            cells += ["<td>—</td>", "<td>—</td>", "<td>—</td>"]
+        else:
+            sure = " class='sure'" if _sure(gap["ci95"]) else ""
+            cells += [f"<td{sure}>{gap['diff']:+.2f}</td>", f"<td{sure}>{_ci(gap['ci95'])}</td>",
+                      f"<td>{_p(gap['p_value'])}</td>"]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(out) + "</tbody></table>"
+
+
+def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str]) -> str:
+    """Every head-to-head, the better-ranked bot as A, in ranking order."""
+    rank = {bot: i for i, bot in enumerate(order)}
+    turned = [oriented(p, min(p["a"], p["b"], key=lambda b: rank.get(b, len(order)))) for p in pairs]
+    turned.sort(key=lambda p: (rank.get(p["a"], len(order)), rank.get(p["b"], len(order))))
+    head = "".join(f"<th{' class=name' if h in ('A', 'B', 'verdict') else ''}>{h}</th>"
+                   for h in ("A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict"))
+    out = [f"<table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
+    for p in turned:
+        sure = " class='sure'" if _sure(p["ci95"]) else ""
+        won = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
+        out.append(f"<tr>{_name_cell(p['a'], marks)}{_name_cell(p['b'], marks)}<td>{p['units']:,}</td>"
+                   f"<td{sure}>{p['diff_per100']:+.2f}</td><td{sure}>{_ci(p['ci95'])}</td>"
+                   f"<td>{_p(p.get('p_value'))}</td><td>{won}</td>"
+                   f"<td class='name'>{escape(pair_verdict(p))}</td></tr>")
+    return "".join(out) + "</tbody></table>"
+
+
 # --- data from the logs ---------------------------------------------------------------
 
 def bankrolls(run_dir: Path) -> dict[str, dict[str, list[tuple[int, int]]]]:
-    """variant → bot → [(hands played, cumulative chips)], thinned to CURVE_POINTS."""
+    """variant → bot → [(hands played, cumulative chips)], thinned to CURVE_POINTS.
+
+    A seat the stand-in played is booked under the stand-in, as the standings book it:
+    the seats a match's header lists in `stand_ins`, and a seat whose bot died, from the
+    hand it died in (its summary's `crashed_at`) on."""
     full: dict[str, dict[str, list[int]]] = {}
     for path in sorted((run_dir / MATCHES).glob("*.json")):
         data = orjson.loads(path.read_bytes())
         if "skipped" in data:
             continue
-        seats = data["match"]["seats"]
         per_bot = full.setdefault(data["match"]["variant"], {})
         for record in data["hands"]:
-            for alias, chips in zip(seats, record["chips"]):
+            for alias, chips in zip(_players(data, record["n"]), record["chips"]):
                 series = per_bot.setdefault(alias, [])
                 series.append((series[-1] if series else 0) + chips)
     return {v: {alias: _thin(series) for alias, series in bots.items()} for v, bots in full.items()}
+
+
+def _players(data: dict, hand_no: int) -> list[str]:
+    """Who played each seat in hand `hand_no` of a match log: its alias, or the stand-in."""
+    stand_ins = set(data["match"].get("stand_ins", ()))
+    died = [s.get("crashed_at", math.inf) for s in data["summary"]["seats"]]
+    return [STAND_IN_ALIAS if seat in stand_ins or hand_no >= died[seat] else alias
+            for seat, alias in enumerate(data["match"]["seats"])]
 
 
 def _thin(series: list[int]) -> list[tuple[int, int]]:
@@ -120,92 +271,207 @@ def _thin(series: list[int]) -> list[tuple[int, int]]:
 
 # --- charts ---------------------------------------------------------------------------
 
-def _ticks(lo: float, hi: float) -> list[float]:
-    """Round tick values covering [lo, hi], overshooting it as little as possible."""
+# Advance widths in ems, generous (DejaVu Sans, the widest common fallback for system-ui),
+# so a label sized here is never wider than the browser draws it.
+_NARROW, _WIDE = set("iljI.,:;'|!()[] "), set("mwMW@%—−")
+
+
+def text_width(text: str, px: float = FONT_PX) -> float:
+    """The width a label needs, from its characters; an estimate that errs wide."""
+    ems = sum(0.36 if c in _NARROW else 1.0 if c in _WIDE else 0.76 if c.isupper() else 0.66 for c in text)
+    return ems * px + 2
+
+
+def _ticks(lo: float, hi: float, most: int = 8) -> list[float]:
+    """Round tick values covering [lo, hi], overshooting it as little as possible, at most
+    `most` of them."""
     if hi <= lo:
         hi = lo + 1
-    best = None
-    for count in range(4, 9):
+    found = []
+    for count in range(1, max(most, 2)):
         raw = (hi - lo) / count
         power = 10 ** math.floor(math.log10(raw))
         step = min((m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw), default=10 * power)
         first = math.floor(lo / step) * step
-        ticks = [first + i * step for i in range(int(math.ceil((hi - first) / step - 1e-9)) + 1)]
-        span = ticks[-1] - ticks[0]
-        if best is None or span < best[0]:
-            best = (span, ticks)
-    return best[1]
+        found.append([first + i * step for i in range(int(math.ceil((hi - first) / step - 1e-9)) + 1)])
+    fitting = [t for t in found if len(t) <= most] or [min(found, key=len)]
+    return min(fitting, key=lambda t: (t[-1] - t[0], -len(t)))
+
+
+def _ticks_within(lo: float, hi: float, most: int) -> list[float]:
+    """Round tick values inside [lo, hi], at most `most` of them (at least one)."""
+    raw = (hi - lo) / most
+    power = 10 ** math.floor(math.log10(raw))
+    step = min((m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw), default=10 * power)
+    first = math.ceil(lo / step) * step
+    ticks = [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+    return ticks or [(lo + hi) / 2]
 
 
 def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:,.1f}"
 
 
-def _svg(width: int, height: int, body: list[str], label: str) -> str:
+def _svg(width: float, height: float, body: list[str], label: str) -> str:
+    width, height = math.ceil(width), math.ceil(height)
     return (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}' width='100%' "
             f"style='max-width:{width}px' role='img' aria-label='{escape(label)}'>" + "".join(body) + "</svg>")
 
 
-def forest(rows: list[dict], colours: dict[str, str]) -> str:
-    """One line per bot: its chips per 100 hands as a dot, its 95% interval as a bar."""
-    left, top, row_h = 150, 30, 26
-    width, plot = 960, 960 - left - 190  # 190 on the right for the labels
-    height = top + row_h * len(rows) + 30
-    values = [r["per100"] for r in rows] + [v for r in rows if r["ci95"] for v in r["ci95"]] + [0.0]
-    ticks = _ticks(min(values), max(values))
-    lo, hi = ticks[0], ticks[-1]
-    x = lambda v: left + (v - lo) / (hi - lo) * plot  # noqa: E731
-    body = []
-    for t in ticks:
-        body.append(f"<line class='grid' x1='{x(t):.1f}' x2='{x(t):.1f}' y1='{top - 8}' y2='{height - 24}'/>"
-                    f"<text x='{x(t):.1f}' y='{height - 8}' text-anchor='middle'>{_num(t)}</text>")
-    body.append(f"<line class='zero' x1='{x(0):.1f}' x2='{x(0):.1f}' y1='{top - 8}' y2='{height - 24}'/>")
-    for i, r in enumerate(rows):
-        y = top + i * row_h + row_h / 2
-        colour = colours.get(r["bot"], "#333")
-        body.append(f"<text x='{left - 10}' y='{y + 4:.1f}' text-anchor='end'>{escape(r['bot'])}</text>")
-        if r["ci95"]:
-            a, b = r["ci95"]
-            body.append(f"<line x1='{x(a):.1f}' x2='{x(b):.1f}' y1='{y:.1f}' y2='{y:.1f}' stroke='{colour}' "
-                        f"stroke-width='3'/>")
-            label = f"{r['per100']:+.1f} [{a:+.1f}, {b:+.1f}]"
+def axis_parts(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The value ranges an axis shows: the whole range, cut (at most MAX_BREAKS times) at
+    each gap that no span covers and that would take more than a quarter of what is shown."""
+    merged: list[list[float]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
         else:
-            label = f"{r['per100']:+.1f} (no interval: too few boards)"
-        body.append(f"<circle cx='{x(r['per100']):.1f}' cy='{y:.1f}' r='5' fill='{colour}'/>"
-                    f"<text x='{left + plot + 10}' y='{y + 4:.1f}'>{escape(label)}</text>")
-    return _svg(width, height, body, "chips per 100 hands with 95% intervals")
+            merged.append([lo, hi])
+    gaps = sorted(((merged[i + 1][0] - merged[i][1], i) for i in range(len(merged) - 1)), reverse=True)
+    shown, cuts = merged[-1][1] - merged[0][0], []
+    for gap, i in gaps[:MAX_BREAKS]:
+        if gap > (shown - gap) / 3:
+            cuts.append(i)
+            shown -= gap
+    edges = [merged[0][0]] + [v for i in sorted(cuts) for v in (merged[i][1], merged[i + 1][0])] + [merged[-1][1]]
+    parts = list(zip(edges[::2], edges[1::2]))
+    pad = max(shown * 0.04, 1.0)  # room for a dot at an end
+    return [(lo - pad, hi + pad) for lo, hi in parts]
+
+
+class BrokenAxis:
+    """A horizontal axis over `parts` side by side, a break between each two, each part
+    with its own ticks."""
+
+    BREAK = 28  # px between two parts
+
+    def __init__(self, parts: list[tuple[float, float]], left: float, width: float):
+        room = width - self.BREAK * (len(parts) - 1)
+        self.ticks = []
+        widths = [hi - lo for lo, hi in parts]
+        # widths grow as the root of the span: a far, wide part does not starve the near ones
+        px = [math.sqrt(w) for w in widths]
+        px = [p * room / sum(px) for p in px]
+        self.parts, x = [], left
+        for (lo, hi), w in zip(parts, px):
+            ticks = _ticks_within(lo, hi, max(2, int(w // 48)))
+            self.parts.append((lo, hi, x, w))
+            self.ticks.append(ticks)
+            x += w + self.BREAK
+
+    def x(self, v: float) -> float:
+        for lo, hi, x0, w in self.parts:
+            if v <= hi or (lo, hi, x0, w) == self.parts[-1]:
+                return x0 + (max(v, lo) - lo) / (hi - lo) * w
+        raise AssertionError("unreachable")
+
+    def draw(self, top: float, bottom: float) -> list[str]:
+        body = []
+        for k, ((lo, hi, x0, w), ticks) in enumerate(zip(self.parts, self.ticks)):
+            for t in ticks:
+                tx = x0 + (t - lo) / (hi - lo) * w
+                # at a break, labels lean away from it so neighbours never collide
+                near = 0.1 * w
+                anchor = ("end" if tx > x0 + w - near and k < len(self.parts) - 1 else
+                          "start" if tx < x0 + near and k > 0 else "middle")
+                body.append(f"<line class='grid' x1='{tx:.1f}' x2='{tx:.1f}' y1='{top:.1f}' y2='{bottom:.1f}'/>"
+                            f"<text x='{tx:.1f}' y='{bottom + 16:.1f}' text-anchor='{anchor}'>{_num(t)}</text>")
+            body.append(f"<line class='axis' x1='{x0:.1f}' x2='{x0 + w:.1f}' y1='{bottom:.1f}' y2='{bottom:.1f}'/>")
+            if k:  # the break mark: two slashes in the gap
+                gx = x0 - self.BREAK / 2
+                body.append(f"<text x='{gx:.1f}' y='{bottom + 4:.1f}' text-anchor='middle'>≈</text>")
+        return body
+
+    def span(self) -> tuple[float, float]:
+        first, last = self.parts[0], self.parts[-1]
+        return first[2], last[2] + last[3]
+
+
+def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, marks: dict[str, str]) -> str:
+    """One line per bot: its difference from the leader with the 95% interval of it.
+
+    The leader sits on the dashed zero line. A bot with no head-to-head with the leader
+    shows its own rate minus the leader's as a hollow dot, without an interval."""
+    if leader is None:
+        return "<p class='note'>No bot has an interval yet: no chart of gaps.</p>"
+    base = next(r["per100"] for r in rows if r["bot"] == leader)
+    lines = []  # (bot, value or None, interval or None, right label, hollow)
+    for r in rows:
+        gap = gaps.get(r["bot"])
+        if r["bot"] == leader:
+            lines.append((r["bot"], 0.0, None, f"leader, {base:+.1f} per 100", False))
+        elif gap is not None and gap["ci95"] is not None:
+            a, b = gap["ci95"]
+            lines.append((r["bot"], gap["diff"], (a, b), f"{gap['diff']:+.1f} [{a:+.1f}, {b:+.1f}]", False))
+        elif r["per100"] is None and gap is None:
+            continue  # no hands of its own: nothing to place (the table says why)
+        else:
+            value = r["per100"] - base if gap is None else gap["diff"]
+            why = "its own hands only" if r.get("basis") == "hands" else "too few boards"
+            lines.append((r["bot"], value, None, f"{value:+.1f} (no interval: {why})", True))
+    names = [bot + (f" ({marks[bot]})" if bot in marks else "") for bot, *_ in lines]
+    left = max(text_width(n) for n in names) + 16
+    right = max(text_width(line[3]) for line in lines) + 16
+    plot = max(420.0, 960 - left - right)
+    top, row_h = 12, 24
+    bottom = top + row_h * len(lines)
+    spans = [(0.0, 0.0)] + [ci if ci else (v, v) for _, v, ci, _, _ in lines]
+    axis = BrokenAxis(axis_parts(spans), left, plot)
+    body = axis.draw(top, bottom)
+    body.append(f"<line class='zero' x1='{axis.x(0):.1f}' x2='{axis.x(0):.1f}' y1='{top:.1f}' y2='{bottom:.1f}'/>")
+    end = axis.span()[1]
+    for i, ((bot, value, ci, label, hollow), name) in enumerate(zip(lines, names)):
+        y = top + i * row_h + row_h / 2
+        cls = "" if bot not in marks else " class='stand'" if bot == STAND_IN_ALIAS else " class='dq'"
+        body.append(f"<text x='{left - 10:.1f}' y='{y + 4:.1f}' text-anchor='end'{cls}>{escape(name)}</text>")
+        if ci:
+            body.append(f"<line x1='{axis.x(ci[0]):.1f}' x2='{axis.x(ci[1]):.1f}' y1='{y:.1f}' y2='{y:.1f}' "
+                        f"stroke='#1f77b4' stroke-width='3'/>")
+        if bot == leader:
+            body.append(f"<path d='M{axis.x(0):.1f},{y - 6:.1f} l6,6 l-6,6 l-6,-6 z' fill='#222'/>")
+        else:
+            fill = "fill='#fff' stroke='#1f77b4' stroke-width='1.5'" if hollow else "fill='#1f77b4'"
+            body.append(f"<circle cx='{axis.x(value):.1f}' cy='{y:.1f}' r='4.5' {fill}/>")
+        body.append(f"<text x='{end + 10:.1f}' y='{y + 4:.1f}'>{escape(label)}</text>")
+    body.append(f"<text x='{(left + end) / 2:.1f}' y='{bottom + 34:.1f}' text-anchor='middle'>"
+                "bot − leader, chips per 100 hands</text>")
+    return _svg(end + right, bottom + 42, body, "difference from the leader with 95% intervals")
 
 
 def bankroll(curves: dict[str, list[tuple[int, int]]], colours: dict[str, str]) -> str:
     """Every bot's cumulative chips against the hands it has played."""
-    left, right, top, bottom = 70, 150, 15, 40
-    width, height = 960, 340
-    plot_w, plot_h = width - left - right, height - top - bottom
     if not curves:
         return "<p class='note'>No hands were played.</p>"
+    legend = {alias: f"{alias} {c[-1][1]:+,}" for alias, c in curves.items()}
     xs = max(p[0] for c in curves.values() for p in c) or 1
     ys = [p[1] for c in curves.values() for p in c]
     yt = _ticks(min(ys + [0]), max(ys + [0]))
     xt = _ticks(0, xs)
+    left = max(text_width(_num(t)) for t in yt) + 12
+    right = max(text_width(text) for text in legend.values()) + 44
+    top, bottom, plot_h = 15, 40, 285
+    plot_w = max(480.0, 960 - left - right)
+    height = top + plot_h + bottom
     x = lambda v: left + v / xt[-1] * plot_w  # noqa: E731
     y = lambda v: top + (yt[-1] - v) / (yt[-1] - yt[0]) * plot_h  # noqa: E731
     body = []
     for t in yt:
-        body.append(f"<line class='grid' x1='{left}' x2='{left + plot_w}' y1='{y(t):.1f}' y2='{y(t):.1f}'/>"
-                    f"<text x='{left - 6}' y='{y(t) + 4:.1f}' text-anchor='end'>{_num(t)}</text>")
+        body.append(f"<line class='grid' x1='{left:.1f}' x2='{left + plot_w:.1f}' y1='{y(t):.1f}' y2='{y(t):.1f}'/>"
+                    f"<text x='{left - 6:.1f}' y='{y(t) + 4:.1f}' text-anchor='end'>{_num(t)}</text>")
     for t in xt:
-        body.append(f"<text x='{x(t):.1f}' y='{height - bottom + 18}' text-anchor='middle'>{_num(t)}</text>")
-    body.append(f"<line class='zero' x1='{left}' x2='{left + plot_w}' y1='{y(0):.1f}' y2='{y(0):.1f}'/>")
+        anchor = "end" if t == xt[-1] else "middle"
+        body.append(f"<text x='{x(t):.1f}' y='{height - bottom + 18}' text-anchor='{anchor}'>{_num(t)}</text>")
+    body.append(f"<line class='zero' x1='{left:.1f}' x2='{left + plot_w:.1f}' y1='{y(0):.1f}' y2='{y(0):.1f}'/>")
     body.append(f"<text x='{left + plot_w / 2:.0f}' y='{height - 4}' text-anchor='middle'>hands played</text>")
     ends = sorted(curves, key=lambda a: -curves[a][-1][1])
     for i, alias in enumerate(ends):
         points = " ".join(f"{x(h):.1f},{y(c):.1f}" for h, c in curves[alias])
         colour = colours.get(alias, "#333")
         body.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.6' points='{points}'/>")
-        body.append(f"<rect x='{left + plot_w + 14}' y='{top + i * 20}' width='12' height='12' fill='{colour}'/>"
-                    f"<text x='{left + plot_w + 32}' y='{top + i * 20 + 11}'>{escape(alias)} "
-                    f"{curves[alias][-1][1]:+,}</text>")
-    return _svg(width, height, body, "cumulative chips over the hands")
+        body.append(f"<rect x='{left + plot_w + 14:.1f}' y='{top + i * 20}' width='12' height='12' fill='{colour}'/>"
+                    f"<text x='{left + plot_w + 32:.1f}' y='{top + i * 20 + 11}'>{escape(legend[alias])}</text>")
+    height = max(height, top + 20 * len(ends) + 4)
+    return _svg(left + plot_w + right, height, body, "cumulative chips over the hands")
 
 
 def _ladder_order(contract: str) -> tuple[int, str]:
@@ -226,8 +492,10 @@ def _diverging(value: float, scale: float) -> str:
 
 def heatmap(bots: list[str], pairs: list[dict]) -> str:
     """The head-to-head matrix: cell (row, column) is row − column per 100 hands."""
-    cell, left, top = 78, 150, 80
+    cell, slant = 78, math.radians(35)
     n = len(bots)
+    left = max(text_width(b) for b in bots) + 16
+    top = max(text_width(b) for b in bots) * math.sin(slant) + 20  # the slanted column names
     diff: dict[tuple[str, str], tuple[float, bool]] = {}
     for p in pairs:
         ci = p["ci95"]
@@ -235,16 +503,18 @@ def heatmap(bots: list[str], pairs: list[dict]) -> str:
         diff[(p["a"], p["b"])] = (p["diff_per100"], clear)
         diff[(p["b"], p["a"])] = (-p["diff_per100"], clear)
     scale = max((abs(v) for v, _ in diff.values()), default=1.0)
-    width, height = left + cell * n + 20, top + cell * n + 10
+    width = max([left + cell * n + 20] + [left + (j + .5) * cell + text_width(b) * math.cos(slant) + 10
+                                          for j, b in enumerate(bots)])
+    height = top + cell * n + 10
     body = []
     for j, col in enumerate(bots):
         cx = left + j * cell + cell / 2
-        body.append(f"<text transform='translate({cx:.0f},{top - 8}) rotate(-35)'>{escape(col)}</text>")
+        body.append(f"<text transform='translate({cx:.0f},{top - 8:.0f}) rotate(-35)'>{escape(col)}</text>")
     for i, row in enumerate(bots):
-        cy = top + i * cell
-        body.append(f"<text x='{left - 8}' y='{cy + cell / 2 + 4:.0f}' text-anchor='end'>{escape(row)}</text>")
+        cy = round(top + i * cell, 1)
+        body.append(f"<text x='{left - 8:.1f}' y='{cy + cell / 2 + 4:.0f}' text-anchor='end'>{escape(row)}</text>")
         for j, col in enumerate(bots):
-            cx = left + j * cell
+            cx = round(left + j * cell, 1)
             if row == col or (row, col) not in diff:
                 body.append(f"<rect x='{cx}' y='{cy}' width='{cell}' height='{cell}' fill='#f0f0f0' stroke='#fff'/>")
                 continue
@@ -262,18 +532,23 @@ def make_rates(rows: list[dict]) -> str:
     contracts = sorted({c for r in rows for c in r["contracts"]}, key=_ladder_order)
     if not contracts:
         return "<p class='note'>No contract was played.</p>"
-    cell_w, cell_h, left, top = 132, 34, 150, 30
+    shares = [f"100% ({got['made']}/{got['bid']})" for r in rows for got in r["contracts"].values()]
+    cell_w = math.ceil(max([132.0] + [text_width(t) + 12 for t in shares + contracts]))
+    cell_h, top = 34, 30
+    left = max(text_width(r["bot"]) for r in rows) + 16
     width, height = left + cell_w * len(contracts) + 20, top + cell_h * len(rows) + 10
     body = [f"<text x='{left + j * cell_w + cell_w / 2:.0f}' y='{top - 10}' text-anchor='middle'>{escape(c)}</text>"
             for j, c in enumerate(contracts)]
     for i, r in enumerate(rows):
         cy = top + i * cell_h
-        body.append(f"<text x='{left - 8}' y='{cy + cell_h / 2 + 4:.0f}' text-anchor='end'>{escape(r['bot'])}</text>")
+        body.append(f"<text x='{left - 8:.1f}' y='{cy + cell_h / 2 + 4:.0f}' text-anchor='end'>"
+                    f"{escape(r['bot'])}</text>")
         for j, c in enumerate(contracts):
-            cx = left + j * cell_w
+            cx = round(left + j * cell_w, 1)
             got = r["contracts"].get(c)
             if got is None:
-                body.append(f"<rect x='{cx}' y='{cy}' width='{cell_w}' height='{cell_h}' fill='#fafafa' stroke='#fff'/>")
+                body.append(f"<rect x='{cx}' y='{cy}' width='{cell_w}' height='{cell_h}' fill='#fafafa' "
+                            "stroke='#fff'/>")
                 continue
             share = got["made"] / got["bid"] if got["bid"] else 0.0
             shade = f"rgb({round(255 - 190 * share)},{round(255 - 120 * share)},{round(255 - 40 * share)})"

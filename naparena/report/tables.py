@@ -12,6 +12,7 @@ from rich.table import Table
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table
+from naparena.stats.ratings import pair_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -53,9 +54,10 @@ def standings(console: Console, result: dict, wide: bool = False) -> None:
 
 
 BOT_LEGEND = ("per 100 = chips per 100 hands; 95% CI of it over boards (a board = one hand of a deal "
-              "set, in all its rotations; line-ups are strata); made = contracts made / contracts "
-              "played as bidder; faults = exceptions, time-outs and illegal answers (in play a fault "
-              "is a revoke)")
+              "set, in all its rotations; line-ups are strata); hands = hands its own bot played (from "
+              "the hand a seat dies in, the stand-in plays it and is booked for it); made = contracts "
+              "made / contracts played as bidder; faults = exceptions, time-outs, crashes, protocol "
+              "faults and illegal answers (in play a fault is a revoke)")
 
 
 def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = False) -> None:
@@ -68,7 +70,7 @@ def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = Fa
     for row in rows:
         errors = sum(row["faults"].values())  # crashes are faults too (kind crash or hang)
         name = row["bot"] + (" [red](disqualified)[/]" if row["disqualified"] else "")
-        line = [name, str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}", _ci(row["ci95"]),
+        line = [name, str(row["hands"]), f"{row['chips']:+d}", _rate(row), _ci(row["ci95"]),
                 f"{row['bids_won']}/{row['bid_attempts']}", str(errors)]
         if wide:
             spread = "—" if row["streams"] is None else f"{row['streams'][0]:+.1f} to {row['streams'][1]:+.1f}"
@@ -78,6 +80,29 @@ def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = Fa
     legend = BOT_LEGEND + ("; seed streams = the lowest and highest per 100 of any seed stream; as "
                            "bidder, as defender = chips won in each role" if wide else "; --wide shows more")
     print_table(console, f"{variant}: chips per 100 hands", cols, cells, caption=legend)
+    _no_interval_notes(console, variant, rows)
+
+
+def _rate(row: dict) -> str:
+    """A row's per 100: '—' with no hands of its own, marked * when not over boards."""
+    per100 = row.get("per100")
+    if per100 is None:
+        return "—"
+    return f"{per100:+.2f}" + ("*" if row.get("basis", "boards") != "boards" else "")
+
+
+def _no_interval_notes(console: Console, variant: str, rows: list[dict]) -> None:
+    """Say why a bot has no rate over boards, and which bots had boards left out (their
+    seat died, or the stand-in held it after a disqualification)."""
+    for row in rows:
+        if row.get("basis", "boards") != "boards":
+            console.print(f"[yellow]{variant}: {escape(row['bot'])}: *{escape(row['no_interval'] or '')}; "
+                          "ranked below every bot rated over boards[/]", highlight=False)
+    left = [f"{row['bot']} {row['boards_left_out']}" for row in rows if row.get("boards_left_out")]
+    if left:
+        console.print(f"[yellow]{variant}: boards left out of a bot's own intervals (a seat of it died, or "
+                      f"the stand-in held it): {escape(', '.join(left))}; the other bots at its tables keep "
+                      "them[/]", highlight=False)
 
 
 def _contract_table(console: Console, variant: str, rows: list[dict]) -> None:
@@ -113,13 +138,10 @@ def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
             Col("A won"), Col("verdict", "left", True)]
     cells = []
     for p in pairs:
-        ci = p["ci95"]
-        verdict = "too few boards" if ci is None else (
-            f"{p['a']} better" if ci[0] > 0 else f"{p['b']} better" if ci[1] < 0 else "no clear difference")
         pv = _p(p.get("p_value"))
         sup = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
-        verdict += " (conditional: test stopped)" if p.get("conditional") else ""
-        cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(ci), pv, sup, verdict])
+        cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(p["ci95"]), pv, sup,
+                      pair_verdict(p)])
     print_table(console, f"{variant}: head to head over the same deals", cols, cells, keys=2,
                 caption=PAIRS_LEGEND)
 
@@ -153,7 +175,7 @@ def board_tables(console: Console, variant: str, data: dict) -> None:
                       f"({ident['share']:.1%}) dealt identically in every rotation ({ident['dealing']})")
     if data.get("left_out"):
         console.print(f"[yellow]{variant}: {data['left_out']} boards of deal sets missing a rotation "
-                      "(disqualification) left out of the intervals")
+                      "(a match not played) left out of every interval")
     if len(data["bots"]) > 2 and data["pairs"]:
         crosstable_table(console, variant, data)
     if data.get("positions"):
@@ -194,7 +216,7 @@ def ranking_table(console: Console, result: dict) -> None:
     for col in ("rank", "bot", "variants", "per 100", "95% CI"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in rows:
-        table.add_row(str(r["rank"]), r["bot"], str(r["variants"]), f"{r['per100']:+.2f}", _ci(r["ci95"]))
+        table.add_row(str(r["rank"]), r["bot"], str(r["variants"]), _rate(r), _ci(r["ci95"]))
     console.print(table)
 
 

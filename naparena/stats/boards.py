@@ -106,13 +106,19 @@ def estimate(strata: list[Moments], per: int = 100) -> dict:
 
 class _Open:
     """A deal set being played: per board, each bot's chips (by slot), each seat's chips
-    over the rotations, and whether every rotation got the same deal."""
+    over the rotations, and whether every rotation got the same deal.
+
+    The line-up is the schedule's: a bot whose seat died, or was taken by the stand-in,
+    still has its slot. `played[i]` is the first board bot i did not hold in full in every
+    rotation (a seat dies for the rest of its match, so what a bot misses is a suffix of
+    the boards); its chips from there on are the stand-in's and never read."""
 
     def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int):
         self.table_no, self.players = table_no, len(seats)
         self.names = sorted(set(seats), key=order.__getitem__)
         self.slot = {a: i for i, a in enumerate(self.names)}
         self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
+        self.played = [hands] * len(self.names)  # boards 0 .. played[i] - 1 bot i held in full
         self.chips = [[0] * len(self.names) for _ in range(hands)]
         self.seat_chips = [[0] * self.players for _ in range(hands)]
         self.dealer: int | None = None
@@ -122,16 +128,18 @@ class _Open:
         self.incomplete = False
 
     def boards(self) -> list[dict[str, list[int]]]:
-        """Per board, alias → [chips, hands held]."""
-        return [{a: [c, k] for a, c, k in zip(self.names, row, self.seats_held)} for row in self.chips]
+        """Per board, alias → [chips, hands held], for the bots that held it in full."""
+        return [{a: [c, k] for a, c, k, p in zip(self.names, row, self.seats_held, self.played) if n < p}
+                for n, row in enumerate(self.chips)]
 
     def diffs(self, a: str, b: str) -> list[float]:
-        """Per board, A − B chips per 100 hands (empty if either did not play here)."""
+        """Per board both held in full, A − B chips per 100 hands (empty if either did not play here)."""
         if a not in self.slot or b not in self.slot:
             return []
         i, j = self.slot[a], self.slot[b]
         ka, kb = self.seats_held[i], self.seats_held[j]
-        return [row[i] * 100 / ka - row[j] * 100 / kb for row in self.chips]
+        shared = min(self.played[i], self.played[j])
+        return [row[i] * 100 / ka - row[j] * 100 / kb for row in self.chips[:shared]]
 
 
 class BoardBook:
@@ -147,11 +155,16 @@ class BoardBook:
         self.positions = {v: defaultdict(dict) for v in variants}  # position → stratum → Moments
         self.identical = {v: [0, 0] for v in variants}             # [boards dealt identically, boards]
         self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
+        # alias → boards of its deal sets it did not hold in full (a seat of its died or was
+        # stood in for): left out of its intervals, kept in the other bots'
+        self.bots_left_out: dict[str, dict[str, int]] = {v: {} for v in variants}
         self.board_seeds = {v: False for v in variants}            # dealt board by board
 
-    def add(self, unit: tuple, spec: dict, summary: dict) -> None:
-        """One match of deal set `unit`: seat `s` is `spec["seats"][s]`."""
-        seats = spec["seats"]
+    def add(self, unit: tuple, spec: dict, summary: dict, own: list[int] | None = None) -> None:
+        """One match of deal set `unit`: seat `s` is `spec["lineup"][s]` as scheduled
+        (`spec["seats"][s]` when nobody stood in), and its bot played the first `own[s]`
+        hands itself (`own_hands`; None: every seat all of them)."""
+        seats = spec.get("lineup") or spec["seats"]
         per_hand = summary.get("hand_chips")
         if per_hand is None:  # a log from before boards: the whole match is one board
             per_hand = [[s["chips"] for s in summary["seats"]]]
@@ -167,6 +180,11 @@ class BoardBook:
         slots = [u.slot[a] for a in seats]
         for i in slots:
             u.seats_held[i] += 1
+        if own is not None:  # a seat died or was stood in: its bot misses the boards from there
+            played = u.played
+            for i, end in zip(slots, own):
+                if end < played[i]:
+                    played[i] = end
         # The hot loop of the parent process: plain lists, one pass per hand.
         for row, seat_row, chips in zip(u.chips, u.seat_chips, per_hand):
             for s, (i, c) in enumerate(zip(slots, chips)):
@@ -201,20 +219,31 @@ class BoardBook:
         if u.incomplete:
             self.left_out[variant] += len(u.chips)
             return None
-        held = u.seats_held
-        bots = [_moments(self.bots[variant][a], (u.table_no, k), k) for a, k in zip(u.names, held)]
-        pairs = [(i, j, _moments(self.pairs[variant][(u.names[i], u.names[j])], (u.table_no, held[i], held[j]),
-                                 held[i] * held[j]))
-                 for i, j in combinations(range(len(u.names)), 2)]
-        players = u.players
-        positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
-                     for p in range(players)] if u.dealer is not None else []
-        for n, (row, seat_row) in enumerate(zip(u.chips, u.seat_chips)):
-            for m, c in zip(bots, row):
-                m.add(c)
-            for i, j, m in pairs:
-                m.add(row[i] * held[j] - row[j] * held[i])
-            if positions:
+        held, played, names = u.seats_held, u.played, u.names
+        left_out = self.bots_left_out[variant]
+        for a, p in zip(names, played):
+            if p < len(u.chips):
+                left_out[a] = left_out.get(a, 0) + len(u.chips) - p
+        # Each bot over the boards it held in full; each pair over the boards both did;
+        # positions over the boards every bot did (the same players in every rotation).
+        for i, a in enumerate(names):
+            if played[i]:
+                m = _moments(self.bots[variant][a], (u.table_no, held[i]), held[i])
+                for row in u.chips[:played[i]]:
+                    m.add(row[i])
+        for i, j in combinations(range(len(names)), 2):
+            shared = min(played[i], played[j])
+            if shared:
+                ki, kj = held[i], held[j]
+                m = _moments(self.pairs[variant][(names[i], names[j])], (u.table_no, ki, kj), ki * kj)
+                for row in u.chips[:shared]:
+                    m.add(row[i] * kj - row[j] * ki)
+        full = min(played, default=0)
+        if u.dealer is not None and full:
+            players = u.players
+            positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
+                         for p in range(players)]
+            for n, seat_row in enumerate(u.seat_chips[:full]):
                 # Position 0 is the eldest hand (left of the dealer), who bids first.
                 first = (u.dealer + n + 1) % players
                 for p, m in enumerate(positions):
@@ -229,6 +258,30 @@ class BoardBook:
         dealing = ("each board from its own seed: duplicate boards replace gather-and-cut"
                    if self.board_seeds[variant] else "every hand shuffled from the match seed")
         return {"identical": same, "boards": boards, "share": same / boards, "dealing": dealing}
+
+
+def own_hands(spec: dict, summary: dict) -> list[int] | None:
+    """Per seat, how many hands from the first its scheduled bot played itself: all, or
+    those before the hand its seat died in (a crash, a time-out or a broken seat process:
+    `crashed_at`), or none where the stand-in held the seat from the start (`lineup`).
+    The hand of death is the stand-in's too: the bot did not finish it. None when every
+    bot played every hand, the common case. A log from before `hand_chips` cannot be
+    split and is booked as played."""
+    hands = summary["hands"]
+    lineup = spec.get("lineup")
+    split = "hand_chips" in summary
+    out = None
+    for s, seat in enumerate(summary["seats"]):
+        if lineup is not None and lineup[s] != spec["seats"][s]:
+            end = 0
+        elif split and "crashed_at" in seat:
+            end = min(max(seat["crashed_at"], 0), hands)
+        else:
+            continue
+        if end < hands:
+            out = out or [hands] * len(summary["seats"])
+            out[s] = end
+    return out
 
 
 def _moments(strata: dict, key: tuple, scale: int) -> Moments:

@@ -13,10 +13,14 @@ import math
 from collections import defaultdict
 from itertools import combinations
 
-from naparena.stats.boards import BoardBook, estimate
+from naparena.stats.boards import BoardBook, estimate, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
-from naparena.stats.ratings import ranking
+from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
+
+#: Who is booked for the hands a seat's own bot did not play (a dead seat, a disqualified
+#: bot's seat); arena.tournament takes it from here, as stats imports nothing from arena.
+STAND_IN_ALIAS = "stand-in"
 
 __all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
 
@@ -42,7 +46,15 @@ def mean_ci(values: list[float]) -> tuple[float, float | None, float | None]:
 def _new_bot() -> dict:
     return {"hands": 0, "chips": 0, "bidder_hands": 0, "bidder_chips": 0, "defender_chips": 0,
             "contracts": {}, "revokes": 0, "faults": {}, "decisions": 0, "crashes": 0,
-            "matches": 0}
+            "matches": 0, "stood_in_hands": 0}
+
+
+def _book(bot: dict, stream: list[int], hands: int, chips: int, bidder_chips: int) -> None:
+    bot["hands"] += hands
+    bot["chips"] += chips
+    bot["defender_chips"] += chips - bidder_chips
+    stream[0] += chips
+    stream[1] += hands
 
 
 class Standings:
@@ -50,6 +62,8 @@ class Standings:
     deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True, sprt=None):
+        # The stand-in can take any dead seat: always bookable, shown only once it played.
+        aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
         self.sprt = Sprt(sprt.a, sprt.b, sprt.delta, sprt.alpha, sprt.beta) if sprt else None
         self.sprt_variant = sprt.variant if sprt else None
@@ -83,16 +97,24 @@ class Standings:
                     and s.a in spec["seats"] and s.b in spec["seats"])
 
     def add(self, spec: dict, summary: dict, duplicate: bool | None = None) -> None:
+        """Book one match. `spec["seats"]` names who is booked for each seat (the stand-in
+        where it held a disqualified bot's seat, with the schedule's seats in `lineup`).
+        A seat that died is booked to its bot up to the hand it died in, and from that
+        hand on to the stand-in, which played it: a bot is never credited for the
+        stand-in's chips. Whole-match tallies (contracts, faults, decisions, crashes)
+        stay with the bot; its chips as defender are its chips less those as bidder."""
         variant = spec["variant"]
         if duplicate is not None:
             self.duplicate = self.book.duplicate = duplicate
-        self.book.add(self.unit_of(spec), spec, summary)
+        own = own_hands(spec, summary)
+        self.book.add(self.unit_of(spec), spec, summary, own)
         self.matches += 1
         self.kitty[variant] += summary["kitty"]
-        for alias, seat in zip(spec["seats"], summary["seats"]):
-            bot = self.bots[variant][alias]
-            for key in ("hands", "chips", "bidder_hands", "bidder_chips", "defender_chips",
-                        "revokes", "decisions"):
+        bots, stream = self.bots[variant], self.streams[variant][spec["stream"]]
+        lineup, at_table = spec.get("lineup") or spec["seats"], set(spec["seats"])
+        for s, (alias, seat) in enumerate(zip(spec["seats"], summary["seats"])):
+            bot = bots[alias]
+            for key in ("bidder_hands", "bidder_chips", "revokes", "decisions"):
                 bot[key] += seat[key]
             for contract, (tries, made) in seat["contracts"].items():
                 c = bot["contracts"].setdefault(contract, [0, 0])
@@ -101,11 +123,18 @@ class Standings:
             for kind, n in seat["faults"].items():
                 bot["faults"][kind] = bot["faults"].get(kind, 0) + n
             bot["crashes"] += "crashed_at" in seat
-            s = self.streams[variant][spec["stream"]][alias]
-            s[0] += seat["chips"]
-            s[1] += seat["hands"]
-        for alias in set(spec["seats"]):
-            self.bots[variant][alias]["matches"] += 1
+            hands, chips = seat["hands"], seat["chips"]
+            end = hands if own is None else own[s]
+            if end < hands:
+                bots[lineup[s]]["stood_in_hands"] += hands - end
+                if alias != STAND_IN_ALIAS:  # the seat died: the stand-in played from `end` on
+                    own_chips = sum(row[s] for row in summary["hand_chips"][:end])
+                    _book(bots[STAND_IN_ALIAS], stream[STAND_IN_ALIAS], hands - end, chips - own_chips, 0)
+                    at_table.add(STAND_IN_ALIAS)
+                    hands, chips = end, own_chips
+            _book(bot, stream[alias], hands, chips, seat["bidder_chips"])
+        for alias in at_table:
+            bots[alias]["matches"] += 1
 
     def skip(self, spec: dict, reason: str) -> None:
         self.skipped.append({"match": spec["index"], "reason": reason})
@@ -126,8 +155,8 @@ class Standings:
         if self.sprt is not None:
             out["sprt"] = self.sprt.result()
         for v in self.variants:
-            rows = [self._row(v, a) for a in self.aliases if self.bots[v][a]["hands"]]
-            rows.sort(key=lambda r: (-r["per100"], r["bot"]))
+            rows = [self._row(v, a) for a in self.aliases if self.bots[v][a]["matches"]]
+            rows.sort(key=rank_key)
             out["variants"][v] = {"bots": rows, "pairs": self._pairs(v), "kitty": self.kitty[v],
                                   "positions": self._positions(v), "identity": self.book.identity(v),
                                   "left_out": self.book.left_out[v]}
@@ -141,9 +170,12 @@ class Standings:
                    for s in self.streams[variant].values() if s[alias][1]]
         tries = sum(c[0] for c in b["contracts"].values())
         made = sum(c[1] for c in b["contracts"].values())
+        left_out = self.book.bots_left_out[variant].get(alias, 0)
+        per100, basis, why = _rate(b, e, left_out, alias == STAND_IN_ALIAS)
         return {
-            "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": round(e["mean"], 3),
-            "ci95": _rounded(e["ci95"]), "units": e["boards"],
+            "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": per100, "basis": basis,
+            "ci95": _rounded(e["ci95"]), "no_interval": why, "units": e["boards"],
+            "boards_left_out": left_out, "stood_in_hands": b["stood_in_hands"],
             "se": None if e["se"] is None else round(e["se"], 3),
             "df": None if e["df"] is None else _round_df(e["df"]),
             "streams": [round(min(streams), 3), round(max(streams), 3)] if streams else None,
@@ -177,6 +209,19 @@ class Standings:
             out.append({"position": p, "per100": round(e["mean"], 3), "ci95": _rounded(e["ci95"]),
                         "units": e["boards"]})
         return out
+
+
+def _rate(bot: dict, e: dict, left_out: int, stand_in: bool) -> tuple[float | None, str | None, str | None]:
+    """(per 100, what it is measured over, why there is no interval): over boards when
+    the bot held any in full; else from its own chips and hands, with no interval; else
+    none at all (the stand-in played every hand of its seats)."""
+    if e["boards"]:
+        return round(e["mean"], 3), "boards", None if e["ci95"] else "too few boards"
+    if bot["hands"]:
+        why = ("the stand-in is never rated over boards" if stand_in else
+               f"no board it played in every rotation ({left_out} left out): per 100 of its own hands")
+        return round(bot["chips"] * 100 / bot["hands"], 3), "hands", why
+    return None, None, "no hands of its own: the stand-in played every hand of its seats"
 
 
 def pair_row(a: str, b: str, strata: dict) -> dict:

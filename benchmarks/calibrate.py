@@ -77,10 +77,10 @@ MIXED = {
     "R: table 4, no dup, seeds 1": ("R", 4, False, 1, 40),
     "R: table 5, no dup, seeds 8": ("R", 5, False, 8, 8),
     "R: table 7, no dup, seeds 1": ("R", 7, False, 1, 20),
-    "R5 (more bots): table 4, dup, seeds 1": ("R5", 4, True, 1, 8),
+    "R5 (more bots): table 4, dup, seeds 1": ("R5", 4, True, 1, 20),
     "R5 (more bots): table 3, no dup, seeds 8": ("R5", 3, False, 8, 4),
-    "H: table 3, dup, seeds 1": ("H", 3, True, 1, 10),
-    "H: table 4, dup, seeds 1": ("H", 4, True, 1, 10),
+    "H: table 3, dup, seeds 1": ("H", 3, True, 1, 16),
+    "H: table 4, dup, seeds 1": ("H", 4, True, 1, 16),
 }
 
 _registry = None

@@ -35,14 +35,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from naparena.arena.play import Job, play_job  # noqa: E402
-from naparena.arena.runner import end_of_unit, judge, skip_reason  # noqa: E402
-from naparena.arena.schedule import board_seeds, bot_seed, schedule  # noqa: E402
-from naparena.arena.tournament import parse_tournament  # noqa: E402
-from naparena.bots.plugins import load_registry  # noqa: E402
-from naparena.stats.distributions import binom_ci, t_quantile  # noqa: E402
-from naparena.stats.sequential import WARMUP, simulate  # noqa: E402
-from naparena.stats.standings import Standings  # noqa: E402
+from naparena.arena.match.play import Job, play_job
+from naparena.arena.records.ledger import end_of_unit, judge, skip_reason
+from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
+from naparena.bots.plugins import load_registry
+from naparena.stats.distributions import binom_ci, t_quantile
+from naparena.stats.sequential import WARMUP, simulate
+from naparena.stats.standings import Standings
 
 # name: (table, aliases, duplicate, variant, seeds): one bot under every alias.
 DESIGNS = {
@@ -220,7 +220,8 @@ def sprt_report(args) -> None:
         start = time.perf_counter()
         r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
         wrong = r["h1"] if shift == 0 else r["h0"]
-        print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  accept H0 {share(r['h0'], r['reps'])}  "
+        print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  "
+              f"accept H0 {share(r['h0'], r['reps'])}  "
               f"wrong {wrong / r['reps']:.3f}  ASN {r['asn']:.0f} boards  "
               f"t interval at the stop covers the truth {share(r['covers'], r['decided'])}  "
               f"({time.perf_counter() - start:.0f} s)")

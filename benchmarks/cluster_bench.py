@@ -86,9 +86,10 @@ class Cluster:
 
 def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict:
     """One whole run: wall seconds, this process's CPU seconds, matches, hands."""
-    from naparena.arena.runner import Run, new_run_dir, registry_for
-    from naparena.arena.schedule import total_hands
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.records.rundir import new_run_dir
+    from naparena.arena.runner import Run, registry_for
+    from naparena.arena.setup.reader import check_bots, load_tournament
+    from naparena.arena.setup.schedule import total_hands
 
     path = folder / f"t-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=hands))
@@ -131,8 +132,10 @@ def main(repeat: int) -> None:
         p, d = best(pool), best(dask)
         rate = lambda r: r["hands"] / r["wall"]  # noqa: E731
         print(f"64 matches x 500 hands, best of {repeat} (wall clock):")
-        print(f"  local pool, 2 workers:   {rate(p):9,.0f} hands/s, parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
-        print(f"  Dask, 2 workers:         {rate(d):9,.0f} hands/s, parent CPU {1000 * d['cpu'] / d['matches']:.2f} ms/match")
+        print(f"  local pool, 2 workers:   {rate(p):9,.0f} hands/s, "
+              f"parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
+        print(f"  Dask, 2 workers:         {rate(d):9,.0f} hands/s, "
+              f"parent CPU {1000 * d['cpu'] / d['matches']:.2f} ms/match")
         print(f"  Dask / pool:             {rate(d) / rate(p):9.2f}x")
         rounds = [(dr["hands"] / dr["wall"]) / (pr["hands"] / pr["wall"]) for pr, dr in zip(pool, dask)]
         print(f"  Dask / pool round by round: {', '.join(f'{r:.2f}' for r in rounds)}")
@@ -152,8 +155,8 @@ def main(repeat: int) -> None:
                 r = run(folder, 500, scheduler=str(cluster.file))
             finally:
                 cluster.close()
-            print(f"  {workers} worker(s): {rate(r):9,.0f} hands/s, parent CPU {1000 * r['cpu'] / r['matches']:.2f} ms/match"
-                  f" ({r['cpu'] / r['wall']:.0%} of one core)")
+            print(f"  {workers} worker(s): {rate(r):9,.0f} hands/s, "
+                  f"parent CPU {1000 * r['cpu'] / r['matches']:.2f} ms/match ({r['cpu'] / r['wall']:.0%} of one core)")
     print(json.dumps({"pool": p, "dask": d}))
 
 

@@ -22,7 +22,7 @@ import sys
 
 def play(what: str, hands: int) -> None:
     """The measured part: nothing, the bare engine, or one match through the bots."""
-    from naparena.arena.play import Job, play_job
+    from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
     from naparena.tools.bench import engine_rate

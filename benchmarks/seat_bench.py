@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ECHO = "import sys, json\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b'\\n'); sys.stdout.buffer.flush()\n"
+ECHO = ("import sys, json\nfor line in sys.stdin.buffer:\n"
+        "    sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b'\\n'); sys.stdout.buffer.flush()\n")
 
 TOURNAMENT = """[tournament]
 name = "seat-bench"
@@ -67,7 +68,7 @@ def raw_round_trips(n: int) -> list[float]:
 
 
 def protocol_round_trips(hands: int) -> list[float]:
-    from naparena.arena.play import Job, play_job
+    from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
     seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
@@ -79,8 +80,8 @@ def protocol_round_trips(hands: int) -> list[float]:
 
 def tournament_rate(isolation: str, hands: int) -> float:
     from naparena.arena.runner import Run, registry_for
-    from naparena.arena.schedule import total_hands
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.setup.reader import check_bots, load_tournament
+    from naparena.arena.setup.schedule import total_hands
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.toml"
         path.write_text(TOURNAMENT.format(hands=hands, isolation=isolation))
@@ -94,7 +95,8 @@ def tournament_rate(isolation: str, hands: int) -> float:
 
 
 def start_up() -> float:
-    from naparena.arena.seats import Confinement, close_seats, start_seats
+    from naparena.arena.match.seats import close_seats, start_seats
+    from naparena.arena.setup.settings import Confinement
     seat = {"alias": "r", "name": "random", "params": {}, "seed": 1, "isolation": "process"}
     start = time.perf_counter()
     bots = start_seats([seat], None, 1.0, Confinement(), "bench")

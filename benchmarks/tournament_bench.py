@@ -55,9 +55,10 @@ SEEDS, HANDS = 8, 1000
 
 def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_counter) -> float:
     """Hands per second of one whole run (by default wall clock, the parent's view)."""
-    from naparena.arena.runner import Run, new_run_dir, registry_for
-    from naparena.arena.schedule import total_hands
-    from naparena.arena.tournament import check_bots, load_tournament
+    from naparena.arena.records.rundir import new_run_dir
+    from naparena.arena.runner import Run, registry_for
+    from naparena.arena.setup.reader import check_bots, load_tournament
+    from naparena.arena.setup.schedule import total_hands
 
     path = folder / f"t{workers}-{seeds}-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=seeds, hands=hands))
@@ -78,8 +79,8 @@ def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:
     the match logs do."""
     import random
 
-    from naparena.arena.schedule import schedule
-    from naparena.arena.tournament import load_tournament
+    from naparena.arena.setup.reader import load_tournament
+    from naparena.arena.setup.schedule import schedule
     from naparena.game.engine import Match
     from naparena.tools.bench import _engine_loop
 

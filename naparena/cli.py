@@ -110,7 +110,7 @@ def run(
     wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
-    from naparena.arena.runner import latest_run_dir, new_run_dir
+    from naparena.arena.records.rundir import latest_run_dir, new_run_dir
     t, registry = _load(file, bots_dir, isolation)
     run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
     result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}",
@@ -130,9 +130,8 @@ def resume(
     wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
-    from naparena.arena.logs import other_format
-    from naparena.arena.play import FORMAT
-    from naparena.arena.runner import config_hash, read_manifest, read_where
+    from naparena.arena.records.logs import FORMAT, other_format
+    from naparena.arena.records.rundir import config_hash, read_manifest, read_where
     manifest = read_manifest(run_dir)
     if manifest.get("format") != FORMAT:  # before the hash, which another format computes differently
         raise RunError(f"{run_dir}: {other_format(manifest).replace('match log', 'run')}; "
@@ -158,7 +157,8 @@ def report(
     html: Optional[Path] = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
-    from naparena.arena.runner import is_complete, standings_from_logs
+    from naparena.arena.records.ledger import standings_from_logs
+    from naparena.arena.records.rundir import is_complete
     _sound(run_dir)
     result = standings_from_logs(run_dir)
     if not is_complete(run_dir):
@@ -174,7 +174,7 @@ def report(
 def _sound(run_dir: Path) -> None:
     """Refuse a run whose files are not all its own: standings built from them would
     credit the wrong bots. (The cheap checks; `verify` also replays every hand.)"""
-    from naparena.arena.verify import audit_run
+    from naparena.arena.records.verify import audit_run
     problems = audit_run(run_dir, replay=False).problems
     if problems:
         name, problem = problems[0]
@@ -186,9 +186,10 @@ def _sound(run_dir: Path) -> None:
 def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None):
     import dataclasses
 
+    from naparena.arena.match.seats import preflight
     from naparena.arena.runner import registry_for
-    from naparena.arena.seats import preflight
-    from naparena.arena.tournament import caveats, check_bots, load_tournament, with_isolation
+    from naparena.arena.setup.reader import caveats, check_bots, load_tournament
+    from naparena.arena.setup.tournament import with_isolation
     t = load_tournament(file)
     if bots_dir is not None:
         if not bots_dir.is_dir():
@@ -214,16 +215,16 @@ def _isolation(mode: str) -> str:
 
 def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str,
              scheduler: Optional[str] = None) -> dict:
+    from naparena.arena.executors.pool import in_process
+    from naparena.arena.executors.worker_logs import WorkerLogs
     from naparena.arena.runner import Run
-    from naparena.arena.schedule import total_hands
-    from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
-    from naparena.arena.pool import in_process
-    from naparena.arena.worker_logs import WorkerLogs
+    from naparena.arena.setup.schedule import total_hands
+    from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
     if scheduler is not None and scheduler_kind(scheduler) is None:
         raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
     runner = Run(t, registry, run_dir, workers, scheduler)
     if runner.scheduler:
-        from naparena.arena.cluster import require_distributed
+        from naparena.arena.executors.cluster import require_distributed
         require_distributed()  # before anything is written: say how to install it
     worker_logs = None
     total, hands = len(runner.specs), total_hands(t)
@@ -314,7 +315,7 @@ def _progress() -> Progress:
 
 def _log_to(run_dir: Path) -> list[logging.Handler]:
     """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
-    Returns the two handlers, which also handle the workers' records (arena/worker_logs.py)."""
+    Returns the two handlers, which also handle the workers' records (arena/executors/worker_logs.py)."""
     root = logging.getLogger()
     _drop_run_logging()
     try:
@@ -351,7 +352,7 @@ def _after_disqualification(result: dict) -> None:
     if some line-up could not be played at all."""
     if not result["disqualified"]:
         return
-    from naparena.arena.tournament import STAND_IN_ALIAS
+    from naparena.stats.standings import STAND_IN_ALIAS
     for alias, d in result["disqualified"].items():
         err.print(f"[bold red]DISQUALIFIED[/] {alias} after match {d['after_match']}: {d['faults']} faults "
                   f"in {d['decisions']} decisions (over the allowed max_fault_share)", highlight=False)
@@ -382,7 +383,7 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
-    from naparena.arena.runner import load_standings
+    from naparena.arena.records.ledger import load_standings
     from naparena.stats.standings import compare as compare_runs
     _sound(run_a)
     _sound(run_b)
@@ -401,7 +402,7 @@ def replay(
     hand: Optional[int] = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
 ) -> None:
     """Show the hands of a match trick by trick."""
-    from naparena.arena.verify import load_match
+    from naparena.arena.records.logs import load_match
     data = load_match(logfile)
     if "skipped" in data:
         out.print(f"match skipped: {escape(str(data['skipped']))}")
@@ -418,7 +419,7 @@ def replay(
 @_command
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
-    from naparena.arena.verify import verify_run
+    from naparena.arena.records.verify import verify_run
     started = time.monotonic()
     if err.is_terminal:
         with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
@@ -488,8 +489,8 @@ def _external_bots(file: Path) -> None:
     """The file's external bots, each started for its handshake: name, version, command."""
     from rich.table import Table
 
-    from naparena.arena.seats import probe
-    from naparena.arena.tournament import load_tournament
+    from naparena.arena.match.seats import probe
+    from naparena.arena.setup.reader import load_tournament
     from naparena.bots.protocol import ProtocolError
     t = load_tournament(file)
     table = Table(title=f"external bots in {escape(str(file))}")
@@ -549,7 +550,7 @@ def check(
 
 def _checked_entry(file: Path, name: str) -> dict:
     """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name)."""
-    from naparena.arena.tournament import load_tournament
+    from naparena.arena.setup.reader import load_tournament
     t = load_tournament(file)
     entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
     if entry is None:
@@ -576,7 +577,7 @@ def init(
     force: bool = typer.Option(False, "--force", help="overwrite an existing file"),
 ) -> None:
     """Write a starter tournament file listing the bots and variants available here."""
-    from naparena.arena.tournament import starter_toml
+    from naparena.arena.setup.starter import starter_toml
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import VARIANTS
     if path.exists() and not force:

@@ -102,8 +102,9 @@ def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classi
     pending_bids = list(bids)
     bid_with = contract or h.rules.bids[0] if kind == PLAY else None
     plays = iter(led)
+    answer: Any
     for _ in range(1000):
-        if h.over:
+        if h.kind is None:
             raise ValueError("the hand ended before the decision asked for (everyone passed?)")
         if h.to_act == seat and h.kind == kind and (kind == BID or h.trick == tuple(zip(_order(h, eldest), led))):
             return h.view()
@@ -128,7 +129,7 @@ def _order(h: Hand, eldest: int) -> list[int]:
 
 def play_hand(bots: Sequence[Bot | type[Bot] | str], *, variant: str = "classic", seed: int = 0,
               hands: Mapping[int, str] | None = None, dealer: int = 0, strict: bool = True,
-              rules_overrides: Mapping[str, Any] | None = None) -> dict:
+              rules_overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Play one hand in this process; return its record (bids, tricks, result, chips…).
 
     `bots`: one per seat, each an instance, a `Bot` subclass (made with a seeded rng) or
@@ -145,8 +146,9 @@ def play_hand(bots: Sequence[Bot | type[Bot] | str], *, variant: str = "classic"
         match = Match(make_rules(variant, dict(rules_overrides or {})), players, seed)
         h = match.next_hand()
     while not h.over:
-        seat = h.to_act
-        answer = getattr(seats[seat], h.kind)(h.view())
+        seat, kind = h.to_act, h.kind
+        assert seat is not None and kind is not None  # a decision is due until the hand is over
+        answer = getattr(seats[seat], kind)(h.view())
         faults = len(h.faults)
         h.apply(answer)
         if strict and len(h.faults) > faults:

@@ -1,5 +1,6 @@
 """The layering of docs/ARCHITECTURE.md, enforced: every import in the package is read
-(top-level and inside functions alike) and checked against the one-way flow."""
+(top-level and inside functions alike) and checked against the one-way flow, between
+the package's folders and between the parts of arena/."""
 
 from __future__ import annotations
 
@@ -151,6 +152,107 @@ def test_the_checker_sees_a_backward_import(tmp_path):
     wrong = violations("naparena.game.sneaky", sneaky)
     assert wrong == ["line 1: only the CLI and the report's tables may import rich",
                      "line 4: game must not import naparena.arena.runner"]
+
+
+# Inside arena/ the flow is one way too, by job: the tournament file and its settings →
+# what a run leaves on disk → playing one match → where matches run → the run itself.
+# Each part imports only the parts before it.
+ARENA_ALLOWED = {
+    "setup": set(),
+    "records": {"setup"},
+    "match": {"setup", "records"},
+    "executors": {"setup", "records", "match"},
+    "runner": {"setup", "records", "match", "executors"},
+}
+# What the file and settings layer must never touch: processes, signals, threads.
+PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",
+            "select", "selectors", "socket", "ctypes", "asyncio", "pty", "fcntl"}
+OS_PLUMBING = ("fork", "exec", "spawn", "posix_spawn", "kill", "wait", "_exit", "popen",
+               "system", "setsid", "setpgid", "pipe", "register_at_fork", "nice")
+
+
+def arena_part(module: str) -> str | None:
+    """The part of arena/ a module belongs to (a subpackage, or `runner`); None outside it
+    and for the arena package itself."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "arena" else None
+
+
+def arena_violations(module: str, path: Path) -> list[str]:
+    own = arena_part(module)
+    if own is None:
+        return []
+    if own not in ARENA_ALLOWED:
+        return [f"no rule for arena part {own!r}; add it to ARENA_ALLOWED"]
+    wrong = []
+    for line, target in imports(path, module):
+        other = arena_part(target)
+        if other is not None and other != own and other not in ARENA_ALLOWED[own]:
+            wrong.append(f"line {line}: arena.{own} must not import {target}")
+    return wrong
+
+
+def plumbing(module: str, path: Path) -> list[str]:
+    """Process plumbing in a module: the modules in PLUMBING, the arena's match and
+    executors, and os's process calls (os.fork, os.kill, …; os.path is fine)."""
+    wrong = []
+    for line, target in imports(path, module):
+        if target.split(".")[0] in PLUMBING or arena_part(target) in ("match", "executors", "runner"):
+            wrong.append(f"line {line}: imports {target}")
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
+                and node.attr.startswith(OS_PLUMBING)):
+            wrong.append(f"line {node.lineno}: calls os.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            wrong += [f"line {node.lineno}: imports os.{a.name}" for a in node.names if a.name.startswith(OS_PLUMBING)]
+    return wrong
+
+
+def arena_modules(part_name: str | None = None) -> list[str]:
+    return sorted(m for m in sources() if arena_part(m) is not None
+                  and (part_name is None or arena_part(m) == part_name))
+
+
+def test_every_part_of_the_arena_has_a_rule():
+    assert {arena_part(m) for m in arena_modules()} == set(ARENA_ALLOWED)
+    assert not [p.name for p in (PACKAGE / "arena").glob("*.py")
+                if p.stem not in ("__init__", *ARENA_ALLOWED)], "a loose module in arena/: give it a part"
+
+
+@pytest.mark.parametrize("module", arena_modules())
+def test_every_import_inside_the_arena_runs_with_the_flow(module):
+    path = sources()[module]
+    wrong = arena_violations(module, path)
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)}: " + "; ".join(wrong)
+
+
+def test_no_circle_between_arena_parts():
+    for part_name, allowed in ARENA_ALLOWED.items():
+        for other in allowed:
+            assert part_name not in ARENA_ALLOWED[other], f"arena.{part_name} and arena.{other} import each other"
+
+
+@pytest.mark.parametrize("module", arena_modules("setup"))
+def test_the_tournament_file_layer_has_no_process_plumbing(module):
+    path = sources()[module]
+    wrong = plumbing(module, path)
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)}: " + "; ".join(wrong)
+
+
+def test_the_arena_checkers_see_a_backward_import_and_plumbing(tmp_path):
+    # The reader importing the executors (lazily), or a setting that forks: both reported.
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("import os\nimport signal\n\ndef f():\n"
+                      "    from naparena.arena.executors.pool import ForkPool\n"
+                      "    from naparena.arena.records.logs import FORMAT\n"
+                      "    return os.fork(), os.path.join('a', 'b')\n")
+    assert arena_violations("naparena.arena.setup.sneaky", sneaky) == [
+        "line 5: arena.setup must not import naparena.arena.executors.pool",
+        "line 6: arena.setup must not import naparena.arena.records.logs"]
+    assert plumbing("naparena.arena.setup.sneaky", sneaky) == [
+        "line 2: imports signal", "line 5: imports naparena.arena.executors.pool", "line 7: calls os.fork"]
+    # The same import is fine from the runner, the last part.
+    assert arena_violations("naparena.arena.runner", sneaky) == []
 
 
 def test_bot_authors_surface():

@@ -9,13 +9,14 @@ import random
 import pytest
 import tomli_w
 
-from naparena.arena.runner import MATCHES, Run, new_run_dir, registry_for
-from naparena.arena.tournament import check_bots, load_tournament
-from naparena.arena.verify import verify_run
+from naparena.arena.records.rundir import MATCHES, new_run_dir
+from naparena.arena.records.verify import verify_run
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.setup.reader import check_bots, load_tournament
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.stats.boards import BoardBook
+from naparena.stats.boards import BoardBook, Moments, estimate
 
 AFTER_NAP = sorted(name for name, v in VARIANTS.items() if v.options.get("shuffle") == "after_nap")
 
@@ -165,5 +166,28 @@ def test_line_ups_are_strata():
         unit = ("v", 0, table_no, 0)
         book.add(unit, spec(0, seats, table_no), summary([[5, -5], [1, -1]], [1, 2]))
         book.close(unit)
-    assert set(book.bots["v"]["a"]) == {(0, 1), (1, 1)}
+    # (table, seating, seats held): without duplicate each seating is a stratum too
+    assert set(book.bots["v"]["a"]) == {(0, 0, 1), (1, 0, 1)}
     assert set(book.pairs["v"]) == {("a", "b"), ("a", "c")}
+
+
+def test_without_duplicate_a_seating_is_a_stratum():
+    """Two seatings of one table, each its own match: a fixed seating effect (+10 a hand
+    for whoever sits first) is design, balanced over the seatings, not noise."""
+    book = BoardBook(["v"], ["a", "b"], duplicate=False)
+    noise = [5, -5, 2, -2]
+    for seating, seats in enumerate((["a", "b"], ["b", "a"])):
+        unit = ("v", 0, 0, seating)
+        chips = [[10 + e, -10 - e] for e in noise]
+        book.add(unit, spec(seating, seats, 0), summary(chips, [1, 2, 3, 4]))
+        book.close(unit)
+    strata = book.pairs["v"][("a", "b")]
+    assert set(strata) == {(0, 0, 1, 1), (0, 1, 1, 1)}
+    stratified = estimate(list(strata.values()))
+    pooled = Moments(1)
+    for m in strata.values():
+        pooled.n, pooled.s1, pooled.s2 = pooled.n + m.n, pooled.s1 + m.s1, pooled.s2 + m.s2
+    one = estimate([pooled])
+    assert stratified["mean"] == one["mean"] == 0
+    # Pooled, the ±20 seating effect would be counted as noise: an interval 2.5x too wide.
+    assert one["se"] > 2.5 * stratified["se"]

@@ -11,7 +11,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.play import FORMAT
+from naparena.arena.records.logs import FORMAT
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.game.rules import VARIANTS

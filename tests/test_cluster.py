@@ -19,9 +19,9 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.cluster import describe_bots, mismatch
+from naparena.arena.executors.cluster import describe_bots, mismatch
 from naparena.arena.runner import Run, registry_for
-from naparena.arena.tournament import check_bots, load_tournament
+from naparena.arena.setup.reader import check_bots, load_tournament
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
@@ -441,7 +441,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     tournament(tmp_path)
     import dask
 
-    from naparena.arena.cluster import ClusterExecutor
+    from naparena.arena.executors.cluster import ClusterExecutor
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
             ClusterExecutor("tcp://127.0.0.1:1", plugins.load_registry(tmp_path / "bots"), ["random"], None)
@@ -449,7 +449,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
 
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
     """A local cluster's scheduler runs in this process, so it sees this stand-in for bokeh."""
-    monkeypatch.setattr("naparena.arena.cluster._has_bokeh", lambda: True)
+    monkeypatch.setattr("naparena.arena.executors.cluster._has_bokeh", lambda: True)
     write_tournament(tmp_path, hands=3)
     t = load_tournament(tmp_path / "t.toml")
     registry = registry_for(t)
@@ -462,7 +462,7 @@ def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, mo
 
 
 def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):
-    from naparena.arena.cluster import ClusterExecutor
+    from naparena.arena.executors.cluster import ClusterExecutor
     from naparena.arena.runner import bots_dir
 
     tournament(tmp_path)

@@ -16,12 +16,12 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from naparena.arena.runner import STANDINGS, standings_from_logs
-from naparena.arena.tournament import STAND_IN_ALIAS
-from naparena.arena.verify import verify_run
+from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.rundir import STANDINGS
+from naparena.arena.records.verify import verify_run
 from naparena.cli import app
 from naparena.stats.boards import BoardBook
-from naparena.stats.standings import Standings
+from naparena.stats.standings import STAND_IN_ALIAS, Standings
 from tests.test_misbehaviour import config, logs, play, row
 from tests.test_runner import errors
 from tests.test_seats import ROGUE

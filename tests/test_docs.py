@@ -124,7 +124,7 @@ class ListenerPlugin:
 
 
 def test_the_documented_payloads_are_what_a_bot_receives():
-    from naparena.arena.play import Job, play_job
+    from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
     registry = load_registry(None, extra_plugins=[ListenerPlugin()])
     Listener.heard = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from naparena._version import __version__
-from naparena.arena.tournament import SETTINGS
+from naparena.arena.setup.settings import SETTINGS
 from tests.test_cli import REPO, GOOD_DROP_IN, flat, invoke, isolated, run_dir_in, write_tournament  # noqa: F401
 
 WIDTHS = (60, 80, 100, 120)

@@ -228,7 +228,7 @@ def test_bots_dir_option_naming_a_missing_folder_or_a_file(tmp_path, monkeypatch
 
 
 def test_ecarte_at_five_players_warns(tmp_path, monkeypatch):
-    from naparena.arena.tournament import caveats, parse_tournament
+    from naparena.arena.setup.reader import caveats, parse_tournament
     t = parse_tournament(doc("table = 5", variants='[[variants]]\nname = "ecarte"\n'), "t.toml")
     [warning] = caveats(t)
     assert "variants[1]" in warning and "at most four" in warning

@@ -16,11 +16,12 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.runner import MATCHES, standings_from_logs
-from naparena.arena.tournament import STAND_IN_ALIAS
+from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.rundir import MATCHES
 from naparena.cli import app
 from naparena.report.html import axis_parts, bankrolls, gaps_chart, page, ranking_table, text_width
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
+from naparena.stats.standings import STAND_IN_ALIAS
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
 LONG = "cautious-with-a-rather-long-alias-name-that-goes-on"

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
-from naparena.arena.tournament import check_bots, parse_tournament, with_isolation
+from naparena.arena.records.rundir import MATCHES, STANDINGS
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.setup.tournament import with_isolation
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.rules import VARIANTS

@@ -26,10 +26,11 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.play import FORMAT
-from naparena.arena.pool import ForkPool
-from naparena.arena.runner import MATCHES, STANDINGS, Run, registry_for
-from naparena.arena.tournament import check_bots, parse_tournament
+from naparena.arena.executors.pool import ForkPool
+from naparena.arena.records.logs import FORMAT
+from naparena.arena.records.rundir import MATCHES, STANDINGS
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.setup.reader import check_bots, parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
@@ -498,7 +499,7 @@ def test_slow_lifecycle_calls_are_timed_one_by_one(tmp_path):
 
 
 def test_public_records_show_faults_by_kind_only():
-    from naparena.arena.play import public_record
+    from naparena.arena.match.play import public_record
     record = {"deal": [[1, 2]], "pre": [[0, "exchange", [1]]], "bids": [], "result": "passed",
               "faults": ((3, 0, "exchange", "illegal answer (7, 9)"),), "chips": (0,)}
     public = public_record(record)
@@ -551,7 +552,7 @@ def register_bots(register):
 def _a_decision_that_waits(seconds: float) -> str:
     """In a worker: a bot call (the slot shows a seat deciding) that waits without using
     the processor, as a quick bot does when the machine gives its worker no core."""
-    from naparena.arena import play as play_module
+    from naparena.arena.match import play as play_module
     slot = play_module._slot
     slot[play_module.DECISION], slot[play_module.SEAT] = 1, 0
     try:

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from naparena.arena.runner import Run, registry_for
-from naparena.arena.tournament import check_bots, parse_tournament
+from naparena.arena.setup.reader import check_bots, parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV

@@ -22,19 +22,12 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.play import Job
-from naparena.arena.runner import (
-    MANIFEST,
-    MATCHES,
-    STANDINGS,
-    Run,
-    match_path,
-    new_run_dir,
-    registry_for,
-    run_job,
-    standings_from_logs,
-)
-from naparena.arena.tournament import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS, check_bots, load_tournament
+from naparena.arena.match.play import Job
+from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, match_path, new_run_dir
+from naparena.arena.runner import Run, registry_for, run_job
+from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.setup.settings import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.game.rules import (

@@ -22,7 +22,7 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena import runner as runner_module
-from naparena.arena.runner import MATCHES
+from naparena.arena.records.rundir import MATCHES
 from naparena.bots import plugins
 from naparena.cli import app
 
@@ -174,7 +174,7 @@ def sigterm_is_default() -> bool:
 
 
 def test_a_worker_does_not_inherit_the_parents_sigterm_handler(tmp_path):
-    from naparena.arena.pool import ForkPool
+    from naparena.arena.executors.pool import ForkPool
 
     previous = signal.signal(signal.SIGTERM, lambda *a: None)  # as `naparena run` installs one
     try:

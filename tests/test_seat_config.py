@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from naparena.arena.runner import config_hash
-from naparena.arena.seats import Confinement
-from naparena.arena.tournament import parse_tournament, with_isolation
+from naparena.arena.records.rundir import config_hash
+from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.tournament import with_isolation
 from naparena.cli import app
 from naparena.errors import ConfigError
 

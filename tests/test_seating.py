@@ -15,11 +15,12 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.runner import MANIFEST, MATCHES, Run, new_run_dir, registry_for
-from naparena.arena.schedule import schedule, tables
-from naparena.arena.seating import SEATING_ORDERS, balance, imbalance, orders_for, seatings
-from naparena.arena.tournament import check_bots, load_tournament, parse_tournament
-from naparena.arena.verify import audit_run
+from naparena.arena.records.rundir import MANIFEST, MATCHES, new_run_dir
+from naparena.arena.records.verify import audit_run
+from naparena.arena.runner import Run, registry_for
+from naparena.arena.setup.reader import check_bots, load_tournament, parse_tournament
+from naparena.arena.setup.schedule import schedule, tables
+from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, orders_for, seatings
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError

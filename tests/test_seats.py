@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from naparena.arena.verify import verify_run
+from naparena.arena.records.verify import verify_run
 from tests.test_misbehaviour import (
     WELL_BEHAVED,
     bad_faults,

@@ -17,7 +17,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.runner import MANIFEST, MATCHES, STANDINGS
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
 from naparena.bots import plugins
 from naparena.cli import app
 

@@ -12,20 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from naparena.arena.schedule import (
-    MatchSpec,
-    bot_seed,
-    derive_seed,
-    schedule,
-    tables,
-    total_hands,
-)
-from naparena.arena.tournament import (
-    check_bots,
-    load_tournament,
-    parse_tournament,
-    starter_toml,
-)
+from naparena.arena.setup.reader import check_bots, load_tournament, parse_tournament
+from naparena.arena.setup.schedule import MatchSpec, bot_seed, derive_seed, schedule, tables, total_hands
+from naparena.arena.setup.starter import starter_toml
 from naparena.errors import ConfigError, PluginError
 from naparena.game.rules import VARIANTS
 

@@ -1,1 +1,3 @@
-"""Tournaments: the tournament file, the schedule, match play, workers, runs and verification."""
+"""Tournaments, in one-way layers: `setup` (the file, its settings, the schedule) →
+`records` (match logs, the run directory, booking, verify) → `match` (playing one match)
+→ `executors` (pool, cluster) → `runner.py` (a run). Each imports only those before it."""

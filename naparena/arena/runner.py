@@ -1,57 +1,53 @@
-"""Runs a tournament: the run directory, worker pool, match order, crashes, resume, standings.
+"""Runs a tournament: the worker entry point, match order, crashes, resume, standings.
 
-Matches go to an executor as plain data; each worker plays its match and writes the
-match log itself. The parent consumes results strictly in schedule order, so the
-standings, the disqualifications and every file are the same for any number of
-workers and any completion order.
+Matches go to an executor (`executors/`) as plain data; each worker plays its match
+(`match/`) and writes the match log itself. The parent books results strictly in schedule
+order (`records/ledger.py`), so the standings, the disqualifications and every file in
+the run directory (`records/rundir.py`) are the same for any number of workers and any
+completion order.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-import platform
-import sys
 from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Callable
 
-from naparena._version import __version__
-from naparena.arena.logs import read_match
-from naparena.arena.play import FORMAT, Job, dumps, play_job, write_atomic
-from naparena.arena.pool import WorkerDied, WorkerLost, make_executor
-from naparena.arena.schedule import (
-    BOARDS_NOTE,
-    board_seeds,
-    bot_seed,
-    schedule,
-    seating_design,
-    total_hands,
-    uses_boards,
+from naparena.arena.executors.pool import WorkerDied, WorkerLost, make_executor
+from naparena.arena.match.play import Job, play_job
+from naparena.arena.records.ledger import (
+    STAND_IN_BOT,
+    booked_spec,
+    end_of_unit,
+    judge,
+    skip_reason,
+    stand_in_seats,
 )
-from naparena.arena.tournament import FAULT_MIN_DECISIONS, STAND_IN_ALIAS, SprtSpec, Tournament
-from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version, load_registry
+from naparena.arena.records.logs import FORMAT, dumps, read_match
+from naparena.arena.records.rundir import (
+    MANIFEST,
+    MATCHES,
+    STANDINGS,
+    WHERE,
+    make_run_dir,
+    manifest,
+    match_path,
+    read_manifest,
+    write_file,
+)
+from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
+from naparena.arena.setup.tournament import Tournament
+from naparena.bots.plugins import load_registry
 from naparena.errors import ConfigError, RunError
-from naparena.stats.standings import Standings
+from naparena.stats.standings import STAND_IN_ALIAS, Standings
 
 log = logging.getLogger("naparena")
 
-MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
-#: The bot that takes a disqualified bot's seat in the line-ups still to play (always registered).
-STAND_IN_BOT = "random"
-
 # A match whose worker is lost this often to something outside any bot stops the run.
 MAX_LOSSES = 5
-
-
-def write_file(path: str | Path, data: bytes) -> None:
-    """`write_atomic`, with a full disk or a read-only folder as one clear error."""
-    try:
-        write_atomic(str(path), data)
-    except OSError as e:
-        raise RunError(f"{path}: cannot write it: {e.strerror or e}") from None
 
 
 # --- in the worker --------------------------------------------------------------------
@@ -81,7 +77,7 @@ def run_job(job: Job) -> dict | tuple[dict, bytes]:
     return match_log.summary
 
 
-# --- the run directory ----------------------------------------------------------------
+# --- the tournament's bots ------------------------------------------------------------
 
 def bots_dir(t: Tournament) -> str | None:
     """The drop-in folder to load, or None when the default one is simply absent."""
@@ -101,73 +97,6 @@ def registry_for(t: Tournament):
     return registry
 
 
-# Where things are on this machine is not what a run is: leave it out of the hash, so a
-# run can be resumed from another directory or with --bots-dir.
-# Nor is how bots are run: isolation and seat limits change no result, so a run can be
-# resumed isolated that was started inline.
-_NOT_HASHED = ("workers", "scheduler", "bots_dir", "log_dir", "isolation", "seats")
-_NOT_RECORDED = ("workers", "scheduler")  # how a run is executed is not what it is
-
-
-def config_hash(t: Tournament) -> str:
-    config = {k: v for k, v in t.as_dict().items() if k not in _NOT_HASHED}
-    config["bots"] = [{k: v for k, v in b.items() if k != "isolation"} for b in config["bots"]]
-    return hashlib.blake2b(json.dumps(config, sort_keys=True).encode(), digest_size=4).hexdigest()
-
-
-def manifest(t: Tournament, registry) -> dict:
-    """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
-    config = {k: v for k, v in t.as_dict().items() if k not in _NOT_RECORDED}
-    bots = {b.alias: {"name": b.name, **(_command_identity(t, b) if b.command is not None
-                                         else _identity(registry.get(b.name))),
-                      "isolation": t.isolation_of(b)} for b in t.bots}
-    out = {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
-           "config_hash": config_hash(t), "tournament": config, "bots": bots,
-           "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t),
-           "seating": seating_design(t)}
-    boards = [v.name for v in t.variants if uses_boards(t, v)]
-    if boards:  # said where it applies, so other manifests stay as they were
-        out["duplicate_boards"] = {"variants": boards, "dealing": BOARDS_NOTE}
-    return out
-
-
-def _identity(entry) -> dict:
-    """Where a bot comes from and which version, independent of where the run started:
-    a drop-in file is named by its file name and the hash of its contents."""
-    module = sys.modules.get(entry.cls.__module__)
-    path = getattr(module, "__file__", None)
-    if entry.cls.__module__.startswith(DROP_IN_PACKAGE + ".") and path:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-        return {"source": f"drop-in file {Path(path).name}", "version": f"sha256:{digest}"}
-    return {"source": entry.source, "version": bot_version(entry)}
-
-
-def _command_identity(t: Tournament, bot) -> dict:
-    """An external bot: its command as written and a hash of the files it names."""
-    return {"source": "command", "command": list(bot.command), "version": t.command_hash(bot)}
-
-
-def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
-    """A fresh directory `<log_dir>/<name>-<config hash>[-N]`: earlier runs are never touched."""
-    base = Path(log_dir or t.log_path)
-    stem = f"{t.name}-{config_hash(t)}"
-    path, n = base / stem, 1
-    while path.exists():
-        n += 1
-        path = base / f"{stem}-{n}"
-    return path
-
-
-def make_run_dir(run_dir: Path) -> None:
-    """Create the run directory (and its matches folder), or say plainly why it cannot be."""
-    try:
-        (run_dir / MATCHES).mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        blocked = next((p for p in [run_dir, *run_dir.parents] if p.exists() and not p.is_dir()), None)
-        why = f"{blocked} is a file, not a folder" if blocked else (e.strerror or str(e))
-        raise RunError(f"{run_dir}: cannot create the run directory: {why}") from None
-
-
 def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:
     """Resuming must play the same bots: a drop-in file is known by its content hash, so an
     edited file, or another file of the same name (--bots-dir elsewhere), is refused."""
@@ -178,48 +107,6 @@ def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:
             was = f"{before.get('source')} {before.get('version')}" if isinstance(before, dict) else "absent"
             raise RunError(f"{run_dir}: bot '{alias}' is not the one this run started with (then: {was};"
                            f" now: {now.get('source')} {now.get('version')}); start a new run")
-
-
-def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
-    """The newest run of this exact configuration, for `--resume`."""
-    base = Path(log_dir or t.log_path)
-    stem = f"{t.name}-{config_hash(t)}"
-    runs = {1: base / stem} if (base / stem).is_dir() else {}
-    for p in base.glob(f"{stem}-*"):
-        if p.name[len(stem) + 1:].isdigit() and p.is_dir():
-            runs[int(p.name[len(stem) + 1:])] = p
-    if not runs:
-        raise RunError(f"no earlier run of '{t.name}' with this configuration under {base}/ to resume")
-    return runs[max(runs)]
-
-
-def read_where(run_dir: Path) -> dict:
-    """Where a run's tournament file and drop-in bots are (absolute), for resuming it."""
-    try:
-        return json.loads((Path(run_dir) / WHERE).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        m = read_manifest(Path(run_dir))
-        return {"file": m.get("source"), "bots_dir": None}
-
-
-def read_manifest(run_dir: Path) -> dict:
-    try:
-        data = json.loads((run_dir / MANIFEST).read_bytes())
-    except FileNotFoundError:
-        raise RunError(f"{run_dir}: not a run directory (no {MANIFEST})") from None
-    except NotADirectoryError:
-        raise RunError(f"{run_dir}: not a run directory (it is a file)") from None
-    except OSError as e:
-        raise RunError(f"{run_dir / MANIFEST}: cannot read it: {e.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise RunError(f"{run_dir / MANIFEST}: not valid JSON ({e})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("tournament"), dict):
-        raise RunError(f"{run_dir / MANIFEST}: damaged: no tournament configuration")
-    return data
-
-
-def match_path(run_dir: Path, index: int) -> Path:
-    return run_dir / MATCHES / f"{index:06d}.json"
 
 
 # --- the run --------------------------------------------------------------------------
@@ -235,7 +122,7 @@ class Run:
         # Absolute: a bot that changes a worker's directory must not move where logs go.
         self.t, self.registry, self.run_dir = t, registry, Path(run_dir).absolute()
         self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
-        # A Dask scheduler (see arena/cluster.py), or "" for this machine's pool.
+        # A Dask scheduler (see executors/cluster.py), or "" for this machine's pool.
         self.scheduler = t.scheduler if scheduler is None else scheduler
         if self.scheduler == "none":
             self.scheduler = ""
@@ -300,7 +187,7 @@ class Run:
     def open_executor(self):
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
         if self.scheduler:
-            from naparena.arena.cluster import ClusterExecutor
+            from naparena.arena.executors.cluster import ClusterExecutor
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
         return make_executor(self.workers, self.t.timeout)
 
@@ -464,7 +351,6 @@ class Run:
         return summary
 
 
-
 def _process(t: Tournament, bot) -> dict:
     if t.isolation_of(bot) != "process":
         return {}
@@ -479,88 +365,3 @@ def _note(spec: dict, summary: dict) -> None:
             log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
         if "crashed_at" in s:
             log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
-
-
-def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
-    """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
-    return tuple(i for i, a in enumerate(spec["seats"]) if a in standings.disqualified)
-
-
-def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
-    """`spec` as the standings book it: the stand-in's seats under its own alias, so a
-    disqualified bot's results end where it was disqualified and chips still add up; the
-    scheduled seats stay in `lineup`, so its boards there are left out of its intervals."""
-    if not stand_ins:
-        return spec
-    return {**spec, "seats": [STAND_IN_ALIAS if i in stand_ins else a for i, a in enumerate(spec["seats"])],
-            "lineup": list(spec["seats"])}
-
-
-def skip_reason(spec: dict, standings: Standings) -> str | None:
-    """Why match `spec` is not played: fewer than two bots left at the table once the
-    disqualified are replaced by the stand-in, or a decided sequential test."""
-    out = [a for a in spec["seats"] if a in standings.disqualified]
-    if out and len(set(spec["seats"]) - set(out)) < 2:
-        return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
-    if standings.sprt_decided(spec):
-        return "sprt decided: " + standings.sprt.verdict
-    return None
-
-
-def end_of_unit(standings: Standings, spec: dict, following: dict | None) -> None:
-    """Close the deal set of `spec` when the next match starts another (schedule order)."""
-    unit = standings.unit_of(spec)
-    if following is None or standings.unit_of(following) != unit:
-        standings.close_unit(unit)
-
-
-def standings_from_logs(run_dir: Path) -> dict:
-    """Rebuild the standings from the run directory's logs alone (`naparena report`)."""
-    return load_standings(run_dir).result()
-
-
-def load_standings(run_dir: Path) -> Standings:
-    """The standings accumulator, fed from a run directory's match files in schedule order."""
-    run_dir = Path(run_dir)
-    config = read_manifest(run_dir)["tournament"]
-    try:
-        variants = [v["name"] for v in config["variants"]]
-        aliases = [b["alias"] for b in config["bots"]]
-        sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-        standings = Standings(variants, aliases + [STAND_IN_ALIAS], config["duplicate"], sprt)
-        share = float(config["max_fault_share"])
-    except (KeyError, TypeError, ValueError) as e:
-        raise RunError(f"{run_dir / MANIFEST}: damaged tournament configuration ({e})") from None
-    files = sorted((run_dir / MATCHES).glob("*.json"))
-    data = read_match(files[0]) if files else None
-    for i in range(len(files)):
-        following = read_match(files[i + 1]) if i + 1 < len(files) else None
-        spec = data["match"]
-        if "skipped" in data:
-            standings.skip(spec, data["skipped"])
-        else:
-            if spec.get("variant") not in variants or not set(spec.get("seats", ())) <= set(aliases):
-                raise RunError(f"{files[i]}: names a variant or bot this run does not have")
-            booked = booked_spec(spec, spec.get("stand_ins", ()))
-            standings.add(booked, data["summary"])
-            judge(standings, booked, share)
-        end_of_unit(standings, spec, following["match"] if following else None)
-        data = following
-    return standings
-
-
-def is_complete(run_dir: Path) -> bool:
-    return len(list((Path(run_dir) / MATCHES).glob("*.json"))) == read_manifest(Path(run_dir))["matches"]
-
-
-def judge(standings: Standings, spec: dict, share: float) -> None:
-    """Disqualify a bot whose faults exceed the allowed share; decided in schedule order,
-    so the same matches are skipped whatever order the workers finish in."""
-    if share >= 1:
-        return
-    for alias in sorted(set(spec["seats"]) - {STAND_IN_ALIAS}):
-        faults, decisions = standings.fault_share(alias)
-        if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
-            standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}
-            log.warning("%s disqualified after match %d: %d faults in %d decisions",
-                        alias, spec["index"], faults, decisions)

@@ -109,25 +109,27 @@ class Bot:
         return None
 
     def floater_discard(self, view: View) -> int:
-        return min(view.legal, key=_low_first)
+        card: int = min(view.legal, key=_low_first)
+        return card
 
     def trumps(self, view: View) -> int:
         """Name the legal suit we hold most of; ties go to the highest suit."""
         held = [card // 13 for card in view.hand]
-        return max(view.legal, key=lambda suit: (held.count(suit), suit))
+        suit: int = max(view.legal, key=lambda s: (held.count(s), s))
+        return suit
 
     # Lifecycle hooks: no-ops unless a bot needs memory across decisions ----------
 
-    def start_match(self, info) -> None:
+    def start_match(self, info: dict[str, Any]) -> None:
         pass
 
     def start_hand(self, view: View) -> None:
         pass
 
-    def observe(self, event) -> None:
+    def observe(self, event: dict[str, Any]) -> None:
         pass
 
-    def end_hand(self, record) -> None:
+    def end_hand(self, record: dict[str, Any]) -> None:
         pass
 
     def end_match(self) -> None:
@@ -140,17 +142,17 @@ def wants_events(bot: Bot | type[Bot]) -> bool:
     return cls.observe is not Bot.observe
 
 
-def _bot_label(cls: type) -> str:
+def _bot_label(cls: type[Bot]) -> str:
     return f"bot '{cls.name or cls.__name__}'"
 
 
-def _unknown_param(cls: type, key: str) -> str:
+def _unknown_param(cls: type[Bot], key: str) -> str:
     known = ", ".join(sorted(cls.params))
     allowed = f"its parameters are: {known}" if known else "it takes no parameters"
     return f"{_bot_label(cls)} has no parameter '{key}'; {allowed}"
 
 
-def _within(cls: type, key: str, value: Any) -> None:
+def _within(cls: type[Bot], key: str, value: Any) -> None:
     if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
         raise PluginError(f"{_bot_label(cls)} parameter '{key}' must be a finite number, got {value!r}")
     bounds = cls.limits.get(key)
@@ -160,7 +162,7 @@ def _within(cls: type, key: str, value: Any) -> None:
                           f" got {value!r}")
 
 
-def _checked(cls: type, key: str, default: Any, value: Any) -> Any:
+def _checked(cls: type[Bot], key: str, default: Any, value: Any) -> Any:
     if default is None:  # no default type to check against
         return value
     expected = type(default)

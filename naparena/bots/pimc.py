@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from itertools import combinations
+from typing import Any
 
 from naparena.bots import strategy
 from naparena.bots.reference import HeuristicBot
@@ -228,6 +229,11 @@ class PimcBot(HeuristicBot):
               "aggression": 0.0}
     limits = {"samples": (1, 10_000), "bid_samples": (1, 10_000), "time_budget": (0, 3600),
               "max_nodes": (1, 100_000_000), "aggression": (-10, 10)}
+    # Set from params by Bot.__init__.
+    samples: int
+    bid_samples: int
+    time_budget: float
+    max_nodes: int
 
     #: Deals solved by the last card or bid decision that sampled (for benchmarks: fewer
     #: than `samples` in card play means a budget cut the decision short).
@@ -265,18 +271,18 @@ class PimcBot(HeuristicBot):
         me, bidder = view.seat, view.bidder
         budget = self.max_nodes
         made_count = dict.fromkeys(legal, 0)
-        deals = []
+        deals: list[tuple[Position, dict[Any, Any]]] = []
         for _ in range(self.samples):
             if deals and self._out_of_time(view, start):
                 break
             others = unseen.deal(self.rng)
-            hands = [()] * view.players
+            hands: list[tuple[int, ...]] = [()] * view.players
             for s, h in others.items():
                 hands[s] = h
             hands[me] = view.hand
             pos = Position(tuple(hands), view.active, me, bidder, need, view.won[bidder],
                            view.trick, view.trumps, by_lead)
-            table: dict = {}
+            table: dict[Any, Any] = {}
             try:
                 sol = solve(pos, legal, MAKE, max_nodes=budget, table=table)
             except SearchLimit:
@@ -399,7 +405,7 @@ class _Plan:
         seen_floater = any(c not in view.hand for c in view.seen)
         self.with_floater = bid.endswith("-with") and not seen_floater
         self.hand = None if self.with_floater else _hand_for(view, bid, None)
-        self.made: dict[tuple, int] = {}  # (trumps named, opening lead) -> deals made
+        self.made: dict[tuple[int | None, int | None], int] = {}  # (trumps named, opening lead) -> deals made
         self.samples = 0
 
     def chance(self, made: int, samples: int) -> float:
@@ -423,7 +429,7 @@ class _Plan:
         view = self.view
         me = view.seat
         hand = self.hand if self.hand is not None else _hand_for(view, self.bid, floater)
-        hands = [()] * view.players
+        hands: list[tuple[int, ...]] = [()] * view.players
         for s, h in others.items():
             hands[s] = h
         hands[me] = hand
@@ -441,7 +447,7 @@ class _Plan:
             if self.with_floater:
                 # The hand changes with the floater drawn, so there is no one lead to
                 # hold fixed across deals: the best lead of each deal counts.
-                keys = {(trumps, None): max(sol.cards.values())}
+                keys: dict[tuple[int | None, int | None], int] = {(trumps, None): max(sol.cards.values())}
             else:
                 keys = {(trumps, c): v for c, v in sol.cards.items()}
             for key, v in keys.items():

@@ -16,7 +16,7 @@ import sys
 import threading
 import traceback
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
@@ -156,9 +156,10 @@ class _SigintWatch:
     """While plug-ins load, tell a real Ctrl-C from a KeyboardInterrupt a plug-in raises."""
 
     def __init__(self) -> None:
-        self.seen, self.previous, self.depth = False, None, 0
+        self.seen, self.depth = False, 0
+        self.previous: Callable[[int, types.FrameType | None], Any] | int | None = None
 
-    def __enter__(self) -> "_SigintWatch":
+    def __enter__(self) -> _SigintWatch:
         self.depth += 1
         if self.depth == 1:
             self.seen = False
@@ -168,7 +169,7 @@ class _SigintWatch:
                     signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
-    def _on_sigint(self, signum, frame) -> None:
+    def _on_sigint(self, signum: int, frame: types.FrameType | None) -> None:
         self.seen = True
         raise KeyboardInterrupt
 
@@ -216,9 +217,11 @@ class _Loader:
 
     def add(self, plugin: object, origin: _Origin, plugin_name: str | None = None) -> bool:
         try:
-            plugin_name = self.pm.register(plugin, name=plugin_name)
+            registered = self.pm.register(plugin, name=plugin_name)
         except Exception as error:  # pluggy rejects bad hook signatures here
             self.fail(origin.name, origin.source, error)
+            return False
+        if registered is None:  # pluggy registers nothing under a blocked name; naparena blocks none
             return False
         unknown = _unknown_hooks(self.pm, plugin)
         if unknown:
@@ -226,7 +229,7 @@ class _Loader:
             self.pm.unregister(plugin)
             self.fail(origin.name, origin.source, f"unknown hook(s): {', '.join(unknown)}")
             return False
-        self.origins[plugin_name] = origin
+        self.origins[registered] = origin
         return True
 
     def add_builtin(self) -> None:

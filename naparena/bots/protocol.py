@@ -134,8 +134,9 @@ def tuples(value):
     return value
 
 
-def read_view(d: dict, rules: Rules) -> View:
-    """A request's view object → the same `View` an inline bot would have been given.
+def read_view(d: dict[str, Any], rules: Rules | None) -> View:
+    """A request's view object → the same `View` an inline bot would have been given
+    (`rules` None only for a peer that asks before the match message: its bot fails).
 
     Written out field by field in `View`'s order (a generic walk cost three times as
     much, once per decision); the protocol tests check the result equals the view sent.

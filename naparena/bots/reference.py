@@ -60,6 +60,7 @@ class HeuristicBot(Bot):
     description = "Bids from estimated tricks and the payout table; plays trumps first, defends as a team."
     params = {"aggression": 0.0}
     limits = {"aggression": (-10, 10)}
+    aggression: float  # set from params by Bot.__init__
 
     # --- bidding --------------------------------------------------------------------
 
@@ -144,9 +145,9 @@ class HeuristicBot(Bot):
         # Keep the trump suit and side aces; buy for everything else. Even at écarté's
         # chip a card this paid better, in duplicate play, than keeping kings or buying
         # fewer cards: the pool goes to a made Nap, and Naps come from long trump suits.
-        out = sorted((c for c in hand if SUIT[c] != suit and RANK[c] < ACE),
-                     key=lambda c: (RANK[c], c))
-        out = tuple(sorted(out[:limit]))
+        spare = sorted((c for c in hand if SUIT[c] != suit and RANK[c] < ACE),
+                       key=lambda c: (RANK[c], c))
+        out = tuple(sorted(spare[:limit]))
         return out if out in legal else ()
 
     def garnet(self, view):

@@ -13,17 +13,20 @@ import json
 import os
 import random
 import sys
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 import orjson
 
 from naparena.bots import protocol
 from naparena.bots.bot import Bot, wants_events
-from naparena.bots.plugins import bot_version, load_registry
+from naparena.bots.plugins import BotEntry, bot_version, load_registry
 from naparena.errors import PluginError
+from naparena.game.rules import Rules
+from naparena.game.view import View
 
 
-def serve(name: str, params: dict | None = None, bots_dir: str | None = None,
+def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None = None,
           stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:
     """Answer the protocol for bot `name` until shutdown or end of input; the exit code.
 
@@ -54,8 +57,9 @@ def serve(name: str, params: dict | None = None, bots_dir: str | None = None,
     return _loop(entry, full, stdin, write)
 
 
-def _loop(entry, params: dict, stdin: BinaryIO, write) -> int:
-    bot, rules = None, None
+def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Callable[[bytes], None]) -> int:
+    bot: Bot | None = None
+    rules: Rules | None = None
     # A bot without an end_hand skips the hand's record unread: it comes every hand.
     skip_ends = entry.cls.end_hand is Bot.end_hand
     readline, loads, max_line = stdin.readline, orjson.loads, protocol.MAX_LINE
@@ -74,12 +78,16 @@ def _loop(entry, params: dict, stdin: BinaryIO, write) -> int:
             bot = entry.cls(random.Random(message["seed"]), message["seat"], **params)
             _quietly(bot.start_match, info)
         elif kind == "hand_end":
+            assert bot is not None, "a hand ended before the match began"
             _quietly(bot.end_hand, protocol.read_record(message["record"]))
         elif kind == "event":
+            assert bot is not None, "an event came before the match began"
             _quietly(bot.observe, message["event"])
         elif kind == "hand_start":
+            assert bot is not None, "a hand started before the match began"
             _quietly(bot.start_hand, protocol.read_view(message["view"], rules))
         elif kind == "match_end":
+            assert bot is not None, "a match ended before it began"
             _quietly(bot.end_match)
         elif kind == "shutdown":
             return 0
@@ -87,7 +95,9 @@ def _loop(entry, params: dict, stdin: BinaryIO, write) -> int:
     return 0
 
 
-def _decide(bot, view) -> bytes:
+def _decide(bot: Bot | None, view: View) -> bytes:
+    if view.kind is None:
+        return protocol.failure("the view names no decision")
     try:
         answer = getattr(bot, view.kind)(view)
     except BaseException as e:  # sys.exit in a bot is its fault, as inline
@@ -98,7 +108,7 @@ def _decide(bot, view) -> bytes:
         return protocol.failure(f"answer {answer!r:.100} cannot be sent as JSON")
 
 
-def _quietly(hook, *args) -> None:
+def _quietly(hook: Callable[..., object], *args: Any) -> None:
     """A lifecycle hook's failure costs nothing in play, as inline."""
     try:
         hook(*args)
@@ -106,7 +116,7 @@ def _quietly(hook, *args) -> None:
         pass
 
 
-def _plain(params: dict) -> dict:
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
     """Params as JSON can carry them (a tuple default goes as an array)."""
     return json.loads(json.dumps(params, default=str))
 
@@ -134,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     return serve(args.bot, parse_params(args.params), args.bots_dir)
 
 
-def parse_params(text: str) -> dict:
+def parse_params(text: str) -> dict[str, Any]:
     try:
         params = json.loads(text)
     except json.JSONDecodeError as e:

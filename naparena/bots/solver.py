@@ -378,7 +378,7 @@ class _Search:
             hand = hands[leader]
             # One card per run of equivalent cards, highest first within each suit:
             # cashing a top card is the most common best lead.
-            moves = []
+            moves: list[int] = []
             m = hand
             prev = -1
             while m:

@@ -1,17 +1,19 @@
 """The rules engine: one hand of Nap as a pure state machine, and a match of hands.
 
-No I/O, no clock, no global RNG: chance enters only through the `random.Random` a
-`Match` is given. A caller loops: `hand.to_act`, `hand.kind`, `hand.legal()`,
+No I/O, no clock, no global RNG: chance enters only through the seed a `Match` is
+given (and its board seeds, for duplicate deals), each turned into its own
+`random.Random`. A caller loops: `hand.to_act`, `hand.kind`, `hand.legal()`,
 `hand.apply(answer)` (or `hand.fault(reason)`) until `hand.over`.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from operator import add, itemgetter
-from typing import Sequence
+from typing import Any
 
 from naparena.game import cards
 from naparena.game.rules import (
@@ -39,15 +41,15 @@ YES_NO = (False, True)
 _BATCHES = {"3-2": (3, 2), "2-3": (2, 3), "1": (1,)}
 
 
-def _is_card(a) -> bool:
+def _is_card(a: object) -> bool:
     return type(a) is int
 
 
-def _is_cards(a) -> bool:
+def _is_cards(a: object) -> bool:
     return type(a) is tuple and len(a) <= cards.DECK_SIZE and all(type(c) is int for c in a)
 
 
-def _plain_cards(a) -> bool:
+def _plain_cards(a: Any) -> bool:
     """A list or tuple of ints, built-in types only: sorting it runs none of a bot's code
     (a subclass's __iter__ or an item's __lt__ would, outside the bot's watched call)."""
     return type(a) in (list, tuple) and len(a) <= cards.DECK_SIZE and all(type(c) is int for c in a)
@@ -55,7 +57,7 @@ def _plain_cards(a) -> bool:
 
 # The type each kind's answer must have, checked before membership so that True is
 # never taken for card 1, nor junk compared with cards.
-_ANSWER_TYPES = {
+_ANSWER_TYPES: dict[str, Callable[[Any], bool]] = {
     BID: lambda a: type(a) is str, PLAY: _is_card, FLOATER_DISCARD: _is_card,
     PEEP: lambda a: type(a) is bool, FLOATER_PEEP: lambda a: type(a) is bool,
     GARNET: lambda a: type(a) is bool, TRUMPS: _is_card,
@@ -70,7 +72,7 @@ class _Tables:
     def __init__(self, rules: Rules):
         self.rank = {b: i for i, b in enumerate(rules.ladder)}
         self.enabled = tuple(b for b in rules.ladder if b in rules.bids)
-        self.nap_rank = self.rank.get("nap", self.rank.get("nap-with"))
+        self.nap_rank = self.rank["nap"] if "nap" in self.rank else self.rank["nap-with"]
         self.tricks = rules.hand_size
         # Contracts that, made, take the pool and (after_nap) bring a shuffle.
         self.nap_or_above = frozenset(base_bid(b) for b in rules.ladder if nap_or_above(rules, base_bid(b)))
@@ -110,7 +112,8 @@ def deal_order(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...]
 
 
 @lru_cache(maxsize=256)
-def _layout(rules: Rules, players: int, dealer: int) -> tuple[tuple[int, ...], tuple]:
+def _layout(rules: Rules, players: int, dealer: int
+            ) -> tuple[tuple[int, ...], tuple[Callable[[list[int]], tuple[int, ...]] | None, ...]]:
     """(active seats, per seat a C-speed getter of its deck positions, None for a seat out)."""
     active, slots = deal_order(rules, players, dealer)
     return active, tuple(itemgetter(*p) if p else None for p in slots)
@@ -140,7 +143,14 @@ class Hand:
 
     # Slots, not an instance dict: with more than 30 attributes CPython gives up the shared,
     # hinted dict layout, and every attribute access became a dict probe (-11% instructions).
-    __slots__ = ('_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'bought', 'chips_start', 'contract', 'cut', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults', 'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'gathered', 'hand_no', 'hands', 'high', 'kind', 'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result', 'revoke', 'rules', 'seen', 'stock', 'stock_dealt', 't', 'to_act', 'trick', 'tricks', 'trumps', 'trumps_by_lead', 'won')
+    __slots__ = (
+        '_chips', '_legal', '_post', '_queue', '_turn', 'active', 'bidder', 'bids', 'bought', 'chips_start',
+        'contract', 'cut', 'dealer', 'dealt', 'decisions', 'delta', 'discards', 'exchanges', 'faults',
+        'floater', 'garnet', 'garnet_dealt', 'garnet_taker', 'gathered', 'hand_no', 'hands', 'high', 'kind',
+        'kitty', 'kitty_start', 'misere', 'need', 'over', 'peep_card', 'peeps', 'players', 'pre', 'result',
+        'revoke', 'rules', 'seen', 'stock', 'stock_dealt', 't', 'to_act', 'trick', 'tricks', 'trumps',
+        'trumps_by_lead', 'won',
+    )
 
     def __init__(self, rules: Rules, players: int, dealer: int, deck: list[int],
                  chips: tuple[int, ...], kitty: int, hand_no: int = 0):
@@ -150,7 +160,7 @@ class Hand:
         self.active, pickers = _layout(rules, players, dealer)
         # Public state lives in tuples, replaced rather than mutated, so a View is
         # a snapshot that costs only references.
-        self.hands = [tuple(sorted(pick(deck))) if pick else () for pick in pickers]
+        self.hands: list[tuple[int, ...]] = [tuple(sorted(pick(deck))) if pick else () for pick in pickers]
         self.dealt = list(self.hands)
         rest = deck[len(self.active) * rules.hand_size:]
         self.peep_card = rest.pop(0) if rules.peep else None
@@ -180,8 +190,8 @@ class Hand:
         self.exchanges: tuple[tuple[int, int], ...] = ()
         self.garnet_taker: int | None = None
         self.seen: list[tuple[int, ...]] = [()] * players
-        self.pre: list[list] = []              # non-bid, non-play decisions, for the log
-        self.faults: list[list] = []           # [decision, seat, kind, reason]
+        self.pre: list[list[Any]] = []            # non-bid, non-play decisions, for the log
+        self.faults: list[list[Any]] = []         # [decision, seat, kind, reason]
         self.trick: tuple[tuple[int, int], ...] = ()
         self.tricks: tuple[tuple[int, tuple[tuple[int, int], ...], int], ...] = ()
         self.won = (0,) * players
@@ -192,7 +202,7 @@ class Hand:
         self.over = False
         self.to_act: int | None = None
         self.kind: str | None = None
-        self._legal: tuple | None = None
+        self._legal: tuple[Any, ...] | None = None
         self._turn = 0                         # index into self.active for exchange/bidding
         self._queue: list[str] = []            # decisions still due from the seat whose turn it is
         self._post = 0                         # next step between bidding and play
@@ -250,9 +260,10 @@ class Hand:
         self._queue = q
         self._ask(seat, q.pop(0))
 
-    def _next_in_turn(self) -> None:
+    def _next_in_turn(self, seat: int) -> None:
+        """`seat` has decided: ask its next question, or move the turn on."""
         if self._queue:
-            self._ask(self.to_act, self._queue.pop(0))
+            self._ask(seat, self._queue.pop(0))
         else:
             self._turn += 1
             self._begin_turn()
@@ -266,7 +277,7 @@ class Hand:
             self.high, self.bidder, self.contract = self.t.rank[bid], seat, bid
 
     def _end_bidding(self) -> None:
-        if self.bidder is None:
+        if self.contract is None:  # no one bid
             if self.rules.all_pass == "redeal":
                 return self._finish("passed")
             self.bidder, self.contract = self.active[0], "one"  # the first caller stands for one (003)
@@ -278,16 +289,19 @@ class Hand:
 
     def _post_bid(self) -> None:
         """Steps between bidding and the opening lead, each at most once, in this order."""
-        b, rules = self.bidder, self.rules
+        b, contract, rules = self.bidder, self.contract, self.rules
+        assert b is not None and contract is not None  # bidding is over
         step, self._post = self._post, self._post + 1
         if step == 0 and rules.peep and b in self.peeps:
             return self._ask(b, PEEP_EXCHANGE)
-        if step <= 1 and rules.floater and self.contract.endswith("-with"):
+        if step <= 1 and rules.floater and contract.endswith("-with"):
+            floater = self.floater
+            assert floater is not None  # dealt whenever rules.floater
             self._post = 2
-            self._see(b, self.floater)
-            self._take(b, self.floater)
+            self._see(b, floater)
+            self._take(b, floater)
             return self._ask(b, FLOATER_DISCARD)
-        if step <= 2 and rules.floater and base_bid(self.contract) == "wellington":
+        if step <= 2 and rules.floater and base_bid(contract) == "wellington":
             self._post = 3
             return self._ask(b, TRUMPS)  # floater Wellington names trumps (001)
         self._post = 4
@@ -295,13 +309,15 @@ class Hand:
 
     # --- legal answers ----------------------------------------------------------------
 
-    def legal(self) -> tuple:
+    def legal(self) -> tuple[Any, ...]:
         if self._legal is None:
             self._legal = self._compute_legal()
         return self._legal
 
-    def _compute_legal(self) -> tuple:
+    def _compute_legal(self) -> tuple[Any, ...]:
         kind, seat = self.kind, self.to_act
+        if seat is None:
+            raise AssertionError(kind)  # the hand is over: nothing is legal
         if kind == PLAY:
             return self._legal_cards(self.hands[seat])
         if kind == BID:
@@ -323,7 +339,7 @@ class Hand:
             return tuple(s for s in range(4) if held - {s})
         raise AssertionError(kind)
 
-    def _legal_cards(self, hand: list[int]) -> tuple[int, ...]:
+    def _legal_cards(self, hand: tuple[int, ...]) -> tuple[int, ...]:
         trick = self.trick
         if trick:
             led = SUIT[trick[0][1]]
@@ -333,8 +349,9 @@ class Hand:
             return self._first_leads(hand)
         return tuple(hand)
 
-    def _first_leads(self, hand: list[int]) -> tuple[int, ...]:
+    def _first_leads(self, hand: tuple[int, ...]) -> tuple[int, ...]:
         """Lead restrictions on the bidder's opening lead (RULES.md §4, §7.6)."""
+        assert self.contract is not None  # play starts after the bidding
         base = base_bid(self.contract)
         if self.rules.floater:
             if base == "bonaparte":
@@ -351,35 +368,35 @@ class Hand:
 
     # --- answers ----------------------------------------------------------------------
 
-    def apply(self, answer) -> None:
+    def apply(self, answer: Any) -> None:
         """Apply the acting seat's answer; an illegal one is a fault (a revoke in play)."""
-        kind = self.kind
+        kind, seat = self.kind, self.to_act
+        if kind is None or seat is None:
+            raise RuntimeError("no decision is due: the hand is over")
         if kind in (EXCHANGE, GARNET_DISCARD) and _plain_cards(answer):
             answer = tuple(sorted(answer))
-        if self.over:
-            raise RuntimeError("no decision is due: the hand is over")
         ok = _ANSWER_TYPES[kind](answer) and answer in self.legal()
         if ok and kind == PLAY:
-            return self._play(answer)
+            return self._play(seat, answer)
         if not ok:
             return self.fault(f"illegal answer {_short_repr(answer)}: {kind} wants {_WANTED[kind]}, "
                               f"one of {_short_legal(self.legal())}")
         self.decisions += 1
-        self._decide(kind, answer)
+        self._decide(kind, seat, answer)
 
     def fault(self, reason: str) -> None:
         """The acting seat failed to give a legal answer: apply the kind's documented default."""
         seat, kind = self.to_act, self.kind
-        if self.over:
+        if kind is None or seat is None:
             raise RuntimeError("no decision is due: the hand is over")
         self.faults.append([self.decisions, seat, kind, reason])
         self.decisions += 1
         if kind == PLAY:
             self.revoke = seat
             return self._finish("revoke")
-        self._decide(kind, self._default(kind, seat))
+        self._decide(kind, seat, self._default(kind, seat))
 
-    def _default(self, kind: str, seat: int):
+    def _default(self, kind: str, seat: int) -> Any:
         if kind == BID:
             return PASS
         if kind in (PEEP, FLOATER_PEEP, GARNET):
@@ -387,6 +404,7 @@ class Hand:
         if kind == EXCHANGE:
             return ()
         if kind == GARNET_DISCARD:
+            assert self.garnet_dealt is not None  # only asked when Sir Garnet was dealt
             return tuple(sorted(self.garnet_dealt))  # put back the hand just taken up
         if kind == PEEP_EXCHANGE:
             return None
@@ -396,11 +414,10 @@ class Hand:
             return self.legal()[0]
         raise AssertionError(kind)
 
-    def _decide(self, kind: str, answer) -> None:
-        seat = self.to_act
+    def _decide(self, kind: str, seat: int, answer: Any) -> None:
         if kind == BID:
             self._bid(seat, answer)
-            return self._next_in_turn()
+            return self._next_in_turn(seat)
         self.pre.append([seat, kind, answer])
         getattr(self, "_on_" + kind)(seat, answer)
 
@@ -428,17 +445,19 @@ class Hand:
     def _on_floater_peep(self, seat: int, peep: bool) -> None:
         self._peep(seat, peep, self.floater)
 
-    def _peep(self, seat: int, peep: bool, card: int) -> None:
+    def _peep(self, seat: int, peep: bool, card: int | None) -> None:
         """Pay 1 to the kitty to see `card` privately; that a seat peeped is public."""
         if peep:
+            assert card is not None  # asked only when the rules deal it
             self._pay_kitty(seat, 1)
             self.peeps += (seat,)
             self._see(seat, card)
-        self._next_in_turn()
+        self._next_in_turn(seat)
 
     def _on_garnet(self, seat: int, take: bool) -> None:
         if not take:
-            return self._next_in_turn()
+            return self._next_in_turn(seat)
+        assert self.garnet is not None  # asked only while Sir Garnet's hand is down
         self.garnet_taker = seat
         self._take(seat, *self.garnet)
         self.garnet = []
@@ -449,10 +468,11 @@ class Hand:
         self._give_up(seat, *discard)
         self._see(seat, *discard)
         self._bid(seat, "nap")  # taking up Sir Garnet obliges a Nap (000)
-        self._next_in_turn()
+        self._next_in_turn(seat)
 
     def _on_peep_exchange(self, seat: int, give: int | None) -> None:
         if give is not None:
+            assert self.peep_card is not None  # asked only of a bidder who peeped
             self._give_up(seat, give)
             self._take(seat, self.peep_card)
             self._see(seat, give)
@@ -469,10 +489,9 @@ class Hand:
 
     # --- play -------------------------------------------------------------------------
 
-    def _play(self, c: int) -> None:
+    def _play(self, seat: int, c: int) -> None:
         """The hot loop: one legal card onto the current trick."""
         self.decisions += 1
-        seat = self.to_act
         hand = self.hands[seat]
         i = hand.index(c)
         self.hands[seat] = hand[:i] + hand[i + 1:]
@@ -499,12 +518,14 @@ class Hand:
             return True
         if not self.rules.stop_when_decided:
             return False
+        assert self.bidder is not None  # play starts after the bidding
         won = self.won[self.bidder]
         if self.misere:
             return won > 0
         return won >= self.need or won + self.t.tricks - played < self.need
 
     def _verdict(self) -> str:
+        assert self.bidder is not None  # play starts after the bidding
         won = self.won[self.bidder]
         made = won == 0 if self.misere else won >= self.need
         return "made" if made else "lost"
@@ -519,16 +540,18 @@ class Hand:
         self._chips = None
 
     def _stakes(self) -> tuple[int, int]:
+        assert self.contract is not None  # settled only after the bidding
         return stakes(self.rules, base_bid(self.contract))
 
     def _settle(self, result: str) -> None:
-        b, delta = self.bidder, self.delta
+        b, revoke, delta = self.bidder, self.revoke, self.delta
+        assert b is not None and self.contract is not None  # settled only after the bidding
         opponents = [s for s in range(self.players) if s != b]
-        if result == "revoke" and self.revoke != b:
+        if result == "revoke" and revoke is not None and revoke != b:
             # A revoking defender pays the bidder what all opponents would have paid (000).
             # Interpretation: the kitty stays where it is; only a bid actually made takes it.
             win, _ = self._stakes()
-            delta[self.revoke] -= win * len(opponents)
+            delta[revoke] -= win * len(opponents)
             delta[b] += win * len(opponents)
             return
         made = result == "made"
@@ -564,6 +587,7 @@ class Hand:
         """The acting seat's view: `view()` without its checks, for the runner's hot loop
         (hence `_snapshot` written out here rather than called)."""
         s, chips = self.to_act, self._chips
+        assert s is not None, "the hand is over: no seat is to act"
         if chips is None:
             chips = self._chips = tuple(map(add, self.chips_start, self.delta))
         return View((self.kind, s, self._legal or self.legal(), self.hands[s], self.trumps,
@@ -571,7 +595,7 @@ class Hand:
                      self.contract, self.rules, self.players, self.dealer, self.active,
                      self.hand_no, chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
-    def _snapshot(self, kind: str | None, s: int, legal: tuple) -> View:
+    def _snapshot(self, kind: str | None, s: int, legal: tuple[Any, ...]) -> View:
         # One tuple display, straight into the View: with slots, reading the public fields
         # costs less than caching them in a tail tuple and concatenating it.
         chips = self._chips
@@ -610,7 +634,7 @@ class Hand:
         out += self.stock
         return out
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """The hand's log entry: JSON-able data (tuples serialise as arrays), small.
 
         Keys are inserted in one fixed order, so the JSON text is canonical without sorting.
@@ -618,8 +642,9 @@ class Hand:
         played what, and nothing to rebuild, because this runs once per hand of every match.
         """
         if self.peep_card is None and self.floater is None and not self.garnet_dealt and not self.pre:
-            r = {"n": self.hand_no, "dealer": self.dealer, "cut": self.cut, "deal": self.dealt, "bids": self.bids,
-                 "bidder": self.bidder, "contract": self.contract, "trumps": self.trumps, "tricks": self.tricks}
+            r: dict[str, Any] = {
+                "n": self.hand_no, "dealer": self.dealer, "cut": self.cut, "deal": self.dealt, "bids": self.bids,
+                "bidder": self.bidder, "contract": self.contract, "trumps": self.trumps, "tricks": self.tricks}
         else:
             r = {"n": self.hand_no, "dealer": self.dealer, "cut": self.cut, "deal": self.dealt}
             if self.peep_card is not None:
@@ -650,7 +675,7 @@ class Hand:
         return r
 
 
-def _trick_winner(trick: list[tuple[int, int]], trumps: int | None) -> int:
+def _trick_winner(trick: tuple[tuple[int, int], ...], trumps: int | None) -> int:
     seat, best = trick[0]
     best_suit = SUIT[best]
     for s, c in trick[1:]:
@@ -663,7 +688,7 @@ def _trick_winner(trick: list[tuple[int, int]], trumps: int | None) -> int:
     return seat
 
 
-def _lowest_of_each_suit(hand: list[int]) -> tuple[int, ...]:
+def _lowest_of_each_suit(hand: tuple[int, ...]) -> tuple[int, ...]:
     low: dict[int, int] = {}
     for c in hand:  # hands are sorted, so the first card of a suit is its lowest
         low.setdefault(SUIT[c], c)
@@ -675,7 +700,7 @@ def _lowest_of_each_suit(hand: list[int]) -> tuple[int, ...]:
 _SHOWN = (str, int, bool, type(None))
 
 
-def _short_repr(answer) -> str:
+def _short_repr(answer: Any) -> str:
     kind = type(answer)
     if kind is int and answer.bit_length() > 64:
         return "of type int (too large to show)"  # repr of a huge int is slow, or refused
@@ -698,7 +723,7 @@ _WANTED = {
 }
 
 
-def _short_legal(legal: tuple) -> str:
+def _short_legal(legal: tuple[Any, ...]) -> str:
     shown = ", ".join(map(repr, legal[:8]))
     return f"({shown})" if len(legal) <= 8 else f"({shown}, … {len(legal)} in all)"
 
@@ -748,7 +773,8 @@ class Match:
         self.kitty = hand.kitty
         if self.rules.shuffle == "after_nap":
             # Shuffle again only after a won Nap or above; otherwise gather the cards (001).
-            self._shuffle = hand.result == "made" and base_bid(hand.contract) in hand.t.nap_or_above
+            self._shuffle = (hand.result == "made" and hand.contract is not None
+                             and base_bid(hand.contract) in hand.t.nap_or_above)
             self.deck = hand.cards_in_play()
         self.dealer = (self.dealer + 1) % self.players
         self.hand_no += 1

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from naparena.errors import RulesError
 from naparena.game.cards import PACK_SIZES
@@ -48,7 +49,7 @@ PAYOUTS: dict[str, dict[str, tuple[int, int]]] = {
 AUTO_PACK = {2: 20, 3: 24, 4: 28, 5: 32, 6: 36, 7: 40}
 FLOATER_PACK = {3: 20, 4: 24, 5: 28, 6: 32, 7: 36}
 
-CHOICES: dict[str, tuple] = {
+CHOICES: dict[str, tuple[Any, ...]] = {
     "dealer_sits_out": ("never", "six", "five_and_six"),
     "shuffle": ("every_hand", "after_nap"),
     "deal": ("3-2", "2-3", "1"),
@@ -114,7 +115,7 @@ class Rules:
         return False
 
     def pack_size(self, players: int) -> int:
-        if self.pack != "auto":
+        if isinstance(self.pack, int):  # otherwise "auto"
             return self.pack
         active = players - self.sits_out(players)
         table = FLOATER_PACK if self.floater else AUTO_PACK
@@ -191,7 +192,7 @@ class Variant:
     sources: dict[str, str]
 
 
-def _choices_error(option: str, value: Any, allowed) -> RulesError:
+def _choices_error(option: str, value: Any, allowed: Iterable[Any]) -> RulesError:
     return RulesError(option, f"{value!r} is not allowed; choose one of {', '.join(map(repr, allowed))}")
 
 
@@ -319,7 +320,7 @@ _DEFAULT_SOURCES = {
 }
 
 
-def _variant(name, description, sources, **options) -> Variant:
+def _variant(name: str, description: str, sources: dict[str, str], **options: Any) -> Variant:
     opts = {**_BASE, **options}
     opts["bids"] = tuple(opts["bids"])
     _build(dict(opts))  # a shipped variant must itself be valid

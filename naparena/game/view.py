@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -9,7 +10,7 @@ from naparena.game.cards import pack as _pack
 from naparena.game.rules import Rules
 
 try:  # the C field getter namedtuple itself uses; a plain property elsewhere
-    from _collections import _tuplegetter
+    from _collections import _tuplegetter  # type: ignore[import-not-found]  # private CPython module, no stub
 except ImportError:  # pragma: no cover - not CPython
     def _tuplegetter(index: int, doc: str) -> property:
         return property(itemgetter(index), doc=doc)
@@ -25,7 +26,7 @@ class _Fields(NamedTuple):
     # What changes from decision to decision…
     kind: str | None           # the decision: bid, play, peep, exchange, … (None outside a turn)
     seat: int
-    legal: tuple               # the legal answers; return one of them
+    legal: tuple[Any, ...]     # the legal answers; return one of them
     hand: tuple[int, ...]      # own cards, sorted
     trumps: int | None
     trick: tuple[tuple[int, int], ...]          # (seat, card) played to the current trick
@@ -60,7 +61,10 @@ class _Fields(NamedTuple):
 
 
 if TYPE_CHECKING:
-    View = _Fields
+    class View(_Fields):
+        """As the checker sees it: `_Fields`, built from one tuple of the 22 fields."""
+
+        def __new__(cls, fields: Iterable[Any], /) -> View: ...
 else:
     class View(tuple):
         """A `_Fields` NamedTuple in all but its constructor: `View(values)` takes the 22

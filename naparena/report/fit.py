@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -27,7 +27,7 @@ class Col:
     """One column: its header, alignment, and whether it is text that may wrap."""
 
     header: str
-    justify: str = "right"
+    justify: JustifyMethod = "right"
     wrap: bool = False
 
 
@@ -54,7 +54,9 @@ def chunks(cols: list[Col], rows: list[list[str]], width: int, keys: int = 1) ->
     in `width`; at least one more per table, so a very narrow console still shows all."""
     need = _widths(cols, rows)
     key_width = _EDGE + sum(need[i] + _PER_COLUMN for i in range(keys))
-    out, current, used = [], [], key_width
+    out: list[list[int]] = []
+    current: list[int] = []
+    used = key_width
     for i in range(keys, len(cols)):
         w = need[i] + _PER_COLUMN
         if current and used + w > width:

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import orjson
 
-from naparena.arena.runner import MATCHES, read_manifest, standings_from_logs
-from naparena.arena.tournament import STAND_IN_ALIAS
+from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.rundir import MATCHES, read_manifest
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
+from naparena.stats.standings import STAND_IN_ALIAS
 
 # Bot colours: distinguishable, and readable on white.
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
@@ -193,7 +194,7 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
     head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
         ["gap to leader", "95% CI", "p"]
-    out = [f"<table class='ranking'><thead><tr>"
+    out = ["<table class='ranking'><thead><tr>"
            + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"
@@ -395,7 +396,8 @@ def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, mark
     if leader is None:
         return "<p class='note'>No bot has an interval yet: no chart of gaps.</p>"
     base = next(r["per100"] for r in rows if r["bot"] == leader)
-    lines = []  # (bot, value or None, interval or None, right label, hollow)
+    # (bot, value, interval or None, right label, hollow)
+    lines: list[tuple[str, float, tuple[float, float] | None, str, bool]] = []
     for r in rows:
         gap = gaps.get(r["bot"])
         if r["bot"] == leader:

@@ -161,7 +161,8 @@ def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None
             cols = [Col("A", "left"), Col("B", "left"), Col("sd in run A"), Col("sd in run B"),
                     Col("variance B / A"), Col("95% CI")]
             cells = [[p["a"], p["b"], f"{p['a_sd_per_hand']:.2f}", f"{p['b_sd_per_hand']:.2f}",
-                      f"{p['variance_ratio_b_over_a']:.2f}", "[{:.2f}, {:.2f}]".format(*p["ratio_ci95"])] for p in data["pairs"]]
+                      f"{p['variance_ratio_b_over_a']:.2f}", "[{:.2f}, {:.2f}]".format(*p["ratio_ci95"])]
+                     for p in data["pairs"]]
             print_table(console, f"{variant}: noise of each head-to-head (sd of the paired difference "
                         "per hand)", cols, cells, keys=2)
 
@@ -226,12 +227,22 @@ def variants(console: Console) -> None:
                 [Col("variant", "left"), Col("description", "left", True)], rows)
 
 
+def _option_value(value: object) -> str:
+    """A rules option as the tournament file writes it: a list bare, text quoted, true/false."""
+    if isinstance(value, tuple):
+        return ", ".join(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
 def variant(console: Console, name: str) -> None:
     v = VARIANTS[name]
     rows = []
     for option, value in v.options.items():
-        shown = ", ".join(value) if isinstance(value, tuple) else repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-        rows.append([option, shown, v.sources.get(option, "")])
+        rows.append([option, _option_value(value), v.sources.get(option, "")])
     print_table(console, f"{v.name}: {v.description}",
                 [Col("option", "left"), Col("value", "left", True), Col("source", "left", True)], rows)
 

@@ -24,8 +24,15 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
+
+#: A deal set: (variant, seed stream, table number), and the rotation when deals are not shared.
+DealSet = tuple[str, int, int] | tuple[str, int, int, int]
+#: A stratum of one bot, pair or position: the table number, then the seats or rotations behind
+#: each board value (they set its scale).
+Stratum = tuple[int, ...]
 
 
 class Moments:
@@ -66,14 +73,14 @@ class Moments:
         return [self.scale, self.n, self.s1, self.s2, self.s3, self.s4, self.above, self.ties]
 
 
-def estimate(strata: list[Moments], per: int = 100) -> dict:
+def estimate(strata: list[Moments], per: int = 100) -> dict[str, Any]:
     """Stratified mean of the board values (times `per`), its standard error, degrees of
     freedom, 95% interval and two-sided p-value against 0; `pooled_var` is the
     within-stratum variance of one board and `kurtosis` its pooled fourth moment over the
     square of the second (3 for normal data), which compare's variance ratio needs."""
     strata = [s for s in strata if s.n]
     total = sum(s.n for s in strata)
-    out = {"mean": 0.0, "boards": total, "se": None, "df": None, "ci95": None, "p_value": None,
+    out: dict[str, Any] = {"mean": 0.0, "boards": total, "se": None, "df": None, "ci95": None, "p_value": None,
            "p_above": None, "pooled_var": None, "kurtosis": None}
     if not total:
         return out
@@ -149,10 +156,13 @@ class BoardBook:
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool):
         self.aliases, self.duplicate = aliases, duplicate
         self.order = {a: i for i, a in enumerate(aliases)}
-        self.open: dict[tuple, _Open] = {}
-        self.bots = {v: defaultdict(dict) for v in variants}       # alias → stratum → Moments
-        self.pairs = {v: defaultdict(dict) for v in variants}      # (a, b) → stratum → Moments
-        self.positions = {v: defaultdict(dict) for v in variants}  # position → stratum → Moments
+        self.open: dict[DealSet, _Open] = {}
+        self.bots: dict[str, defaultdict[str, dict[Stratum, Moments]]] = {
+            v: defaultdict(dict) for v in variants}  # alias → stratum → Moments
+        self.pairs: dict[str, defaultdict[tuple[str, str], dict[Stratum, Moments]]] = {
+            v: defaultdict(dict) for v in variants}  # (a, b) → stratum → Moments
+        self.positions: dict[str, defaultdict[int, dict[Stratum, Moments]]] = {
+            v: defaultdict(dict) for v in variants}  # position → stratum → Moments
         self.identical = {v: [0, 0] for v in variants}             # [boards dealt identically, boards]
         self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
         # alias → boards of its deal sets it did not hold in full (a seat of its died or was
@@ -160,7 +170,7 @@ class BoardBook:
         self.bots_left_out: dict[str, dict[str, int]] = {v: {} for v in variants}
         self.board_seeds = {v: False for v in variants}            # dealt board by board
 
-    def add(self, unit: tuple, spec: dict, summary: dict, own: list[int] | None = None) -> None:
+    def add(self, unit: DealSet, spec: dict[str, Any], summary: dict[str, Any], own: list[int] | None = None) -> None:
         """One match of deal set `unit`: seat `s` is `spec["lineup"][s]` as scheduled
         (`spec["seats"][s]` when nobody stood in), and its bot played the first `own[s]`
         hands itself (`own_hands`; None: every seat all of them)."""
@@ -199,14 +209,14 @@ class BoardBook:
             else:
                 u.same = [same and k == first_k for same, k, first_k in zip(u.same, keys, u.keys)]
 
-    def skip(self, unit: tuple) -> None:
+    def skip(self, unit: DealSet) -> None:
         """A match of this deal set was not played: its boards are not balanced over seats."""
         u = self.open.get(unit)
         if u is None:
             u = self.open[unit] = _Open(0, [], self.order, 0)
         u.incomplete = True
 
-    def close(self, unit: tuple) -> _Open | None:
+    def close(self, unit: DealSet) -> _Open | None:
         """Fold a finished deal set into the strata; return it (None if it is left out)."""
         u = self.open.pop(unit, None)
         if u is None or not u.rotations:
@@ -226,16 +236,20 @@ class BoardBook:
                 left_out[a] = left_out.get(a, 0) + len(u.chips) - p
         # Each bot over the boards it held in full; each pair over the boards both did;
         # positions over the boards every bot did (the same players in every rotation).
+        # Without duplicate a seating is a match of its own, so where each bot sat is a
+        # fixed part of the design (balanced, it cancels): the seating is a stratum too,
+        # or its effect would be counted as noise and the intervals would be too wide.
+        base = (u.table_no,) if self.duplicate else (u.table_no, int(unit[-1]))
         for i, a in enumerate(names):
             if played[i]:
-                m = _moments(self.bots[variant][a], (u.table_no, held[i]), held[i])
+                m = _moments(self.bots[variant][a], (*base, held[i]), held[i])
                 for row in u.chips[:played[i]]:
                     m.add(row[i])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared:
                 ki, kj = held[i], held[j]
-                m = _moments(self.pairs[variant][(names[i], names[j])], (u.table_no, ki, kj), ki * kj)
+                m = _moments(self.pairs[variant][(names[i], names[j])], (*base, ki, kj), ki * kj)
                 for row in u.chips[:shared]:
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)
@@ -250,7 +264,7 @@ class BoardBook:
                     m.add(seat_row[(first + p) % players])
         return u
 
-    def identity(self, variant: str) -> dict | None:
+    def identity(self, variant: str) -> dict[str, Any] | None:
         """Share of boards dealt identically in every rotation (duplicate runs only)."""
         same, boards = self.identical[variant]
         if not self.duplicate or not boards:
@@ -260,7 +274,7 @@ class BoardBook:
         return {"identical": same, "boards": boards, "share": same / boards, "dealing": dealing}
 
 
-def own_hands(spec: dict, summary: dict) -> list[int] | None:
+def own_hands(spec: dict[str, Any], summary: dict[str, Any]) -> list[int] | None:
     """Per seat, how many hands from the first its scheduled bot played itself: all, or
     those before the hand its seat died in (a crash, a time-out or a broken seat process:
     `crashed_at`), or none where the stand-in held the seat from the start (`lineup`).
@@ -284,7 +298,7 @@ def own_hands(spec: dict, summary: dict) -> list[int] | None:
     return out
 
 
-def _moments(strata: dict, key: tuple, scale: int) -> Moments:
+def _moments(strata: dict[Stratum, Moments], key: Stratum, scale: int) -> Moments:
     m = strata.get(key)
     if m is None:
         m = strata[key] = Moments(scale)

@@ -14,17 +14,18 @@ cancel, and the direct answer to "is the leader really better than this bot?".
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 
 
-def ranking(result: dict) -> list[dict]:
+def ranking(result: dict[str, Any]) -> list[dict[str, Any]]:
     """Bots best first over every variant they played: mean of their per-variant ratings.
     A bot rated over boards in every variant comes first; then one rated in some variant
     only over its own hands (no board played in full), then one with no hands of its own
     in some variant (its `basis` is the weakest of its variants'), so neither can rank
     above a bot that played its boards."""
-    per_bot: dict[str, list[dict]] = {}
+    per_bot: dict[str, list[dict[str, Any]]] = {}
     for data in result["variants"].values():
         for row in data["bots"]:
             per_bot.setdefault(row["bot"], []).append(row)
@@ -34,12 +35,12 @@ def ranking(result: dict) -> list[dict]:
         rates = [r["per100"] for r in rows if r["per100"] is not None]
         mean = math.fsum(rates) / len(rates) if rates else None
         ci = None
-        if all(r["se"] is not None for r in rows):
+        if mean is not None and all(r["se"] is not None for r in rows):
             parts = [((r["se"] / k) ** 2, math.inf if r["df"] is None else r["df"]) for r in rows]
             se = math.sqrt(math.fsum(v for v, _ in parts))
             half = t_quantile(welch_df(parts)) * se
             ci = [round(mean - half, 3), round(mean + half, 3)]
-        basis = max((r["basis"] for r in rows), key=_TIERS.get)
+        basis = max((r["basis"] for r in rows), key=_TIERS.__getitem__)
         out.append({"bot": bot, "per100": None if mean is None else round(mean, 3), "ci95": ci,
                     "variants": k, "basis": basis})
     out.sort(key=rank_key)
@@ -48,19 +49,19 @@ def ranking(result: dict) -> list[dict]:
     return out
 
 
-_TIERS = {"boards": 0, "hands": 1, None: 2}  # what a rating is measured over, best first
+_TIERS: dict[str | None, int] = {"boards": 0, "hands": 1, None: 2}  # what a rating is measured over, best first
 
 
-def rank_key(row: dict) -> tuple:
+def rank_key(row: dict[str, Any]) -> tuple[int, float, str]:
     """Best first: bots rated over boards, then bots rated over their own hands only,
     then bots with no hands of their own; so a bot that never played a board in full
     cannot rank above one that did, whatever its chips."""
     return _TIERS[row["basis"]], -(row["per100"] or 0.0), row["bot"]
 
 
-def crosstable(pairs: list[dict], bots: list[str]) -> dict[str, dict[str, dict]]:
+def crosstable(pairs: list[dict[str, Any]], bots: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
     """row bot → column bot → {diff, ci95}: row − column chips per 100 hands on shared boards."""
-    table: dict[str, dict[str, dict]] = {b: {} for b in bots}
+    table: dict[str, dict[str, dict[str, Any]]] = {b: {} for b in bots}
     for p in pairs:
         ci = p["ci95"]
         table.setdefault(p["a"], {})[p["b"]] = {"diff": p["diff_per100"], "ci95": ci}
@@ -69,7 +70,7 @@ def crosstable(pairs: list[dict], bots: list[str]) -> dict[str, dict[str, dict]]
     return table
 
 
-def oriented(pair: dict, a: str) -> dict:
+def oriented(pair: dict[str, Any], a: str) -> dict[str, Any]:
     """A head-to-head row turned so that `a` is its A: A − B, interval and share flipped."""
     if pair["a"] == a:
         return pair
@@ -79,7 +80,7 @@ def oriented(pair: dict, a: str) -> dict:
             "p_superior": None if sup is None else round(1 - sup, 3)}
 
 
-def pair_verdict(pair: dict) -> str:
+def pair_verdict(pair: dict[str, Any]) -> str:
     """What a head-to-head row says in words: who is better, if its 95% interval excludes 0."""
     ci = pair["ci95"]
     verdict = "too few boards" if ci is None else (
@@ -87,11 +88,11 @@ def pair_verdict(pair: dict) -> str:
     return verdict + (" (conditional: test stopped)" if pair.get("conditional") else "")
 
 
-def gaps_to(leader: str, pairs_by_variant: list[list[dict]]) -> dict[str, dict]:
+def gaps_to(leader: str, pairs_by_variant: list[list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
     """bot → its difference from `leader` (bot − leader, chips per 100 hands), averaged over
     the variants in which the two met like the ranking averages rates: {diff, ci95,
     p_value, variants, boards}. One variant gives its head-to-head row as it is."""
-    per_bot: dict[str, list[dict]] = {}
+    per_bot: dict[str, list[dict[str, Any]]] = {}
     for pairs in pairs_by_variant:
         for p in pairs:
             if leader in (p["a"], p["b"]):

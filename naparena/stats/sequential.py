@@ -19,6 +19,8 @@ stop*: optional stopping biases it, so the standings mark it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from naparena.stats.distributions import t_quantile
 
@@ -56,14 +58,14 @@ class Sprt:
             self.verdict = f"H0: no difference between {self.a} and {self.b}"
         return self.verdict
 
-    def result(self) -> dict:
+    def result(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "delta": self.delta, "boards": len(self.diffs),
                 "warmup": self.warmup, "llr": round(self.llr, 4),
                 "bounds": [round(self.lower, 4), round(self.upper, 4)], "verdict": self.verdict}
 
 
-def simulate(draw, delta: float, batch: int, reps: int, max_boards: int, alpha: float = 0.05,
-             beta: float = 0.05, warmup: int = WARMUP, truth: float = 0.0) -> dict:
+def simulate(draw: Callable[[int], list[float]], delta: float, batch: int, reps: int, max_boards: int,
+             alpha: float = 0.05, beta: float = 0.05, warmup: int = WARMUP, truth: float = 0.0) -> dict[str, Any]:
     """Run the test `reps` times on synthetic boards: `draw(k)` returns k board differences
     (per 100 hands) whose mean is `truth`. Returns how often it accepted H1 and H0, the
     average number of boards used (ASN), and how often a plain 95% t interval taken at

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from itertools import combinations
+from typing import Any, Protocol
 
-from naparena.stats.boards import BoardBook, estimate, own_hands
+from naparena.stats.boards import BoardBook, DealSet, Moments, Stratum, estimate, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
@@ -43,13 +44,13 @@ def mean_ci(values: list[float]) -> tuple[float, float | None, float | None]:
     return mean, mean - half, mean + half
 
 
-def _new_bot() -> dict:
+def _new_bot() -> dict[str, Any]:
     return {"hands": 0, "chips": 0, "bidder_hands": 0, "bidder_chips": 0, "defender_chips": 0,
             "contracts": {}, "revokes": 0, "faults": {}, "decisions": 0, "crashes": 0,
             "matches": 0, "stood_in_hands": 0}
 
 
-def _book(bot: dict, stream: list[int], hands: int, chips: int, bidder_chips: int) -> None:
+def _book(bot: dict[str, Any], stream: list[int], hands: int, chips: int, bidder_chips: int) -> None:
     bot["hands"] += hands
     bot["chips"] += chips
     bot["defender_chips"] += chips - bidder_chips
@@ -57,11 +58,29 @@ def _book(bot: dict, stream: list[int], hands: int, chips: int, bidder_chips: in
     stream[1] += hands
 
 
+class SprtSettings(Protocol):
+    """What the sequential test is set up from: a tournament's [sprt] table."""
+
+    @property
+    def a(self) -> str: ...
+    @property
+    def b(self) -> str: ...
+    @property
+    def delta(self) -> float: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def beta(self) -> float: ...
+    @property
+    def variant(self) -> str: ...
+
+
 class Standings:
     """Accumulates match summaries in schedule order; memory grows with strata and the
     deal sets still open, not with hands."""
 
-    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True, sprt=None):
+    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True,
+                 sprt: SprtSettings | None = None):
         # The stand-in can take any dead seat: always bookable, shown only once it played.
         aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
@@ -69,18 +88,20 @@ class Standings:
         self.sprt_variant = sprt.variant if sprt else None
         self.bots = {v: {a: _new_bot() for a in aliases} for v in variants}
         self.book = BoardBook(variants, aliases, duplicate)
-        self.streams = {v: defaultdict(lambda: defaultdict(lambda: [0, 0])) for v in variants}
-        self.skipped: list[dict] = []
-        self.disqualified: dict[str, dict] = {}
+        # variant → seed stream → alias → [chips, hands]: the spread of a bot's rate over streams
+        self.streams: dict[str, defaultdict[int, defaultdict[str, list[int]]]] = {
+            v: defaultdict(lambda: defaultdict(lambda: [0, 0])) for v in variants}
+        self.skipped: list[dict[str, Any]] = []
+        self.disqualified: dict[str, dict[str, Any]] = {}
         self.matches = 0
         self.kitty = {v: 0 for v in variants}  # chips left in kitties at the ends of matches
 
-    def unit_of(self, spec: dict) -> tuple:
+    def unit_of(self, spec: dict[str, Any]) -> DealSet:
         """The deal set a match belongs to: its rotations share the deals."""
         own = () if self.duplicate else (spec["rotation"],)
         return (spec["variant"], spec["stream"], spec["table_no"]) + own
 
-    def close_unit(self, unit: tuple) -> None:
+    def close_unit(self, unit: DealSet) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
         watches this pair (one difference per board both bots played)."""
         closed = self.book.close(unit)
@@ -90,13 +111,13 @@ class Standings:
         if diffs:
             self.sprt.add(diffs)
 
-    def sprt_decided(self, spec: dict) -> bool:
+    def sprt_decided(self, spec: dict[str, Any]) -> bool:
         """Does a decided sequential test end this match's head-to-head?"""
         s = self.sprt
         return bool(s and s.verdict and spec["variant"] == self.sprt_variant
                     and s.a in spec["seats"] and s.b in spec["seats"])
 
-    def add(self, spec: dict, summary: dict, duplicate: bool | None = None) -> None:
+    def add(self, spec: dict[str, Any], summary: dict[str, Any], duplicate: bool | None = None) -> None:
         """Book one match. `spec["seats"]` names who is booked for each seat (the stand-in
         where it held a disqualified bot's seat, with the schedule's seats in `lineup`).
         A seat that died is booked to its bot up to the hand it died in, and from that
@@ -136,7 +157,7 @@ class Standings:
         for alias in at_table:
             bots[alias]["matches"] += 1
 
-    def skip(self, spec: dict, reason: str) -> None:
+    def skip(self, spec: dict[str, Any], reason: str) -> None:
         self.skipped.append({"match": spec["index"], "reason": reason})
         self.book.skip(self.unit_of(spec))
 
@@ -145,12 +166,12 @@ class Standings:
         faults = sum(sum(self.bots[v][alias]["faults"].values()) for v in self.variants)
         return faults, sum(self.bots[v][alias]["decisions"] for v in self.variants)
 
-    def estimate(self, variant: str, alias: str) -> dict:
+    def estimate(self, variant: str, alias: str) -> dict[str, Any]:
         return estimate(list(self.book.bots[variant][alias].values()))
 
-    def result(self) -> dict:
+    def result(self) -> dict[str, Any]:
         """The standings as plain JSON-able data, bots best first within each variant."""
-        out = {"matches": self.matches, "unit": "board",
+        out: dict[str, Any] = {"matches": self.matches, "unit": "board",
                "variants": {}, "skipped": self.skipped, "disqualified": self.disqualified}
         if self.sprt is not None:
             out["sprt"] = self.sprt.result()
@@ -163,7 +184,7 @@ class Standings:
         out["ranking"] = ranking(out)
         return out
 
-    def _row(self, variant: str, alias: str) -> dict:
+    def _row(self, variant: str, alias: str) -> dict[str, Any]:
         b = self.bots[variant][alias]
         e = self.estimate(variant, alias)
         streams = [s[alias][0] * 100 / s[alias][1]
@@ -187,21 +208,23 @@ class Standings:
             "crashes": b["crashes"], "disqualified": alias in self.disqualified,
         }
 
-    def _pairs(self, variant: str) -> list[dict]:
+    def _pairs(self, variant: str) -> list[dict[str, Any]]:
         """Paired board differences, A − B per 100 hands, over the boards both bots played."""
         out = []
-        stopped = self.sprt is not None and self.sprt.verdict and variant == self.sprt_variant
+        sprt = self.sprt
+        # The pair whose test stopped, if it stopped in this variant.
+        stopped = {sprt.a, sprt.b} if sprt is not None and sprt.verdict and variant == self.sprt_variant else None
         for a, b in combinations(self.aliases, 2):
             strata = self.book.pairs[variant].get((a, b))
             if not strata:
                 continue
             row = pair_row(a, b, strata)
-            if stopped and {a, b} == {self.sprt.a, self.sprt.b}:
+            if {a, b} == stopped:
                 row["conditional"] = "after the sequential test stopped: optional stopping biases this interval"
             out.append(row)
         return out
 
-    def _positions(self, variant: str) -> list[dict]:
+    def _positions(self, variant: str) -> list[dict[str, Any]]:
         """Chips per 100 hands by position at the table, 0 = eldest hand (left of the dealer)."""
         out = []
         for p, strata in sorted(self.book.positions[variant].items()):
@@ -211,7 +234,8 @@ class Standings:
         return out
 
 
-def _rate(bot: dict, e: dict, left_out: int, stand_in: bool) -> tuple[float | None, str | None, str | None]:
+def _rate(bot: dict[str, Any], e: dict[str, Any], left_out: int,
+          stand_in: bool) -> tuple[float | None, str | None, str | None]:
     """(per 100, what it is measured over, why there is no interval): over boards when
     the bot held any in full; else from its own chips and hands, with no interval; else
     none at all (the stand-in played every hand of its seats)."""
@@ -224,7 +248,7 @@ def _rate(bot: dict, e: dict, left_out: int, stand_in: bool) -> tuple[float | No
     return None, None, "no hands of its own: the stand-in played every hand of its seats"
 
 
-def pair_row(a: str, b: str, strata: dict) -> dict:
+def pair_row(a: str, b: str, strata: dict[Stratum, Moments]) -> dict[str, Any]:
     """One head-to-head: mean difference with its interval and p-value, the share of boards
     A beat B (ties half), and the sd of the difference per hand (comparable across runs)."""
     e = estimate(list(strata.values()))
@@ -239,16 +263,16 @@ def pair_row(a: str, b: str, strata: dict) -> dict:
             "conditional": None}
 
 
-def sd_per_hand(strata: dict, e: dict) -> float | None:
+def sd_per_hand(strata: dict[Stratum, Moments], e: dict[str, Any]) -> float | None:
     """The sd of a pair's difference per hand: the pooled board variance times the hands
     each bot holds on a board (its seats times the rotations), in chips."""
     if e["pooled_var"] is None:
         return None
-    hands = sum(m.n * min(ka, kb) for (_, ka, kb), m in strata.items()) / e["boards"]
+    hands = sum(m.n * min(key[-2:]) for key, m in strata.items()) / e["boards"]
     return math.sqrt(e["pooled_var"] * hands) / 100
 
 
-def _rounded(ci) -> list[float] | None:
+def _rounded(ci: list[float] | None) -> list[float] | None:
     return None if ci is None else [round(ci[0], 3), round(ci[1], 3)]
 
 
@@ -256,7 +280,7 @@ def _round_df(df: float) -> float | None:
     return None if math.isinf(df) else round(df, 1)
 
 
-def welch(est_a: dict, est_b: dict) -> dict:
+def welch(est_a: dict[str, Any], est_b: dict[str, Any]) -> dict[str, Any]:
     """Difference of two independent estimates (each with `mean`, `se`, `df`): the
     estimate, its 95% interval and two-sided p, Welch–Satterthwaite degrees of freedom."""
     diff = est_a["mean"] - est_b["mean"]
@@ -273,7 +297,7 @@ def welch(est_a: dict, est_b: dict) -> dict:
     return out
 
 
-def variance_ratio(var_a: float, kurt_a: float, n_a: int, var_b: float, kurt_b: float, n_b: int) -> dict:
+def variance_ratio(var_a: float, kurt_a: float, n_a: int, var_b: float, kurt_b: float, n_b: int) -> dict[str, Any]:
     """var_b / var_a with a 95% interval that does not assume normal data: log s² has
     asymptotic variance (kurtosis − 1) / n (2 / n for normal data, where the F interval
     is exact; chip differences are heavy-tailed, where F intervals are far too narrow)."""
@@ -284,12 +308,12 @@ def variance_ratio(var_a: float, kurt_a: float, n_a: int, var_b: float, kurt_b: 
             "ci95": [round(ratio * math.exp(-z * spread), 3), round(ratio * math.exp(z * spread), 3)]}
 
 
-def compare(a: "Standings", b: "Standings") -> dict:
+def compare(a: Standings, b: Standings) -> dict[str, Any]:
     """The same bots across two runs: is each bot's result different (Welch interval for
     the difference), and how noisy is each run's head-to-head (sd of the paired difference
     per hand, and the ratio of its squares with an interval: between a duplicate and a
     non-duplicate run, the variance-reduction factor of duplicate deals)."""
-    out = {"variants": {}}
+    out: dict[str, Any] = {"variants": {}}
     for variant in [v for v in a.variants if v in b.variants]:
         bots = []
         for alias in [x for x in a.aliases if x in b.aliases]:

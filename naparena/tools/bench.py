@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from functools import partial
 
 import orjson
 
@@ -44,7 +46,7 @@ def _engine_loop(matches: list, clock, log: bool) -> float:
 def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1) -> tuple[float, float]:
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
     interface, supervision and JSON logging, in this process."""
-    from naparena.arena.play import Job, play_job
+    from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)
@@ -59,10 +61,10 @@ def all_variants(hands: int) -> list[tuple[str, int, float]]:
     return [(v, p, engine_rate(v, p, hands)) for v in VARIANTS for p in [default_table(make_rules(v))]]
 
 
-def measures(hands: int, every_variant: bool) -> list[tuple[str, object]]:
+def measures(hands: int, every_variant: bool) -> list[tuple[str, Callable[[], float]]]:
     """(name, function returning hands/s) of every measure `naparena bench` takes, each
     once: the classic engine at four players is the first row, not repeated per variant."""
-    out = [
+    out: list[tuple[str, Callable[[], float]]] = [
         ("engine, classic, 4 players", lambda: engine_rate(hands=hands)),
         ("engine, classic, 4 players, JSON hand log", lambda: engine_rate(hands=hands, log=True)),
         ("engine, classic, 4 players, every trick played",
@@ -73,8 +75,7 @@ def measures(hands: int, every_variant: bool) -> list[tuple[str, object]]:
         for v in VARIANTS:
             players = default_table(make_rules(v))
             if (v, players) != ("classic", 4):
-                out.append((f"engine, {v}, {players} players",
-                            lambda v=v, p=players: engine_rate(v, p, max(hands // 2, 1))))
+                out.append((f"engine, {v}, {players} players", partial(engine_rate, v, players, max(hands // 2, 1))))
     return out
 
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import random
 import time
-
-import orjson
 from dataclasses import dataclass, field
 
-from naparena.arena.play import Job, Seat, Supervisor, fault_kind, play_job
-from naparena.arena.pool import InlineExecutor
-from naparena.arena.schedule import derive_seed
-from naparena.arena.seats import Confinement
-from naparena.game.engine import Match
+import orjson
+
+from naparena.arena.executors.pool import InlineExecutor
+from naparena.arena.match.play import Job, Seat, Supervisor, play_job
+from naparena.arena.records.logs import fault_kind
+from naparena.arena.setup.schedule import derive_seed
+from naparena.arena.setup.settings import Confinement
 from naparena.errors import RulesError
+from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
@@ -97,7 +98,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         executor.shutdown()
 
 
-def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> None:
+def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> VariantCheck:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
@@ -107,15 +108,16 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor, 
         hand = match.next_hand()
         supervisor.new_hand(hand.hand_no)
         while not hand.over:
-            seat = hand.to_act
+            seat, kind = hand.to_act, hand.kind
+            assert seat is not None and kind is not None  # a decision is due until the hand is over
             if seat == 0:
                 report.decisions += 1
                 start = time.perf_counter()
-                answer, fault = supervisor.ask(hand, bot.decide[hand.kind], 0)
+                answer, fault = supervisor.ask(hand, bot.decide[kind], 0)
                 report.times.append(time.perf_counter() - start)
                 hand.fault(fault) if fault else hand.apply(answer)
             else:
-                hand.apply(getattr(others[seat - 1], hand.kind)(hand.view()))
+                hand.apply(getattr(others[seat - 1], kind)(hand.view()))
         for _, seat, kind, reason in hand.record().get("faults", ()):
             if seat == 0:
                 key = fault_kind(reason)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from naparena.game.cards import RANK_NAMES
+from naparena.game.cards import RANK_NAMES, pack
 from naparena.game.cards import name as card_name
-from naparena.game.cards import pack
 from naparena.game.rules import (
     AUTO_PACK,
     CHOICES,
@@ -404,7 +403,7 @@ def view_table() -> list[str]:
     return lines
 
 
-def _code(text: str) -> str:
+def _code(text: object) -> str:
     return "`" + str(text).replace("|", "\\|") + "`"  # a bare | would end the table cell
 
 

@@ -117,7 +117,7 @@ class Misbehaving(Steady):
             signal.setitimer(signal.ITIMER_REAL, 0.001)
             return self._answer(view)
         if mode == "slot":  # the watchdog's slot is in reach of an inline bot: say no call is under way
-            import naparena.arena.play as play
+            import naparena.arena.match.play as play
             play._slot[play.SEAT] = -1
             _busy(self.sleep)
             return self._answer(view)

@@ -1,7 +1,8 @@
 """Play one match from plain data: rebuild the bots, supervise every decision, log every hand.
 
 This is what a worker process runs. Nothing here depends on which process runs it or
-when, so a match gives the same log wherever it is played.
+when, so a match gives the same log wherever it is played. The log's format, and the
+`MatchSummary` it ends with, are `records/logs.py`'s.
 
 Misbehaviour rules (also in the README):
 - a bot that raises, answers illegally or runs out of time faults that decision: the
@@ -17,17 +18,17 @@ Misbehaviour rules (also in the README):
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import threading
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from naparena.arena.seats import Confinement, SeatFault, close_seats, start_seats
+from naparena.arena.match.seats import SeatFault, close_seats, start_seats
+from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
+from naparena.arena.setup.settings import Confinement
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
@@ -40,11 +41,6 @@ from naparena.game.rules import Rules
 # timed out to KILL_HAND, KILL_DECISION and sets KILLED before it interrupts.
 MATCH, HAND, SEAT, DECISION, KILL_HAND, KILL_DECISION, KILLED = range(7)
 SLOT_SIZE = 7
-# Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
-# them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
-# the rules hold `sedan_trumps`; 4: the seating design (every bot at every offset from
-# every other), so a schedule of format 3 is not this one.
-FORMAT = 4
 
 
 class BotTimeout(BaseException):
@@ -197,14 +193,9 @@ class MatchLog:
         return self.tail["summary"]
 
     def __bytes__(self) -> bytes:
-        head = _compact(self.head)[:-1]
-        tail = _compact(self.tail)[1:]
+        head = compact(self.head)[:-1]
+        tail = compact(self.tail)[1:]
         return b"".join((head.encode(), b',"hands":[', self.hands, b"],", tail.encode(), b"\n"))
-
-
-def _compact(data) -> str:
-    # orjson: a quarter of the stdlib's time per hand, the same compact JSON text.
-    return orjson.dumps(data).decode()
 
 
 def _match_info(job: Job, rules: Rules, seat: int) -> dict:
@@ -434,100 +425,3 @@ def public_record(record: dict) -> dict:
     if "faults" in public:
         public["faults"] = tuple((d, s, k, fault_kind(r)) for d, s, k, r in public["faults"])
     return public
-
-
-def fault_kind(reason: str) -> str:
-    """'exception: …' → 'exception'; 'illegal answer …' → 'illegal'."""
-    head = reason.split(":", 1)[0]
-    return "illegal" if head.startswith("illegal") else head
-
-
-class MatchSummary:
-    """Per-seat totals of one match, added up hand by hand (report and verify reuse it)."""
-
-    def __init__(self, players: int):
-        self.hands = 0
-        self.bidder_hands = [0] * players
-        self.bidder_chips = [0] * players
-        self.contracts: list[dict[str, list[int]]] = [{} for _ in range(players)]  # [tries, made]
-        self.revokes = [0] * players
-        self.faults: list[dict[str, int]] = [{} for _ in range(players)]
-        # Per hand, for the board statistics: each seat's chips, and a checksum of the
-        # deal (dealer, cards, extra cards) to measure whether rotations got the same deal.
-        self.dealer: int | None = None
-        self.hand_chips: list[list[int]] = []
-        self.deal_keys: list[int] = []
-
-    def add(self, r: dict) -> None:
-        """Book one hand record; kept lean because it runs once per hand."""
-        self.hands += 1
-        if self.dealer is None:
-            self.dealer = r["dealer"]
-        self.hand_chips.append(list(r["chips"]))
-        self.deal_keys.append(deal_key(r))
-        bidder = r["bidder"]
-        if bidder is not None:
-            self.bidder_hands[bidder] += 1
-            self.bidder_chips[bidder] += r["chips"][bidder]
-            tally = self.contracts[bidder].get(r["contract"])
-            if tally is None:
-                tally = self.contracts[bidder][r["contract"]] = [0, 0]
-            tally[0] += 1
-            if r["result"] == "made":
-                tally[1] += 1
-        if "revoke" in r:
-            self.revokes[r["revoke"]] += 1
-        if "faults" in r:
-            for _, s, _, reason in r["faults"]:
-                kinds = self.faults[s]
-                kinds[fault_kind(reason)] = kinds.get(fault_kind(reason), 0) + 1
-
-    def result(self, won: list[int], final: list[int], kitty: int, decisions: list[int], crashes: list) -> dict:
-        """The match's summary; `won` is each seat's chips over all hands (the Match adds
-        them up anyway, and a vector sum per hand here would cost more than the booking)."""
-        seats = []
-        for s, chips in enumerate(won):
-            seats.append({"chips": chips, "hands": self.hands, "bidder_hands": self.bidder_hands[s],
-                          "bidder_chips": self.bidder_chips[s], "defender_chips": chips - self.bidder_chips[s],
-                          "contracts": self.contracts[s], "revokes": self.revokes[s],
-                          "faults": self.faults[s], "decisions": decisions[s]})
-        for hand_no, s, decision, reason in crashes:
-            seats[s]["crashed_at"] = hand_no
-            if decision < 0:  # a crash in a lifecycle call: no decision faulted, count it here
-                seats[s]["faults"][fault_kind(reason)] = seats[s]["faults"].get(fault_kind(reason), 0) + 1
-        return {"seats": seats, "final": list(final), "kitty": kitty, "hands": self.hands,
-                "dealer": self.dealer, "hand_chips": self.hand_chips, "deal_keys": self.deal_keys}
-
-
-def deal_key(r: dict) -> int:
-    """A checksum of what a hand was dealt (CRC-32 of the deal, started from the dealer,
-    then of any extra cards): equal keys in two rotations = the same board."""
-    key = zlib.crc32(orjson.dumps(r["deal"]), r["dealer"])
-    for extra in _EXTRA_CARDS:
-        if extra in r:
-            key = zlib.crc32(orjson.dumps([extra, r[extra]]), key)
-    return key
-
-
-_EXTRA_CARDS = ("peep_card", "floater", "garnet")
-
-
-def dumps(data: dict) -> bytes:
-    """Compact JSON bytes of a small log file (a skipped match)."""
-    return (_compact(data) + "\n").encode()
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write to a temporary file then rename, so a reader never sees half a log."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        # A full disk or an interrupt: leave no half-written temporary file behind.
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

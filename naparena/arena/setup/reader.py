@@ -1,4 +1,5 @@
-"""Tournament files: TOML in, a validated frozen `Tournament` out (the schedule is `schedule.py`).
+"""Reading a tournament file: TOML in, a validated frozen `Tournament` out (the keys and
+their rules are `settings.py`; the schedule is `schedule.py`).
 
 Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-based as in the file.
 """
@@ -7,243 +8,36 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import hashlib
 import json
-import os
 import math
 import re
 import stat
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
-from naparena.arena.seating import seatings
-from naparena.arena.seats import Confinement
+from naparena.arena.setup.seating import seatings
+from naparena.arena.setup.settings import (
+    BOT_KEYS,
+    ISOLATION,
+    MAX_ENTRIES,
+    MAX_FILE_BYTES,
+    MAX_MATCHES,
+    MAX_TOTAL_HANDS,
+    NAME,
+    NAME_RULE,
+    REQUIRED,
+    SEAT_KEYS,
+    SETTINGS,
+    SPRT_KEYS,
+    TOP_LEVEL,
+    Confinement,
+)
+from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS
-
-MAX_WORKERS = 256
-PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
-
-
-def _path_ok(value: str) -> bool:
-    return bool(value.strip()) and len(value) <= 4096 and "\0" not in value
-
-
-# Names that end up in seed derivation, run directories and log files: no separators,
-# so "|".join in derive_seed can never make two different tuples collide.
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
-NAME_RULE = ("must be a short name of letters, digits and . _ + -"
-             " (at most 64, starting with a letter or digit)")
-
-TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
-SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
-BOT_KEYS = ("name", "alias", "params", "command", "isolation")
-ISOLATION = ("inline", "process")
-REQUIRED = object()
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One key of the [tournament] table: default, type, range and the line that explains it."""
-
-    default: Any
-    kind: type
-    ok: Callable[[Any], bool]
-    rule: str
-    help: str
-
-
-def scheduler_kind(text: str) -> str | None:
-    """What a `scheduler` value names: "pool" (this machine's workers), "local" (a local
-    Dask cluster of N workers), "address" or "file"; None if it cannot be one."""
-    if text in ("", "none"):
-        return "pool"
-    if text.split(":", 1)[0] == "local":
-        return "local" if re.fullmatch(r"local:[1-9][0-9]{0,3}", text) else None
-    if "://" in text:
-        return "address" if re.fullmatch(r"[a-z][a-z0-9+.-]*://\S+", text) else None
-    return "file" if text.strip() == text else None
-
-
-SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
-                  'or "" for the workers of this machine')
-
-SETTINGS: dict[str, Setting] = {
-    "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
-    "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
-                    "master seed: every deal and bot RNG derives from it"),
-    "seeds": Setting(1, int, lambda v: 1 <= v <= 10_000, "must be from 1 to 10000",
-                     "independent seed streams, to compare strategies across seeds"),
-    "hands": Setting(100, int, lambda v: 1 <= v <= 1_000_000, "must be from 1 to 1000000", "hands per match"),
-    "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
-    "duplicate": Setting(True, bool, lambda v: True, "",
-                         "replay each deal in every seating of the design, so luck of the cards cancels"),
-    "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
-                       "worker processes; 0 = one per core"),
-    "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
-                     "chips each seat starts a match with (results are net chips)"),
-    "timeout": Setting(1.0, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
-                       "seconds a bot may take per decision"),
-    "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
-                               "disqualify a bot failing more than this share of its decisions "
-                               "(after 20); 1.0 = never"),
-    "isolation": Setting("inline", str, lambda v: v in ISOLATION, 'must be "inline" or "process"',
-                         "Python bots in the match process, or each in its own seat process"),
-    "bots_dir": Setting("bots", str, lambda v: _path_ok(v), PATH_RULE,
-                        "drop-in bot folder beside this file (default: ./bots if there is none)"),
-    "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
-                       "where runs are written, relative to the current directory"),
-    "scheduler": Setting("", str, lambda v: scheduler_kind(v) is not None, SCHEDULER_RULE,
-                         'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here'),
-}
-
-# A fault share only means something once a bot has made this many decisions.
-FAULT_MIN_DECISIONS = 20
-# STAND_IN_ALIAS: the alias the standings give a seat once the stand-in plays it (a
-# disqualified bot's seat, or one whose bot died in the match); defined with the standings.
-
-# Bounds that keep a typo from starting a run that cannot end or fit in memory.
-MAX_FILE_BYTES = 1 << 20
-MAX_ENTRIES = 64           # [[bots]] and [[variants]] each
-MAX_MATCHES = 100_000
-MAX_TOTAL_HANDS = 10**9
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """One [[bots]] entry: the registered bot `name`, its seat `alias` and its params; for
-    an external bot the `command` that runs it (argv as written in the file); `isolation`
-    when the entry sets its own."""
-
-    name: str
-    alias: str
-    params: dict
-    command: tuple[str, ...] | None = None
-    isolation: str | None = None
-
-    def as_dict(self) -> dict:
-        out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
-        if self.command is not None:
-            out["command"] = list(self.command)
-        if self.isolation is not None:
-            out["isolation"] = self.isolation
-        return out
-
-
-@dataclass(frozen=True)
-class VariantSpec:
-    """One [[variants]] entry. `base` is the named variant the rules start from (for a
-    named variant, its own name), so `make_rules(base, overrides)` rebuilds `rules`."""
-
-    name: str
-    base: str
-    overrides: dict
-    rules: Rules
-
-    def as_dict(self) -> dict:
-        return {"name": self.name, "base": self.base, "overrides": dict(self.overrides),
-                "rules": self.rules.as_dict()}
-
-
-@dataclass(frozen=True)
-class SprtSpec:
-    """The optional [sprt] table: stop the head-to-head of `a` and `b` in `variant` once a
-    sequential test decides between "no difference" and "a − b = delta per 100 hands"."""
-
-    a: str
-    b: str
-    delta: float
-    alpha: float
-    beta: float
-    variant: str
-
-
-@dataclass(frozen=True)
-class Tournament:
-    """A validated tournament file. `path` is the file as named by the caller ("" if none)."""
-
-    name: str
-    seed: int
-    seeds: int
-    hands: int
-    table: int
-    duplicate: bool
-    workers: int
-    stack: int
-    timeout: float
-    max_fault_share: float
-    isolation: str
-    bots_dir: str
-    log_dir: str
-    scheduler: str
-    bots: tuple[BotSpec, ...]
-    variants: tuple[VariantSpec, ...]
-    sprt: SprtSpec | None = None
-    path: str = ""
-    seats: Confinement = Confinement()
-
-    @property
-    def bots_path(self) -> Path:
-        """The drop-in folder: `bots_dir` beside the tournament file; for the default
-        "bots", when the file has no such folder beside it, `./bots` in the current
-        directory, the folder `naparena bots` and `naparena check` look in."""
-        beside = Path(self.path).parent / self.bots_dir
-        if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
-            return Path(self.bots_dir)
-        return beside
-
-    @property
-    def log_path(self) -> Path:
-        return Path(self.log_dir)
-
-    def variant(self, name: str) -> VariantSpec:
-        """The variant called `name` (KeyError if there is none)."""
-        return {v.name: v for v in self.variants}[name]
-
-    def as_dict(self) -> dict:
-        """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
-        between machines, and logs must not."""
-        settings = {key: getattr(self, key) for key in SETTINGS}
-        out = {**settings, "bots": [b.as_dict() for b in self.bots],
-               "variants": [v.as_dict() for v in self.variants]}
-        if self.sprt is not None:
-            out["sprt"] = dataclasses.asdict(self.sprt)
-        out["seats"] = self.seats.as_dict()
-        return out
-
-    def isolation_of(self, bot: BotSpec) -> str:
-        """Where `bot` runs: an external bot always in a process; a Python bot as its
-        entry says, else as [tournament] says."""
-        return "process" if bot.command is not None else (bot.isolation or self.isolation)
-
-    def command_of(self, bot: BotSpec) -> list[str]:
-        """An external bot's argv, every argument naming a file or folder next to the
-        tournament file made absolute (seat processes start in an empty directory)."""
-        base = Path(self.path).parent
-        # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
-        return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
-
-    def command_hash(self, bot: BotSpec) -> str:
-        """sha256 of the files an external bot's command names (as written, with contents)."""
-        digest = hashlib.sha256()
-        base = Path(self.path).parent
-        for arg in bot.command:
-            if arg and (base / arg).is_file():
-                digest.update(arg.encode() + b"\0" + (base / arg).read_bytes() + b"\0")
-        return "sha256:" + digest.hexdigest()[:16]
-
-
-def with_isolation(t: Tournament, mode: str) -> Tournament:
-    """`--isolation`: every Python bot in `mode`, whatever the file says."""
-    bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
-    return dataclasses.replace(t, isolation=mode, bots=bots)
-
 
 # --- loading ------------------------------------------------------------------------------
 
@@ -460,13 +254,6 @@ def _argv(value: Any, path: str, where: str) -> tuple[str, ...]:
                           f'e.g. ["node", "bots/mybot.js"], got {_show(value)}')
     return tuple(value)
 
-
-SEAT_KEYS = {  # [seats]: key -> (type, check, rule)
-    "memory_mb": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
-    "cpu_seconds": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
-    "open_files": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
-    "start_timeout": (float, lambda v: v > 0, "must be more than 0"),
-}
 
 
 def _seat_limits(data: Mapping, path: str) -> Confinement:
@@ -692,53 +479,3 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return repr(value)
-
-
-# --- the starter file -----------------------------------------------------------------------
-
-def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: str = "starter") -> str:
-    """A valid tournament file to start from: the first two bots, `classic` and one more
-    variant, every [tournament] key at its default, and comments explaining each key."""
-    if not bot_names:
-        raise ConfigError("", "bots", "no bots are registered, so there is nothing to put in a tournament")
-    if not variant_names:
-        raise ConfigError("", "variants", "no variants are known, so there is nothing to put in a tournament")
-    chosen = ["classic"] if "classic" in variant_names else [variant_names[0]]
-    chosen += [v for v in variant_names if v not in chosen][:1]
-    settings = {key: s.default for key, s in SETTINGS.items() if s.default is not REQUIRED}
-    settings.update({key: value for key, (value, _) in STARTER.items()})
-    # Each entry dumped on its own: tomli-w would fold short arrays of tables into
-    # inline arrays, and [[bots]] blocks are what a person expects to copy and edit.
-    blocks = [tomli_w.dumps({"tournament": {"name": name, **settings}})]
-    blocks += ["[[bots]]\n" + tomli_w.dumps({"name": b}) for b in list(bot_names)[:2]]
-    blocks += ["[[variants]]\n" + tomli_w.dumps({"name": v}) for v in chosen]
-    return _starter_header(bot_names, variant_names) + "\n" + "\n".join(blocks)
-
-
-# Where a starter file leaves the defaults, and why: one seed stream is one deal set per
-# variant, and a confidence interval needs at least two; eight give useful ones in
-# seconds. Its two bots at four seats play 6 seatings of each deal, and 35 hands a match
-# keep the run as short, and its intervals as narrow, as 100 hands of the 2 seatings
-# that once put the bots on alternate seats.
-STARTER = {"seeds": (8, "for confidence intervals"),
-           "hands": (35, "as every deal is played in each seating of the design")}
-
-
-def _starter_header(bot_names: Sequence[str], variant_names: Sequence[str]) -> str:
-    width = max(map(len, SETTINGS))
-    lines = ["naparena tournament file (TOML).", "", "[tournament]"]
-    lines += [f"  {key:<{width}}  {s.help}" + (" (required)" if s.default is REQUIRED else "")
-              + (f" (default {s.default}; {STARTER[key][0]} here, {STARTER[key][1]})" if key in STARTER else "")
-              for key, s in SETTINGS.items()]
-    lines += [
-        "",
-        "[[bots]]      one per player: name = a registered bot; optional alias = a unique",
-        "              seat name (lets one bot sit twice with different params);",
-        "              optional params = { ... } for the bot's parameters",
-        "[[variants]]  name = a named variant; or name = your own, base = a named variant,",
-        "              plus any rules option to override, e.g. bids = [...]",
-        "",
-        f"Available bots: {', '.join(bot_names)}",
-        f"Named variants: {', '.join(variant_names)}",
-    ]
-    return "".join(f"# {line}".rstrip() + "\n" for line in lines)

@@ -37,9 +37,10 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 
 from naparena._version import __version__
-from naparena.arena.play import Job, write_atomic
-from naparena.arena.pool import ForkPool, WorkerDied
-from naparena.arena.tournament import SCHEDULER_RULE, scheduler_kind
+from naparena.arena.executors.pool import ForkPool, WorkerDied
+from naparena.arena.match.play import Job
+from naparena.arena.records.logs import write_atomic
+from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
 from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
@@ -69,7 +70,7 @@ def code_digest() -> str:
     code would not give the same logs."""
     global _code_digest
     if _code_digest is None:
-        root = Path(__file__).resolve().parent.parent  # the naparena package
+        root = Path(__file__).resolve().parents[2]  # the naparena package
         h = hashlib.sha256()
         for path in sorted(root.rglob("*.py")):
             h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -203,7 +204,7 @@ def _pool(timeout: float, threads: int) -> ForkPool:
                 # it children. Ours die with it (see _child_start), which is what that rule is for.
                 me.daemon = False
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["naparena.arena.cluster"])
+            context.set_forkserver_preload(["naparena.arena.executors.cluster"])
             pool = _pools[timeout] = ForkPool(threads, timeout, initializer=_child_start, context="forkserver")
         return pool
 

@@ -27,9 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from naparena.arena.setup.settings import Confinement
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
 from naparena.errors import ConfigError
@@ -37,31 +37,8 @@ from naparena.errors import ConfigError
 log = logging.getLogger("naparena")
 
 #: The package's source root, so a Python seat imports the same naparena as its match.
-_SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[3])
 _STDERR_CAP = 1 << 16  # bytes of a seat's stderr logged per match; the rest is counted, not kept
-
-
-@dataclass(frozen=True)
-class Confinement:
-    """How seat processes are started: rlimits, an optional sandbox prefix, the start-up
-    limit. Plain data, so it travels in a `Job` as `as_dict()`."""
-
-    memory_mb: int = 2048          # address space (RLIMIT_AS); 0 = no limit
-    cpu_seconds: int = 0           # CPU time of the whole match (RLIMIT_CPU); 0 = no limit
-    open_files: int = 64           # RLIMIT_NOFILE
-    sandbox: tuple[str, ...] = ()  # argv prefix, e.g. ("bwrap", "--ro-bind", "/", "/", ...)
-    start_timeout: float = 10.0    # seconds from start to the bot's hello
-
-    def as_dict(self) -> dict:
-        return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
-                "open_files": self.open_files, "sandbox": list(self.sandbox),
-                "start_timeout": self.start_timeout}
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> "Confinement":
-        data = dict(data or {})
-        data["sandbox"] = tuple(data.get("sandbox", ()))
-        return cls(**data)
 
 
 class SeatFault(Exception):

@@ -14,30 +14,24 @@ from pathlib import Path
 
 import orjson
 
-from naparena.arena.logs import load_match, other_format, read_match
-from naparena.arena.runner import (
-    MANIFEST,
-    MATCHES,
+from naparena.arena.records.ledger import (
     STAND_IN_BOT,
-    STANDINGS,
     booked_spec,
-    config_hash,
     end_of_unit,
     judge,
-    match_path,
-    read_manifest,
     skip_reason,
     stand_in_seats,
 )
-from naparena.arena.play import FORMAT, MatchSummary
-from naparena.arena.schedule import board_seeds, schedule, seating_design
-from naparena.arena.seating import balance, imbalance
-from naparena.arena.seats import Confinement
-from naparena.arena.tournament import STAND_IN_ALIAS, SETTINGS, BotSpec, SprtSpec, Tournament, VariantSpec
+from naparena.arena.records.logs import FORMAT, MatchSummary, other_format, read_match
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, config_hash, match_path, read_manifest
+from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
+from naparena.arena.setup.seating import balance, imbalance
+from naparena.arena.setup.settings import SETTINGS, Confinement
+from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules, make_rules
-from naparena.stats.standings import Standings
+from naparena.stats.standings import STAND_IN_ALIAS, Standings
 
 
 def rules_of(log: dict) -> Rules:

@@ -22,7 +22,7 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, Callable
 
-from naparena.arena.play import (
+from naparena.arena.match.play import (
     DECISION,
     HAND,
     KILL_DECISION,

@@ -9,8 +9,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from naparena.arena.seating import design, seatings
-from naparena.arena.tournament import Tournament
+from naparena.arena.setup.seating import design, seatings
+from naparena.arena.setup.tournament import Tournament
 
 
 @dataclass(frozen=True)

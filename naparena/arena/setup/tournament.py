@@ -1,0 +1,143 @@
+"""The validated tournament: frozen data for its settings, bots, variants and [sprt] table,
+as the reader (`reader.py`) makes it from a file."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from naparena.arena.setup.settings import SETTINGS, Confinement
+from naparena.game.rules import Rules
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One [[bots]] entry: the registered bot `name`, its seat `alias` and its params; for
+    an external bot the `command` that runs it (argv as written in the file); `isolation`
+    when the entry sets its own."""
+
+    name: str
+    alias: str
+    params: dict
+    command: tuple[str, ...] | None = None
+    isolation: str | None = None
+
+    def as_dict(self) -> dict:
+        out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
+        if self.command is not None:
+            out["command"] = list(self.command)
+        if self.isolation is not None:
+            out["isolation"] = self.isolation
+        return out
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One [[variants]] entry. `base` is the named variant the rules start from (for a
+    named variant, its own name), so `make_rules(base, overrides)` rebuilds `rules`."""
+
+    name: str
+    base: str
+    overrides: dict
+    rules: Rules
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "base": self.base, "overrides": dict(self.overrides),
+                "rules": self.rules.as_dict()}
+
+
+@dataclass(frozen=True)
+class SprtSpec:
+    """The optional [sprt] table: stop the head-to-head of `a` and `b` in `variant` once a
+    sequential test decides between "no difference" and "a − b = delta per 100 hands"."""
+
+    a: str
+    b: str
+    delta: float
+    alpha: float
+    beta: float
+    variant: str
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A validated tournament file. `path` is the file as named by the caller ("" if none)."""
+
+    name: str
+    seed: int
+    seeds: int
+    hands: int
+    table: int
+    duplicate: bool
+    workers: int
+    stack: int
+    timeout: float
+    max_fault_share: float
+    isolation: str
+    bots_dir: str
+    log_dir: str
+    scheduler: str
+    bots: tuple[BotSpec, ...]
+    variants: tuple[VariantSpec, ...]
+    sprt: SprtSpec | None = None
+    path: str = ""
+    seats: Confinement = Confinement()
+
+    @property
+    def bots_path(self) -> Path:
+        """The drop-in folder: `bots_dir` beside the tournament file; for the default
+        "bots", when the file has no such folder beside it, `./bots` in the current
+        directory, the folder `naparena bots` and `naparena check` look in."""
+        beside = Path(self.path).parent / self.bots_dir
+        if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
+            return Path(self.bots_dir)
+        return beside
+
+    @property
+    def log_path(self) -> Path:
+        return Path(self.log_dir)
+
+    def variant(self, name: str) -> VariantSpec:
+        """The variant called `name` (KeyError if there is none)."""
+        return {v.name: v for v in self.variants}[name]
+
+    def as_dict(self) -> dict:
+        """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
+        between machines, and logs must not."""
+        settings = {key: getattr(self, key) for key in SETTINGS}
+        out = {**settings, "bots": [b.as_dict() for b in self.bots],
+               "variants": [v.as_dict() for v in self.variants]}
+        if self.sprt is not None:
+            out["sprt"] = dataclasses.asdict(self.sprt)
+        out["seats"] = self.seats.as_dict()
+        return out
+
+    def isolation_of(self, bot: BotSpec) -> str:
+        """Where `bot` runs: an external bot always in a process; a Python bot as its
+        entry says, else as [tournament] says."""
+        return "process" if bot.command is not None else (bot.isolation or self.isolation)
+
+    def command_of(self, bot: BotSpec) -> list[str]:
+        """An external bot's argv, every argument naming a file or folder next to the
+        tournament file made absolute (seat processes start in an empty directory)."""
+        base = Path(self.path).parent
+        # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
+        return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
+
+    def command_hash(self, bot: BotSpec) -> str:
+        """sha256 of the files an external bot's command names (as written, with contents)."""
+        digest = hashlib.sha256()
+        base = Path(self.path).parent
+        for arg in bot.command:
+            if arg and (base / arg).is_file():
+                digest.update(arg.encode() + b"\0" + (base / arg).read_bytes() + b"\0")
+        return "sha256:" + digest.hexdigest()[:16]
+
+
+def with_isolation(t: Tournament, mode: str) -> Tournament:
+    """`--isolation`: every Python bot in `mode`, whatever the file says."""
+    bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
+    return dataclasses.replace(t, isolation=mode, bots=bots)

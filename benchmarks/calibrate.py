@@ -36,7 +36,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from naparena.arena.match.play import Job, play_job
-from naparena.arena.records.ledger import end_of_unit, judge, skip_reason
+from naparena.arena.records.ledger import Ledger, Skip
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
 from naparena.bots.plugins import load_registry
@@ -109,25 +109,24 @@ def mixed_tournament(design: str, seed: int):
 
 
 def play(t) -> tuple[dict, Standings]:
-    """The runner's booking, in-process and without files: same order, same statistics."""
-    standings = Standings([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt)
+    """The session's booking (its Ledger), in-process and without files: same order, same statistics."""
+    ledger = Ledger.of(t)
     specs = [s.as_dict() for s in schedule(t)]
     rules = {v.name: v.rules.as_dict() for v in t.variants}
     bots = {b.alias: b for b in t.bots}
     for i, spec in enumerate(specs):
-        reason = skip_reason(spec, standings)
-        if reason:
-            standings.skip(spec, reason)
+        plan = ledger.plan(spec)
+        if isinstance(plan, Skip):
+            ledger.skip(spec, plan.reason)
         else:
             seats = [{"alias": a, "name": bots[a].name, "params": bots[a].params,
                       "seed": bot_seed(t.seed, spec["index"], s)} for s, a in enumerate(spec["seats"])]
             boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
             job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
                       seats=seats, hands=spec["hands"], spec=spec, boards=boards)
-            standings.add(spec, play_job(job, _registry).summary)
-            judge(standings, spec, t.max_fault_share)
-        end_of_unit(standings, spec, specs[i + 1] if i + 1 < len(specs) else None)
-    return standings.result(), standings
+            ledger.book(spec, play_job(job, _registry).summary, ())
+        ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
+    return ledger.result(), ledger.standings
 
 
 def one_rep(args) -> dict:

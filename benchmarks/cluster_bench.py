@@ -86,24 +86,16 @@ class Cluster:
 
 def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict:
     """One whole run: wall seconds, this process's CPU seconds, matches, hands."""
-    from naparena.arena.records.rundir import new_run_dir
-    from naparena.arena.runner import Run, registry_for
-    from naparena.arena.setup.reader import check_bots, load_tournament
-    from naparena.arena.setup.schedule import total_hands
+    from naparena.arena.session import Session
 
     path = folder / f"t-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=SEEDS, hands=hands))
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, folder / "logs")
-    runner = Run(t, registry, run_dir, workers, scheduler)
-    runner.prepare(False)
+    session = Session.open(path, log_dir=folder / "logs", workers=workers, scheduler=scheduler)
     wall, cpu = time.perf_counter(), time.process_time()
-    runner.execute()
+    session.play()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    shutil.rmtree(run_dir)
-    return {"wall": wall, "cpu": cpu, "matches": len(runner.specs), "hands": total_hands(t)}
+    shutil.rmtree(session.run_dir.path)
+    return {"wall": wall, "cpu": cpu, "matches": session.matches, "hands": session.hands}
 
 
 def best(results: list[dict]) -> dict:

@@ -79,19 +79,14 @@ def protocol_round_trips(hands: int) -> list[float]:
 
 
 def tournament_rate(isolation: str, hands: int) -> float:
-    from naparena.arena.runner import Run, registry_for
-    from naparena.arena.setup.reader import check_bots, load_tournament
-    from naparena.arena.setup.schedule import total_hands
+    from naparena.arena.session import Session
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.toml"
         path.write_text(TOURNAMENT.format(hands=hands, isolation=isolation))
-        t = load_tournament(path)
-        registry = registry_for(t)
-        run = Run(check_bots(t, registry), registry, Path(tmp) / "run", 1)
-        run.prepare(False)
+        session = Session.open(path, Path(tmp) / "run", workers=1)
         start = time.perf_counter()
-        run.execute()
-        return total_hands(t) / (time.perf_counter() - start)
+        session.play()
+        return session.hands / (time.perf_counter() - start)
 
 
 def start_up() -> float:

@@ -55,21 +55,14 @@ SEEDS, HANDS = 8, 1000
 
 def run(workers: int, seeds: int, hands: int, folder: Path, clock=time.perf_counter) -> float:
     """Hands per second of one whole run (by default wall clock, the parent's view)."""
-    from naparena.arena.records.rundir import new_run_dir
-    from naparena.arena.runner import Run, registry_for
-    from naparena.arena.setup.reader import check_bots, load_tournament
-    from naparena.arena.setup.schedule import total_hands
+    from naparena.arena.session import Session
 
     path = folder / f"t{workers}-{seeds}-{hands}.toml"
     path.write_text(TOURNAMENT.format(seeds=seeds, hands=hands))
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    runner = Run(t, registry, new_run_dir(t, folder / "logs"), workers)
-    runner.prepare(False)
+    session = Session.open(path, log_dir=folder / "logs", workers=workers)
     start = clock()
-    runner.execute()
-    return total_hands(t) / (clock() - start)
+    session.play()
+    return session.hands / (clock() - start)
 
 
 def engine_on_schedule(folder: Path, clock, log: bool = False) -> float:

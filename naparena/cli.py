@@ -1,17 +1,19 @@
-"""The `naparena` command: thin wrappers that turn core results into tables and exit codes."""
+"""The `naparena` command, thin: parses arguments, calls the session (or the records, the
+report, the tools), prints tables and messages, and maps project errors to exit codes."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import os
 import shlex
-import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -35,6 +37,7 @@ err = Console(stderr=True)    # errors, warnings and progress
 PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
+WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
 
 
@@ -71,7 +74,7 @@ def _options(
                                  help="print naparena's version and exit"),
 ) -> None:
     """Seeded round-robin tournaments for bots that play Napoleon (Nap)."""
-    out.width = _width()  # read per command: COLUMNS may change between calls in one process
+    out.width = _width()  # type: ignore[assignment]  # None lets Rich ask the terminal; read per command: COLUMNS may change between calls in one process
 
 def _fail(e: NaparenaError) -> typer.Exit:
     say("[red]error:[/] {}", e)
@@ -99,22 +102,22 @@ SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:por
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256,
+    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
                                           help="worker processes (default: the file's, 0 there = one per core)"),
-    log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="where run directories go (default: the file's log_dir)"),
-    bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
+    log_dir: Path | None = typer.Option(None, "--log-dir",
+                                        help="where run directories go (default: the file's log_dir)"),
+    bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
+    isolation: str | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
-    from naparena.arena.records.rundir import latest_run_dir, new_run_dir
-    t, registry = _load(file, bots_dir, isolation)
-    run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-    result = _execute(t, registry, run_dir, workers, resume, f"naparena resume {shlex.quote(str(run_dir))}",
-                      scheduler)
+    from naparena.arena.session import Session
+    session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
+                           scheduler=scheduler, resume=resume, watcher=_Shown())
+    result = _play(session)
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -122,29 +125,18 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", min=1, max=256),
-    bots_dir: Optional[Path] = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256),
+    bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
-    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
+    isolation: str | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
-    from naparena.arena.records.logs import FORMAT, other_format
-    from naparena.arena.records.rundir import config_hash, read_manifest, read_where
-    manifest = read_manifest(run_dir)
-    if manifest.get("format") != FORMAT:  # before the hash, which another format computes differently
-        raise RunError(f"{run_dir}: {other_format(manifest).replace('match log', 'run')}; "
-                       "resume it with the version that started it")
-    where = read_where(run_dir)
-    if not where.get("file"):
-        raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
-    drop_ins = bots_dir or (Path(where["bots_dir"]) if where.get("bots_dir") else None)
-    t, registry = _load(Path(where["file"]), drop_ins, isolation)
-    if config_hash(t) != manifest["config_hash"]:
-        raise RunError(f"{where['file']} has changed since {run_dir} was started; start a new run")
-    result = _execute(t, registry, run_dir, workers, True, f"naparena resume {shlex.quote(str(run_dir))}",
-                      scheduler)
+    from naparena.arena.session import Session
+    session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
+                             scheduler=scheduler, watcher=_Shown())
+    result = _play(session)
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -153,15 +145,16 @@ def resume(
 def report(
     run_dir: Path = typer.Argument(..., help="run directory"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    wide: bool = typer.Option(False, "--wide", help="more columns: seed-stream spread, chips as bidder and defender, faults by kind"),
-    html: Optional[Path] = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
+    wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    html: Path | None = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
-    from naparena.arena.records.ledger import standings_from_logs
-    from naparena.arena.records.rundir import is_complete
-    _sound(run_dir)
-    result = standings_from_logs(run_dir)
-    if not is_complete(run_dir):
+    from naparena.arena.records.ledger import load_standings
+    from naparena.arena.records.rundir import RunDir
+    from naparena.arena.records.verify import sound
+    sound(run_dir)
+    result = load_standings(run_dir).result()
+    if not RunDir(run_dir).is_complete():
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json, wide)
     if html is not None:
@@ -171,115 +164,71 @@ def report(
         say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
 
 
-def _sound(run_dir: Path) -> None:
-    """Refuse a run whose files are not all its own: standings built from them would
-    credit the wrong bots. (The cheap checks; `verify` also replays every hand.)"""
-    from naparena.arena.records.verify import audit_run
-    problems = audit_run(run_dir, replay=False).problems
-    if problems:
-        name, problem = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
-                       f"naparena verify {run_dir} lists every problem")
-
-
-def _load(file: Path, bots_dir: Optional[Path], isolation: Optional[str] = None):
-    import dataclasses
-
-    from naparena.arena.match.seats import preflight
-    from naparena.arena.runner import registry_for
-    from naparena.arena.setup.reader import caveats, check_bots, load_tournament
-    from naparena.arena.setup.tournament import with_isolation
-    t = load_tournament(file)
-    if bots_dir is not None:
-        if not bots_dir.is_dir():
-            problem = "is a file, not a folder" if bots_dir.exists() else "does not exist"
-            raise RunError(f"--bots-dir: the drop-in bot folder {bots_dir} {problem}")
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(bots_dir, Path(t.path).parent))
-    if isolation is not None:
-        t = with_isolation(t, _isolation(isolation))
-    registry = registry_for(t)
-    render.failures(err, registry)
-    for caveat in caveats(t):
-        say("[yellow]warning:[/] {}", caveat)
-    t = check_bots(t, registry)
-    preflight(t)  # external bots: a command that cannot start is a bad file, before any play
-    return t, registry
-
-
 def _isolation(mode: str) -> str:
     if mode not in ("inline", "process"):
         raise RunError(f'--isolation must be "inline" or "process", got {mode!r}')
     return mode
 
 
-def _execute(t, registry, run_dir: Path, workers: Optional[int], resuming: bool, how_to_resume: str,
-             scheduler: Optional[str] = None) -> dict:
-    from naparena.arena.executors.pool import in_process
-    from naparena.arena.executors.worker_logs import WorkerLogs
-    from naparena.arena.runner import Run
-    from naparena.arena.setup.schedule import total_hands
-    from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
-    if scheduler is not None and scheduler_kind(scheduler) is None:
-        raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
-    runner = Run(t, registry, run_dir, workers, scheduler)
-    if runner.scheduler:
-        from naparena.arena.executors.cluster import require_distributed
-        require_distributed()  # before anything is written: say how to install it
-    worker_logs = None
-    total, hands = len(runner.specs), total_hands(t)
-    previous = signal.signal(signal.SIGTERM, _terminate)
+class _Shown:
+    """A session's `Watcher` as the terminal shows it: warnings and the start on stderr, then a live
+    progress bar, or plain lines when stderr is no terminal (a CI log)."""
+
+    def __init__(self) -> None:
+        self.total, self.started_at = 0, time.monotonic()
+        self.tick: Callable[[int, int, int], None] = lambda matches, hands, session: None
+        self.tell: Callable[[str], None] = lambda text: err.print(text, highlight=False, markup=False)
+
+    def failures(self, registry) -> None:
+        render.failures(err, registry)
+
+    def caveat(self, text: str) -> None:
+        say("[yellow]warning:[/] {}", text)
+
+    def started(self, session, done: int) -> None:
+        self.total, self.started_at = session.matches, time.monotonic()
+        say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
+            session.t.name, session.matches, session.hands, session.where, session.run_dir, done)
+
+    @contextlib.contextmanager
+    def live(self):
+        if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
+            self.tick = _Lines("matches", self.total, self.started_at)
+            yield
+            return
+        with _progress() as bar:
+            task = bar.add_task("matches", total=self.total, hands="0", rate="")
+
+            def tick(matches: int, hands_done: int, session: int) -> None:
+                rate = session / max(time.monotonic() - self.started_at, 1e-9)
+                bar.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+
+            self.tick = tick
+            self.tell = lambda text: bar.console.print(text, highlight=False, markup=False)
+            yield
+
+    def notice(self, text: str) -> None:
+        self.tell(text)
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        self.tick(matches, hands, session_hands)
+
+
+def _play(session) -> dict:
+    """Play the session; an interrupt (Ctrl-C, SIGTERM) says what is kept and how to resume."""
     started = time.monotonic()
     try:
-        # Inside the try: an interrupt as soon as the run directory exists still says how to resume.
-        done = runner.prepare(resuming)
-        worker_logs = WorkerLogs(_log_to(run_dir))
-        on = f"Dask ({runner.scheduler})" if runner.scheduler else f"{runner.workers} worker(s)"
-        say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
-            t.name, total, hands, on, run_dir, done)
-        # Fork the workers while this process has one thread; the log reader and the
-        # progress bar start theirs after (Python 3.12+ warns of a fork with threads).
-        if not runner.scheduler and not in_process():
-            worker_logs.arm()
-        executor = runner.open_executor()
-        worker_logs.start()
-        try:
-            result = _play(runner, executor, total, started)
-        except BaseException:
-            getattr(executor, "terminate", executor.shutdown)()
-            raise
-        executor.shutdown()
+        result = session.play()
     except KeyboardInterrupt:
-        kept = sum(1 for _ in (run_dir / "matches").glob("*.json"))
-        if (run_dir / "manifest.json").exists():
+        rd = session.run_dir
+        if rd.started():
             say("[yellow]interrupted[/]: {} of {} matches are kept in {}.\nResume with: {}",
-                kept, total, run_dir, how_to_resume)
+                rd.kept(), session.matches, rd, f"naparena resume {shlex.quote(str(rd))}")
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
-    finally:
-        if worker_logs is not None:
-            worker_logs.stop()  # every record the workers sent is in run.log
-        signal.signal(signal.SIGTERM, previous)
-        _drop_run_logging()
-    elapsed = time.monotonic() - started
-    say("done in {} s; logs in {}", f"{elapsed:.1f}", run_dir)
+    say("done in {} s; logs in {}", f"{time.monotonic() - started:.1f}", session.run_dir)
     return result
-
-
-def _play(runner, executor, total: int, started: float) -> dict:
-    if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
-        return runner.execute(progress=_Lines("matches", total, started), executor=executor,
-                              notice=lambda text: err.print(text, highlight=False, markup=False))
-    with _progress() as progress:
-        task = progress.add_task("matches", total=total, hands="0", rate="")
-
-        def tick(matches: int, hands_done: int, session: int) -> None:
-            rate = session / max(time.monotonic() - started, 1e-9)
-            progress.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
-
-        return runner.execute(progress=tick, executor=executor,
-                              notice=lambda text: progress.console.print(text, highlight=False, markup=False))
 
 
 class _Lines:
@@ -303,44 +252,10 @@ class _Lines:
         err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
-def _terminate(signum, frame):
-    raise KeyboardInterrupt  # SIGTERM ends a run the way Ctrl-C does: finished matches kept
-
-
 def _progress() -> Progress:
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[hands]} hands"), TextColumn("{task.fields[rate]}"),
                     TimeRemainingColumn(), console=err, transient=False)
-
-
-def _log_to(run_dir: Path) -> list[logging.Handler]:
-    """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
-    Returns the two handlers, which also handle the workers' records (arena/executors/worker_logs.py)."""
-    root = logging.getLogger()
-    _drop_run_logging()
-    try:
-        file_handler = logging.FileHandler(run_dir / "run.log")
-    except OSError as e:
-        raise RunError(f"{run_dir / 'run.log'}: cannot write it: {e.strerror}") from None
-    file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-    file_handler.setLevel(logging.INFO)
-    stderr_handler = logging.StreamHandler(sys.stderr)
-    stderr_handler.setLevel(logging.WARNING)
-    stderr_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-    for h in (file_handler, stderr_handler):
-        h._naparena = True
-        root.addHandler(h)
-    log.setLevel(logging.INFO)
-    return [file_handler, stderr_handler]
-
-
-def _drop_run_logging() -> None:
-    """Remove (and close) the handlers a run added."""
-    root = logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_naparena", False):
-            root.removeHandler(h)
-            h.close()
 
 
 # Exit code of a run that finished, but left matches unplayed because bots were disqualified.
@@ -384,9 +299,10 @@ def compare(
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
     from naparena.arena.records.ledger import load_standings
+    from naparena.arena.records.verify import sound
     from naparena.stats.standings import compare as compare_runs
-    _sound(run_a)
-    _sound(run_b)
+    sound(run_a)
+    sound(run_b)
     result = compare_runs(load_standings(run_a), load_standings(run_b))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
@@ -399,7 +315,7 @@ def compare(
 @_command
 def replay(
     logfile: Path = typer.Argument(..., help="a match log (matches/NNNNNN.json in a run directory)"),
-    hand: Optional[int] = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
+    hand: int | None = typer.Option(None, "--hand", "-n", min=0, help="show only this hand (0-based)"),
 ) -> None:
     """Show the hands of a match trick by trick."""
     from naparena.arena.records.logs import load_match
@@ -446,7 +362,7 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
 # --- bots, variants, set-up -----------------------------------------------------------
 
 @_command
-def variants(name: Optional[str] = typer.Argument(None, help="a variant to show in full")) -> None:
+def variants(name: str | None = typer.Argument(None, help="a variant to show in full")) -> None:
     """List the named variants, or every option of one with its source."""
     from naparena.game.rules import VARIANTS
     if name is None:
@@ -460,7 +376,7 @@ def variants(name: Optional[str] = typer.Argument(None, help="a variant to show 
 @_command
 def bots(
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
-    tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
+    tournament: Path | None = typer.Option(None, "--tournament", "-t",
                                               help="also list this tournament file's external bots (command = [...])"),
     as_json: bool = typer.Option(False, "--json", help="print the bots and the failures as JSON"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show each failure's traceback"),
@@ -489,20 +405,13 @@ def _external_bots(file: Path) -> None:
     """The file's external bots, each started for its handshake: name, version, command."""
     from rich.table import Table
 
-    from naparena.arena.match.seats import probe
-    from naparena.arena.setup.reader import load_tournament
-    from naparena.bots.protocol import ProtocolError
-    t = load_tournament(file)
+    from naparena.tools.check import external_bots
     table = Table(title=f"external bots in {escape(str(file))}")
     for col in ("alias", "says it is", "version", "command", "files"):
         table.add_column(col)
-    for bot in (b for b in t.bots if b.command is not None):
-        try:
-            hello = probe(t.command_of(bot), bot.params, t.seats)
-            said, version = escape(str(hello["name"])), escape(str(hello.get("version", "")))
-        except ProtocolError as e:
-            said, version = f"[red]failed[/]: {escape(str(e))}", ""
-        table.add_row(escape(bot.alias), said, version, escape(shlex.join(bot.command)), t.command_hash(bot))
+    for bot in external_bots(file):
+        said = escape(bot.said) if bot.failed is None else f"[red]failed[/]: {escape(bot.failed)}"
+        table.add_row(escape(bot.alias), said, escape(bot.version), escape(shlex.join(bot.command)), bot.files)
     out.print(table)
 
 
@@ -512,22 +421,22 @@ def check(
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
     timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
-    tournament: Optional[Path] = typer.Option(None, "--tournament", "-t",
+    tournament: Path | None = typer.Option(None, "--tournament", "-t",
                                               help="take the bot (command, params, isolation, limits) from this file"),
-    command: Optional[str] = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
+    command: str | None = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
     isolation: str = typer.Option("inline", "--isolation", help="check a Python bot inline or as a seat process"),
-    params: Optional[str] = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
+    params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
     """Pre-flight a bot through every named variant at every table size it allows (2 to 7
     seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
-    from naparena.tools.check import check_bot
+    from naparena.tools.check import check_bot, checked_entry
     registry = load_registry(bots_dir)
-    how = {"isolation": _isolation(isolation), "params": parse_params(params) if params else None}
+    how: dict[str, Any] = {"isolation": _isolation(isolation), "params": parse_params(params) if params else None}
     if tournament is not None:
-        how.update(_checked_entry(tournament, bot))
+        how.update(checked_entry(tournament, bot))
     elif command is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
         how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
@@ -548,21 +457,11 @@ def check(
               "seats each allows")
 
 
-def _checked_entry(file: Path, name: str) -> dict:
-    """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name)."""
-    from naparena.arena.setup.reader import load_tournament
-    t = load_tournament(file)
-    entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
-    if entry is None:
-        raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
-    return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats,
-            **({"command": t.command_of(entry)} if entry.command is not None else {})}
-
-
 @_command
 def serve(
     bot: str = typer.Argument(..., help="a registered bot"),
-    params: str = typer.Option("{}", "--params", help="the bot's parameters as a JSON object; params sent in the handshake override them"),
+    params: str = typer.Option("{}", "--params", help="the bot's parameters as a JSON object; "
+                               "params sent in the handshake override them"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
 ) -> None:
     """Run a Python bot as a protocol program on stdin/stdout (docs/PROTOCOL.md)."""

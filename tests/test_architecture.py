@@ -148,10 +148,10 @@ def test_the_checker_sees_a_backward_import(tmp_path):
     # A rule that can never fail protects nothing: a game module importing the arena
     # (even lazily, inside a function), or rich, must be reported.
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("import rich\n\ndef f():\n    from naparena.arena.runner import Run\n")
+    sneaky.write_text("import rich\n\ndef f():\n    from naparena.arena.session import Session\n")
     wrong = violations("naparena.game.sneaky", sneaky)
     assert wrong == ["line 1: only the CLI and the report's tables may import rich",
-                     "line 4: game must not import naparena.arena.runner"]
+                     "line 4: game must not import naparena.arena.session"]
 
 
 # Inside arena/ the flow is one way too, by job: the tournament file and its settings →
@@ -162,7 +162,7 @@ ARENA_ALLOWED = {
     "records": {"setup"},
     "match": {"setup", "records"},
     "executors": {"setup", "records", "match"},
-    "runner": {"setup", "records", "match", "executors"},
+    "session": {"setup", "records", "match", "executors"},
 }
 # What the file and settings layer must never touch: processes, signals, threads.
 PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",
@@ -172,7 +172,7 @@ OS_PLUMBING = ("fork", "exec", "spawn", "posix_spawn", "kill", "wait", "_exit", 
 
 
 def arena_part(module: str) -> str | None:
-    """The part of arena/ a module belongs to (a subpackage, or `runner`); None outside it
+    """The part of arena/ a module belongs to (a subpackage, or `session`); None outside it
     and for the arena package itself."""
     parts = module.split(".")
     return parts[2] if len(parts) > 2 and parts[1] == "arena" else None
@@ -197,7 +197,7 @@ def plumbing(module: str, path: Path) -> list[str]:
     executors, and os's process calls (os.fork, os.kill, …; os.path is fine)."""
     wrong = []
     for line, target in imports(path, module):
-        if target.split(".")[0] in PLUMBING or arena_part(target) in ("match", "executors", "runner"):
+        if target.split(".")[0] in PLUMBING or arena_part(target) in ("match", "executors", "session"):
             wrong.append(f"line {line}: imports {target}")
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
@@ -251,8 +251,8 @@ def test_the_arena_checkers_see_a_backward_import_and_plumbing(tmp_path):
         "line 6: arena.setup must not import naparena.arena.records.logs"]
     assert plumbing("naparena.arena.setup.sneaky", sneaky) == [
         "line 2: imports signal", "line 5: imports naparena.arena.executors.pool", "line 7: calls os.fork"]
-    # The same import is fine from the runner, the last part.
-    assert arena_violations("naparena.arena.runner", sneaky) == []
+    # The same import is fine from the session, the last part.
+    assert arena_violations("naparena.arena.session", sneaky) == []
 
 
 def test_bot_authors_surface():

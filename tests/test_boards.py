@@ -9,10 +9,9 @@ import random
 import pytest
 import tomli_w
 
-from naparena.arena.records.rundir import MATCHES, new_run_dir
+from naparena.arena.records.rundir import MATCHES
 from naparena.arena.records.verify import verify_run
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.session import Session
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -32,13 +31,8 @@ def run(tmp_path, variant: str, duplicate: bool = True, hands: int = 30):
             "variants": [{"name": variant}]}
     path = tmp_path / "t.toml"
     path.write_text(tomli_w.dumps(data))
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, tmp_path / "logs")
-    runner = Run(t, registry, run_dir, 1)
-    runner.prepare(False)
-    return run_dir, runner.execute()
+    session = Session.open(path, log_dir=tmp_path / "logs", workers=1)
+    return session.run_dir.path, session.play()
 
 
 def deals_by_rotation(run_dir) -> dict[tuple, list]:
@@ -87,7 +81,8 @@ def test_board_seeds_deal_each_hand_the_same_whatever_was_played():
     rules, boards = make_rules("pagat"), tuple(range(100, 110))
     seen = []
     for bot_seed in (1, 2):
-        match, bots = Match(rules, 4, 99, boards=boards), [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
+        match = Match(rules, 4, 99, boards=boards)
+        bots = [RandomBot(random.Random(bot_seed * 10 + s), s) for s in range(4)]
         seq = []
         for _ in range(10):
             hand = match.next_hand()
@@ -131,7 +126,8 @@ def test_a_board_averages_a_bot_over_its_seats_and_rotations():
     book.add(unit, spec(0, ["a", "b", "a", "b"]), summary([[3, -1, -1, -1], [0, 2, 0, -2]], [5, 6]))
     book.add(unit, spec(1, ["b", "a", "b", "a"]), summary([[-3, 1, 1, 1], [4, -4, 0, 0]], [5, 9]))
     boards = book.close(unit).boards()
-    assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]}, {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
+    assert boards == [{"a": [3 - 1 + 1 + 1, 4], "b": [-1 - 1 - 3 + 1, 4]},
+                      {"a": [0 + 0 - 4 + 0, 4], "b": [2 - 2 + 4 + 0, 4]}]
     a = book.bots["v"]["a"][(0, 4)]
     assert (a.n, a.s1, a.s2, a.scale) == (2, 4 - 4, 16 + 16, 4)
     pair = book.pairs["v"][("a", "b")][(0, 4, 4)]

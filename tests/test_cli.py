@@ -1,87 +1,23 @@
 """The command line: every command's exit code and the output a person relies on."""
 
 import json
-import logging
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import tomli_w
-from typer.testing import CliRunner
 
 from naparena.arena.records.logs import FORMAT
 from naparena.bots import plugins
-from naparena.cli import app
 from naparena.game.rules import VARIANTS
+from tests.drop_ins import GOOD_DROP_IN
+from tests.helpers import REPO, flat, invoke, run_dir_in, write_tournament
 
-REPO = Path(__file__).resolve().parent.parent
 REFERENCE_BOTS = ("random", "heuristic", "cautious", "bold")
 BUILT_IN = "built-in module 'naparena.bots.builtin'"
 
 COMMANDS = ("run", "resume", "report", "replay", "verify", "variants", "bots", "check", "init", "bench")
-
-GOOD_DROP_IN = '''
-import naparena
-from naparena import Bot
-
-
-class Good(Bot):
-    name = "good"
-    description = "first legal answer"
-
-    def bid(self, view):
-        return view.legal[0]
-
-    def play(self, view):
-        return view.legal[0]
-
-
-class Clumsy(Bot):
-    name = "clumsy"
-    description = "raises on every card"
-
-    def bid(self, view):
-        return "pass"
-
-    def play(self, view):
-        raise RuntimeError("butterfingers")
-
-
-@naparena.hookimpl
-def register_bots(register):
-    register(Good)
-    register(Clumsy)
-'''
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch):
-    # Installed plug-ins must not change what these tests see; drop-in modules and the
-    # log handlers a run installs on the root logger must not leak into the next test.
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
-    modules = set(sys.modules)
-    root, ours = logging.getLogger(), logging.getLogger("naparena")
-    handlers, level = list(root.handlers), ours.level
-    yield
-    for h in [h for h in root.handlers if h not in handlers]:
-        root.removeHandler(h)
-        h.close()
-    ours.setLevel(level)
-    for name in set(sys.modules) - modules:
-        if name == plugins.DROP_IN_PACKAGE or name.startswith(plugins.DROP_IN_PACKAGE + "."):
-            del sys.modules[name]
-
-
-def invoke(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def flat(text: str) -> str:
-    """Output with line wrapping undone, for messages the console may have wrapped."""
-    return " ".join(text.split())
 
 
 def assert_clean_error(result, code: int, *phrases: str) -> None:
@@ -113,30 +49,12 @@ def reference_bots_available() -> bool:
     return set(REFERENCE_BOTS) <= set(plugins.load_registry(None).bots)
 
 
-def write_tournament(folder: Path, name="t", bots=("random", "example"), variants=("classic",), hands=10,
-                     seeds=4, **settings) -> Path:
-    """`folder/NAME.toml`, with the example drop-in in `folder/bots`."""
-    (folder / "bots").mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "bots" / "example_bot.py", folder / "bots" / "example_bot.py")
-    settings.setdefault("timeout", 5.0)  # a busy machine must not time a decision out
-    data = {"tournament": {"name": name, "seed": 7, "seeds": seeds, "hands": hands, **settings},
-            "bots": [{"name": b} for b in bots], "variants": [{"name": v} for v in variants]}
-    path = folder / f"{name}.toml"
-    path.write_text(tomli_w.dumps(data))
-    return path
-
-
 @pytest.fixture
 def here(tmp_path, monkeypatch):
     """A tournament `t.toml` in a fresh current directory."""
     monkeypatch.chdir(tmp_path)
     write_tournament(tmp_path)
     return tmp_path
-
-
-def run_dir_in(log_dir: Path) -> Path:
-    [run_dir] = [p for p in Path(log_dir).iterdir() if p.is_dir()]
-    return run_dir
 
 
 def files_of(run_dir: Path) -> dict[str, bytes]:
@@ -179,7 +97,8 @@ def test_run_prints_the_standings_and_where_the_logs_are(here):
     assert {"random", "example"} <= bots
     run_dir = run_dir_in(here / "logs")
     assert f"logs in {run_dir.relative_to(here)}" in flat(result.stderr)
-    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6  # seeds x the 6 distinct seatings of (random, example, random, example)
+    # seeds x the 6 distinct seatings of (random, example, random, example)
+    assert len(list((run_dir / "matches").glob("*.json"))) == 4 * 6
 
 
 def test_run_json_is_the_standings_file(finished):
@@ -464,10 +383,9 @@ def test_bots_lists_the_reference_bots_and_the_drop_in_example_with_sources(monk
     assert "failed" not in result.stdout
 
 
-def test_bots_lists_a_broken_drop_in_and_still_the_good_ones(tmp_path):
-    (tmp_path / "good.py").write_text(GOOD_DROP_IN)
-    (tmp_path / "broken.py").write_text("raise RuntimeError('unfinished bot')\n")
-    result = invoke("bots", "--bots-dir", tmp_path)
+def test_bots_lists_a_broken_drop_in_and_still_the_good_ones(bots_dir):
+    folder = bots_dir(good=GOOD_DROP_IN, broken="raise RuntimeError('unfinished bot')\n")
+    result = invoke("bots", "--bots-dir", folder)
     assert result.exit_code == 1, result.output  # a plug-in failed: a script must notice
     names = {row[0] for row in table_rows(result.stdout)}
     assert {"random", "good", "clumsy"} <= names
@@ -475,7 +393,7 @@ def test_bots_lists_a_broken_drop_in_and_still_the_good_ones(tmp_path):
     assert "plug-in failed broken (drop-in file" in text
     assert "RuntimeError: unfinished bot" in text
     assert "Traceback" not in text
-    verbose = invoke("bots", "--bots-dir", tmp_path, "-v")
+    verbose = invoke("bots", "--bots-dir", folder, "-v")
     assert "Traceback" in verbose.stderr and "raise RuntimeError('unfinished bot')" in verbose.stderr
 
 
@@ -494,9 +412,8 @@ def test_check_passes_random_in_every_variant():
     assert rows["floater"][1:3] == ["3–7", "15"]
 
 
-def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(tmp_path):
-    (tmp_path / "good.py").write_text(GOOD_DROP_IN)
-    result = invoke("check", "clumsy", "--bots-dir", tmp_path, "--hands", 5)
+def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(bots_dir):
+    result = invoke("check", "clumsy", "--bots-dir", bots_dir(good=GOOD_DROP_IN), "--hands", 5)
     assert result.exit_code == 1
     assert f"clumsy failed in {len(VARIANTS)} variant(s)" in flat(result.stderr)
     rows = table_rows(result.stdout)
@@ -535,10 +452,9 @@ def test_init_refuses_to_overwrite_without_force(tmp_path, monkeypatch):
     assert "[tournament]" in Path("mine.toml").read_text()
 
 
-def test_init_lists_the_drop_in_bots_found_here(tmp_path, monkeypatch):
+def test_init_lists_the_drop_in_bots_found_here(tmp_path, monkeypatch, bots_dir):
     monkeypatch.chdir(tmp_path)
-    Path("bots").mkdir()
-    Path("bots/good.py").write_text(GOOD_DROP_IN)
+    bots_dir(good=GOOD_DROP_IN)
     assert invoke("init", "t.toml").exit_code == 0
     available = next(line for line in Path("t.toml").read_text().splitlines() if "Available bots:" in line)
     assert "good" in available
@@ -595,8 +511,7 @@ def test_a_second_run_in_the_same_process_logs_only_to_its_own_run_log(tmp_path,
     monkeypatch.chdir(tmp_path)
     for name in ("first", "second"):
         path = write_tournament(tmp_path, name=name, bots=("random", "fumbler"), seeds=1, hands=5,
-                                max_fault_share=1.0)
-        (tmp_path / "bots" / "fumbler.py").write_text(WORKER_LOG_BOT)
+                                max_fault_share=1.0, drop_ins={"fumbler": WORKER_LOG_BOT})
         # An absolute path, so each run's drop-in folder is its own (see test_runner's
         # test_a_second_run_in_the_same_process_sees_its_own_drop_in_bots).
         result = invoke("run", path.resolve(), "--workers", 2, "--log-dir", "logs")

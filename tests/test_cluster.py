@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,12 +19,12 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.cluster import describe_bots, mismatch
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.session import Quiet, Session
+from naparena.arena.setup.reader import load_tournament
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
-from tests.test_runner import (
+from tests.helpers import (
     REPO,
     assert_same_files,
     naparena,
@@ -33,7 +32,8 @@ from tests.test_runner import (
     run_dir_in,
     snapshot,
     start_naparena,
-    write_tournament,
+    wait_for,
+    write_testbots_tournament,
 )
 
 # CI installs the extra, so nothing is skipped there. Dask is imported only by the tests
@@ -99,12 +99,6 @@ class Cluster:
         return self.client.run(os.getpid)
 
 
-@pytest.fixture(autouse=True)
-def no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """`dask scheduler` and two `dask worker`s (one thread each, with nannies), on loopback."""
@@ -126,7 +120,7 @@ def cluster(tmp_path_factory):
                 procs.append(subprocess.Popen(list(map(str, command)), env=env, stdout=log,
                                               stderr=subprocess.STDOUT, start_new_session=True))
             if i == 0:
-                wait_for(file.exists, "the scheduler file")
+                wait_for(file.exists, "the scheduler file", WAIT)
         client = distributed.Client(scheduler_file=str(file), set_as_default=False)
         client.wait_for_workers(2, timeout=WAIT)
         yield Cluster(file, gate, client)
@@ -142,15 +136,8 @@ def cluster(tmp_path_factory):
                 p.wait()
 
 
-def wait_for(condition, what: str, seconds: float = WAIT) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {seconds:g} s for {what}"
-        time.sleep(0.05)
-
-
 def tournament(folder: Path, **settings) -> Path:
-    path = write_tournament(folder, bots=BOTS, variants=("classic", "peep"), hands=15, seeds=2, **settings)
+    path = write_testbots_tournament(folder, bots=BOTS, variants=("classic", "peep"), hands=15, seeds=2, **settings)
     (folder / "bots" / "gate.py").write_text(GATE_BOT)
     return path
 
@@ -202,11 +189,12 @@ def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
     assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
 
 
+@pytest.mark.slow
 def test_crashing_and_hanging_bots_are_supervised_on_the_workers_as_in_the_local_pool(cluster, tmp_path):
     """crashy kills its process in hand 1 of every match it plays; misbehave hangs with the
     watchdog's interrupt blocked in one match, so only the hard limit ends it. Both are
     charged to those bots, replayed, and give the bytes of the local pool."""
-    write_tournament(tmp_path)
+    write_testbots_tournament(tmp_path)
     (tmp_path / "bots" / "misbehaving.py").write_bytes((REPO / "tests" / "bots_misbehaving" / "misbehaving.py")
                                                       .read_bytes())
     hang = {"mode": "block", "every": 5, "times": 1, "match": 1, "sleep": 600.0}
@@ -238,12 +226,12 @@ def test_a_worker_killed_by_pid_mid_run_changes_nothing(cluster, tmp_path):
     run = start_naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path)
     try:
         # A worker in the middle of a match, held at its start by the gate.
-        wait_for(lambda: set(cluster.gate.glob("started-*")) - before, "a match to start")
+        wait_for(lambda: set(cluster.gate.glob("started-*")) - before, "a match to start", WAIT)
         child, worker = map(int, min(set(cluster.gate.glob("started-*")) - before).name.split("-")[2:])
         assert worker in cluster.worker_pids().values()
         os.kill(worker, signal.SIGKILL)
         # The match's child process dies with its worker: nothing is left playing it.
-        wait_for(lambda: not alive(child), "the killed worker's child to go")
+        wait_for(lambda: not alive(child), "the killed worker's child to go", WAIT)
     finally:
         closed.unlink()
     out, err = run.communicate(timeout=WAIT)
@@ -269,7 +257,7 @@ def test_ctrl_c_on_a_cluster_run_says_how_to_resume_and_resume_completes(cluster
     before = set(cluster.gate.glob("started-*"))
     run = start_naparena("run", "t.toml", "--scheduler", cluster.file, "--log-dir", "dask", cwd=tmp_path)
     try:
-        wait_for(lambda: len(set(cluster.gate.glob("started-*")) - before) >= 1, "a match to start")
+        wait_for(lambda: len(set(cluster.gate.glob("started-*")) - before) >= 1, "a match to start", WAIT)
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=WAIT)
     finally:
@@ -284,26 +272,32 @@ def test_ctrl_c_on_a_cluster_run_says_how_to_resume_and_resume_completes(cluster
 
 # --- resume across executors ----------------------------------------------------------
 
-class Interrupt:
-    """A progress callback that stops a run as Ctrl-C would, after `after` booked matches."""
+class Interrupt(Quiet):
+    """A watcher that stops a run as Ctrl-C would, after `after` booked matches."""
 
     def __init__(self, after: int):
         self.after = after
 
-    def __call__(self, matches: int, hands: int, session: int) -> None:
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
         if matches >= self.after:
             raise KeyboardInterrupt
 
 
+class Notices(Quiet):
+    """A watcher that keeps what the executor says."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def notice(self, text: str) -> None:
+        self.heard.append(text)
+
+
 def start_in_process(path: Path, log_dir: Path, after: int, **run) -> Path:
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    runner = Run(t, registry, (log_dir / "run"), **run)
-    runner.prepare(False)
+    runner = Session.open(path, log_dir / "run", watcher=Interrupt(after), **run)
     with pytest.raises(KeyboardInterrupt):
-        runner.execute(progress=Interrupt(after))
-    return runner.run_dir
+        runner.play()
+    return runner.run_dir.path
 
 
 def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_path):
@@ -372,7 +366,7 @@ def install_plugin(site: Path) -> None:
 
 def test_a_worker_without_an_installed_plugin_is_one_clear_error(cluster, tmp_path):
     install_plugin(tmp_path / "site")
-    write_tournament(tmp_path, bots=("random", "tiny"))
+    write_testbots_tournament(tmp_path, bots=("random", "tiny"))
     env = {plugins.DISABLE_AUTOLOAD_ENV: "", "PYTHONPATH": str(tmp_path / "site")}
     here = naparena("run", "t.toml", "--workers", 1, "--log-dir", "here", cwd=tmp_path, env=env)
     assert here.returncode == 0, here.stderr  # the plug-in works on this machine
@@ -450,34 +444,28 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
     """A local cluster's scheduler runs in this process, so it sees this stand-in for bokeh."""
     monkeypatch.setattr("naparena.arena.executors.cluster._has_bokeh", lambda: True)
-    write_tournament(tmp_path, hands=3)
-    t = load_tournament(tmp_path / "t.toml")
-    registry = registry_for(t)
-    runner = Run(check_bots(t, registry), registry, tmp_path / "run", scheduler="local:1")
-    runner.prepare(False)
-    notices = []
-    runner.execute(notice=notices.append)
-    [notice] = notices
-    assert notice.startswith("Dask scheduler tcp://127.0.0.1:") and ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
+    write_testbots_tournament(tmp_path, hands=3)
+    notices = Notices()
+    Session.open(tmp_path / "t.toml", tmp_path / "run", scheduler="local:1", watcher=notices).play()
+    [notice] = notices.heard
+    assert notice.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert ": 1 worker(s), 1 thread(s); dashboard http://127.0.0.1:" in notice
 
 
 def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(cluster, tmp_path):
     from naparena.arena.executors.cluster import ClusterExecutor
-    from naparena.arena.runner import bots_dir
+    from naparena.arena.session import bots_dir
 
     tournament(tmp_path)
     expected = reference(tmp_path)
-    t = load_tournament(tmp_path / "t.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    executor = ClusterExecutor(str(cluster.file), registry, [b.name for b in t.bots], bots_dir(t))
+    runner = Session.open(tmp_path / "t.toml", tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
+    t = runner.t
+    executor = ClusterExecutor(str(cluster.file), runner.registry, [b.name for b in t.bots], bots_dir(t))
     try:
         assert executor._direct  # loopback: straight from the workers
         assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there
         executor._direct = False
-        runner = Run(t, registry, tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
-        runner.prepare(False)
-        runner.execute(executor=executor)
+        runner.play(executor=executor)
     finally:
         executor.shutdown()
-    assert_same_files(snapshot(runner.run_dir), expected)
+    assert_same_files(snapshot(runner.run_dir.path), expected)

@@ -12,7 +12,6 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -22,9 +21,8 @@ from naparena.arena.records.verify import verify_run
 from naparena.cli import app
 from naparena.stats.boards import BoardBook
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
-from tests.test_misbehaviour import config, logs, play, row
-from tests.test_runner import errors
-from tests.test_seats import ROGUE
+from tests.helpers import errors
+from tests.misbehaving import ROGUE, config, logs, play, row
 
 HANDS = 20
 

@@ -11,16 +11,10 @@ import pytest
 
 from naparena._version import __version__
 from naparena.arena.setup.settings import SETTINGS
-from tests.test_cli import REPO, GOOD_DROP_IN, flat, invoke, isolated, run_dir_in, write_tournament  # noqa: F401
+from tests.drop_ins import GOOD_DROP_IN
+from tests.helpers import REPO, flat, invoke, run_dir_in, write_tournament
 
 WIDTHS = (60, 80, 100, 120)
-
-
-def invoke_env(env: dict, *args):
-    from typer.testing import CliRunner
-
-    from naparena.cli import app
-    return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +114,7 @@ def _numbers(result: dict) -> list[str]:
 @pytest.mark.parametrize("wide", [False, True])
 def test_report_never_cuts_a_number_at_any_width(quick_run, width, wide):
     run_dir, result = quick_run
-    shown = invoke_env({"COLUMNS": str(width)}, "report", run_dir, *(["--wide"] if wide else []))
+    shown = invoke("report", run_dir, *(["--wide"] if wide else []), env={"COLUMNS": str(width)})
     assert shown.exit_code == 0, shown.output
     text = shown.stdout
     assert "…" not in text
@@ -133,7 +127,7 @@ def test_report_never_cuts_a_number_at_any_width(quick_run, width, wide):
 
 def test_the_main_table_fits_100_columns_in_one_piece(quick_run):
     run_dir, _ = quick_run
-    shown = invoke_env({"COLUMNS": "100"}, "report", run_dir)
+    shown = invoke("report", run_dir, env={"COLUMNS": "100"})
     assert "classic: chips per 100 hands" in shown.stdout
     assert "chips per 100 hands (1/" not in shown.stdout
 
@@ -180,10 +174,9 @@ def test_run_and_verify_print_plain_progress_lines_when_stderr_is_no_terminal(tm
 
 # --- where bots are found ---------------------------------------------------------------
 
-def test_bots_check_and_a_tournament_file_in_a_subfolder_find_the_same_drop_ins(tmp_path, monkeypatch):
+def test_bots_check_and_a_tournament_file_in_a_subfolder_find_the_same_drop_ins(tmp_path, monkeypatch, bots_dir):
     monkeypatch.chdir(tmp_path)
-    Path("bots").mkdir()
-    Path("bots/good.py").write_text(GOOD_DROP_IN)
+    bots_dir(good=GOOD_DROP_IN)
     Path("tournaments").mkdir()
     Path("tournaments/t.toml").write_text('[tournament]\nname = "t"\nhands = 3\n[[bots]]\nname = "good"\n'
                                          '[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
@@ -206,15 +199,15 @@ def test_unknown_bot_says_which_folders_were_searched(tmp_path, monkeypatch):
     assert "does not exist" in checked
 
 
-def test_bots_json_lists_bots_and_failures_and_exits_1_on_a_failure(tmp_path):
-    (tmp_path / "good.py").write_text(GOOD_DROP_IN)
-    clean = invoke("bots", "--bots-dir", tmp_path, "--json")
+def test_bots_json_lists_bots_and_failures_and_exits_1_on_a_failure(bots_dir):
+    folder = bots_dir(good=GOOD_DROP_IN)
+    clean = invoke("bots", "--bots-dir", folder, "--json")
     assert clean.exit_code == 0, clean.output
     data = json.loads(clean.stdout)
     assert {"good", "clumsy", "random"} <= {b["name"] for b in data["bots"]}
     assert data["failures"] == []
-    (tmp_path / "broken.py").write_text("import nosuchmodule\n")
-    broken = invoke("bots", "--bots-dir", tmp_path, "--json")
+    bots_dir(broken="import nosuchmodule\n")
+    broken = invoke("bots", "--bots-dir", folder, "--json")
     assert broken.exit_code == 1
     [failure] = json.loads(broken.stdout)["failures"]
     assert failure["name"] == "broken" and "ModuleNotFoundError" in failure["error"]

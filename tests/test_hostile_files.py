@@ -9,15 +9,13 @@ processes, with stderr a pipe as in a script.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from naparena.bots import plugins
 from naparena.cli import app
+from tests.helpers import naparena
 
 TOURNAMENT = '[tournament]\nname = "t"\n'
 BOTS = '[[bots]]\nname = "random"\n[[bots]]\nname = "heuristic"\n'
@@ -162,11 +160,6 @@ CORPUS = [
 assert len(CORPUS) >= 80
 
 
-@pytest.fixture(autouse=True)
-def no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-
-
 def long_folder(tmp_path: Path) -> Path:
     """A folder with a path well past 80 characters, so a wrapped message would show."""
     folder = tmp_path / ("a-folder-with-a-long-name-so-messages-are-long" * 2)
@@ -237,12 +230,6 @@ def test_ecarte_at_five_players_warns(tmp_path, monkeypatch):
 
 # --- as real processes, stderr a pipe -------------------------------------------------------
 
-def naparena(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1"}
-    return subprocess.run([sys.executable, "-m", "naparena", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "markup-name"])
 def test_hostile_files_as_a_real_process(tmp_path, kind):
     folder = long_folder(tmp_path)
@@ -257,7 +244,7 @@ def test_hostile_files_as_a_real_process(tmp_path, kind):
         path.write_text(doc(bots='[[bots]]\nname = "evil[/]"\n'))
         key = "bots[1].name"
     before = listing(folder)
-    done = naparena(["run", str(path)], folder)
+    done = naparena("run", path, cwd=folder)
     assert done.returncode == 2, done.stderr
     assert_one_line_naming(done.stderr, path, key)
     assert listing(folder) == before

@@ -13,10 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
-from naparena.arena.setup.tournament import with_isolation
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.cli import app
 from naparena.game.rules import VARIANTS
 
@@ -26,19 +24,9 @@ ROGUE = HERE / "seat_programs" / "rogue.py"
 PIMC = {"samples": 6, "bid_samples": 6, "max_nodes": 3000, "time_budget": 1000.0}  # nodes bind, not time
 
 
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
-
-
 def play(config: dict, run_dir: Path, isolation: str | None = None, workers: int = 2) -> dict:
     t = parse_tournament(config, run_dir.parent / "tournament.toml")
-    if isolation:
-        t = with_isolation(t, isolation)
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, run_dir, workers)
-    run.prepare(False)
-    return run.execute()
+    return Session.open(t, run_dir, isolation=isolation, workers=workers).play()
 
 
 def canonical(run_dir: Path) -> dict[str, bytes]:
@@ -46,6 +34,7 @@ def canonical(run_dir: Path) -> dict[str, bytes]:
     return {**files, STANDINGS: (run_dir / STANDINGS).read_bytes()}
 
 
+@pytest.mark.slow
 def test_reference_bots_play_byte_for_byte_alike_inline_and_isolated(tmp_path):
     """random, heuristic and pimc (a node budget, so no clock decides) in every named
     variant: logs and standings identical, and isolated really was isolated. Three at a

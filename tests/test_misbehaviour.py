@@ -1,15 +1,8 @@
 """Misbehaving bots in real tournaments on the fork pool: every fault is counted in the
-standings, chips are conserved, the tournament completes, and no other match changes.
+standings, chips are conserved, the tournament completes, and no other match changes
+(how that is checked: `tests/misbehaving.py`).
 
-The bots live in `tests/bots_misbehaving/` (a drop-in folder). How "no other match
-changes" is checked: every tournament here has the same five seats — p1, p2, p3, bad, p4
-at tables of four — and is compared with one control run in which `bad` is the same
-`misbehave` bot with mode "none". Deal seeds hang off (master seed, variant, stream,
-table number) and bot seeds off (master seed, match index, seat), never off bot names,
-and the table numbers come from the seats' positions in the list, which both runs
-share. So a match without `bad` (table 1: p1 p2 p3 p4) must give the very same bytes,
-and in a match with `bad` every hand before its first fault must be the same too,
-because until it misbehaves it draws the same random answers as the control.
+The bots live in `tests/bots_misbehaving/` (a drop-in folder).
 """
 
 from __future__ import annotations
@@ -27,189 +20,35 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.pool import ForkPool
-from naparena.arena.records.logs import FORMAT
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
-
-BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
-TIMEOUT = 0.2
-HARD = TIMEOUT * 3 + 5  # ForkPool's default hard limit for a decision
-VARIANTS = ("classic", "floater")  # floater: antes and failed bids move chips through the kitty
-SEATS = (("p1", "random", {}), ("p2", "heuristic", {}), ("p3", "cautious", {}),
-         ("bad", "misbehave", None), ("p4", "bold", {}))
-WELL_BEHAVED = {"mode": "none"}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_installed_plugins():
-    # Only naparena's own bots and the drop-in folder: an installed plug-in must not
-    # change what these tournaments play. Fork workers inherit the environment.
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(DISABLE_AUTOLOAD_ENV, "1")
-        yield
-
-
-def config(bad_params: dict, *, bad_name: str = "misbehave", hands: int = 20,
-           timeout: float = TIMEOUT, share: float = 1.0, workers: int = 2,
-           seats=SEATS, variants=VARIANTS) -> dict:
-    """A tournament as the parsed TOML mapping; `max_fault_share = 1.0` never disqualifies."""
-    bots = []
-    for alias, name, params in seats:
-        if params is None:
-            name, params = bad_name, bad_params
-        bots.append({"name": name, "alias": alias, "params": params})
-    return {"tournament": {"name": "misbehaviour", "seed": 11, "hands": hands, "table": 4,
-                           "workers": workers, "timeout": timeout, "max_fault_share": share,
-                           "bots_dir": str(BOTS_DIR)},
-            "bots": bots, "variants": [{"name": v} for v in variants]}
-
-
-def worker_cpu_seconds(pid: int) -> float:
-    """A process's CPU time (user + system) from /proc: the watchdog's clock in these tests."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return 0.0  # gone (and reaped): no time passes; the pool sees the death by its sentinel
-    fields = stat[stat.rfind(b")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
-    """Run the tournament into `run_dir` through the runner and a fork pool.
-
-    The watchdog times each bot by its worker's CPU time, not the wall clock: a worker
-    waiting for a core on a loaded machine then never times out a quick decision, so no
-    result here depends on the machine's speed. The misbehaving bot overruns by using
-    the processor. With one worker (in-process) the timeout must be generous instead.
-    """
-    t = parse_tournament(config_, run_dir.parent / "tournament.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run = Run(t, registry, run_dir, workers)
-    assert run.workers == (workers or t.workers)
-    assert run.prepare(False) == 0
-    if run.workers == 1:
-        assert t.timeout >= 30, "in-process the wall clock times bots: give them a generous limit"
-        result = run.execute()
-    else:
-        pool = ForkPool(run.workers, t.timeout, clock=worker_cpu_seconds)
-        try:
-            result = run.execute(executor=pool)
-        finally:
-            pool.shutdown()
-    assert json.loads((run_dir / STANDINGS).read_text()) == result
-    return result
-
-
-def match_files(run_dir: Path) -> dict[int, bytes]:
-    return {int(f.stem): f.read_bytes() for f in sorted((run_dir / MATCHES).glob("*.json"))}
-
-
-def logs(run_dir: Path) -> dict[int, dict]:
-    return {i: json.loads(data) for i, data in match_files(run_dir).items()}
-
-
-def kind_of(reason: str) -> str:
-    """The fault kind the report files a reason under: 'exception: …' → 'exception'."""
-    return "illegal" if reason.startswith("illegal answer") else reason.split(":", 1)[0]
-
-
-def row(result: dict, variant: str, alias: str) -> dict:
-    rows = [r for r in result["variants"][variant]["bots"] if r["bot"] == alias]
-    assert len(rows) == 1, f"{alias} has no row in {variant}"
-    return rows[0]
-
-
-def bad_seat(log: dict) -> int | None:
-    aliases = [b["alias"] for b in log["bots"]]
-    return aliases.index("bad") if "bad" in aliases else None
-
-
-def bad_faults(log: dict) -> list[tuple[int, list]]:
-    """(hand number, fault) for every fault of the `bad` seat in a match log."""
-    seat = bad_seat(log)
-    return [(hand["n"], f) for hand in log["hands"] for f in hand.get("faults", ()) if f[1] == seat]
+from tests.misbehaving import (
+    BOTS_DIR,
+    HARD,
+    TIMEOUT,
+    VARIANTS,
+    bad_faults,
+    bad_seat,
+    check_run,
+    config,
+    control_run,
+    logs,
+    match_files,
+    matches_with_bad,
+    play,
+    row,
+    worker_cpu_seconds,
+)
 
 
 @pytest.fixture(scope="module")
 def control(tmp_path_factory) -> tuple[dict, dict[int, bytes]]:
     """The tournament with `bad` well-behaved: what every other run is compared with."""
-    run_dir = tmp_path_factory.mktemp("control") / "run"
-    result = play(config(WELL_BEHAVED), run_dir)
-    files = match_files(run_dir)
-    for log in map(json.loads, files.values()):
-        assert not any("faults" in hand for hand in log["hands"])
-    return result, files
-
-
-def check_run(result: dict, run_dir: Path, control) -> dict[int, dict]:
-    """What must hold whatever `bad` did: the tournament completed, chips are conserved,
-    the standings count exactly the faults, revokes and crashes the logs hold, the other
-    bots never faulted, and nothing changed outside `bad`'s misbehaviour."""
-    control_result, control_files = control
-    files = match_files(run_dir)
-    assert sorted(files) == sorted(control_files), "every scheduled match has a log"
-    assert result["skipped"] == [] and result["disqualified"] == {}
-    assert result["matches"] == len(files)
-    parsed = {i: json.loads(data) for i, data in files.items()}
-
-    counted = {v: {a: {"faults": Counter(), "revokes": 0, "crashes": 0} for a, _, _ in SEATS}
-               for v in VARIANTS}
-    for i, log in parsed.items():
-        kitty = 0
-        for hand in log["hands"]:
-            assert sum(hand["chips"]) + hand["kitty"] - kitty == 0, f"match {i} hand {hand['n']}"
-            kitty = hand["kitty"]
-        summary = log["summary"]
-        assert sum(s["chips"] for s in summary["seats"]) + kitty == 0, f"match {i}"
-        assert sum(summary["final"]) + summary["kitty"] == log["stack"] * len(summary["final"])
-        for seat, s in enumerate(summary["seats"]):
-            assert s["chips"] == sum(hand["chips"][seat] for hand in log["hands"])
-        aliases = [b["alias"] for b in log["bots"]]
-        books = counted[log["variant"]]
-        for hand in log["hands"]:
-            for _, seat, _, reason in hand.get("faults", ()):
-                books[aliases[seat]]["faults"][kind_of(reason)] += 1
-            if "revoke" in hand:
-                books[aliases[hand["revoke"]]]["revokes"] += 1
-        for seat, s in enumerate(summary["seats"]):
-            books[aliases[seat]]["crashes"] += "crashed_at" in s
-        assert {c[1] for c in log["crashes"]} <= {bad_seat(log)}
-
-        seat = bad_seat(log)
-        if seat is None:
-            assert files[i] == control_files[i], f"match {i} without bad changed"
-            continue
-        before = json.loads(control_files[i])
-        faulted = [n for n, _ in bad_faults(log)] + [c[0] for c in log["crashes"]]
-        first = min(faulted, default=len(log["hands"]))
-        assert log["hands"][:first] == before["hands"][:first], f"match {i}: a hand before the fault changed"
-        if first < len(log["hands"]):  # later deals may differ: some variants gather the played cards
-            assert log["hands"][first]["deal"] == before["hands"][first]["deal"]
-        if not faulted:
-            assert log["summary"] == before["summary"]
-
-    for v in VARIANTS:
-        table = result["variants"][v]
-        assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0, f"{v}: chips not conserved"
-        for alias, _, _ in SEATS:
-            r, books = row(result, v, alias), counted[v][alias]
-            assert r["faults"] == dict(books["faults"]), f"{v} {alias}: faults"
-            assert r["revokes"] == books["revokes"], f"{v} {alias}: revokes"
-            assert r["crashes"] == books["crashes"], f"{v} {alias}: crashes"
-            if alias != "bad":
-                assert r["faults"] == {} and r["crashes"] == 0
-                assert r["revokes"] == row(control_result, v, alias)["revokes"] == 0
-    return parsed
-
-
-def matches_with_bad(logs_: dict[int, dict], variant: str) -> list[int]:
-    return [i for i, log in logs_.items() if log["variant"] == variant and bad_seat(log) is not None]
+    return control_run(tmp_path_factory.mktemp("control") / "run")
 
 
 # --- 1. exceptions ---------------------------------------------------------------------
@@ -243,7 +82,8 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
                     assert hand["revoke"] == s == seat and hand["result"] == "revoke"
                     assert hand["faults"][-1][0] == decision
                 else:
-                    assert kind == "bid" and reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
+                    assert kind == "bid"
+                    assert reason.startswith("illegal answer 'junk-bid': bid wants a bid name (str), one of ('pass'")
                     assert [s, "pass"] in hand["bids"]  # the default: a pass
     assert kinds["play"] > 0 and kinds["bid"] > 0
     for v in VARIANTS:
@@ -253,6 +93,7 @@ def test_an_illegal_answer_is_a_fault_and_an_illegal_card_a_revoke(tmp_path, con
 
 # --- 3. time-outs ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_bot_overrunning_its_time_is_interrupted_with_a_time_out(tmp_path, control):
     # Overrun once a match, at its 4th decision. The watchdog looks on a tick, so it
     # interrupts up to two ticks after the limit; sleeping three times the limit keeps
@@ -268,6 +109,7 @@ def test_a_bot_overrunning_its_time_is_interrupted_with_a_time_out(tmp_path, con
         assert reason == f"time-out: no answer within {TIMEOUT:g} s"
 
 
+@pytest.mark.slow
 def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(tmp_path, control):
     result = play(config({"mode": "spin", "every": 4, "times": 1}), tmp_path / "run")
     parsed = check_run(result, tmp_path / "run", control)
@@ -280,6 +122,7 @@ def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(tmp_path, control
 
 # --- 4. a hang signals cannot end -------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_hang_that_blocks_the_interrupt_is_killed_at_the_hard_limit(tmp_path, control):
     hang_match = 9  # classic, table 2, with bad; one hang keeps the test to one hard limit
     result = play(config({"mode": "block", "every": 5, "times": 1, "match": hang_match, "sleep": 120.0}),
@@ -301,6 +144,7 @@ def test_a_hang_that_blocks_the_interrupt_is_killed_at_the_hard_limit(tmp_path, 
 
 # --- 5. a bot that kills its own process -------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, reason", [
     ("exit", "crash: process exited with code 3"),
     ("segv", "crash: process killed by signal SIGSEGV"),
@@ -313,7 +157,7 @@ def test_a_bot_killing_its_process_is_a_crash_and_the_match_is_replayed(tmp_path
         crashed = matches_with_bad(parsed, v)
         assert row(result, v, "bad")["crashes"] == len(crashed) > 0
         assert row(result, v, "bad")["faults"] == {"crash": len(crashed)}
-    for i, log in parsed.items():
+    for log in parsed.values():
         seat = bad_seat(log)
         if seat is None:
             continue
@@ -370,7 +214,7 @@ def test_a_bot_failing_every_decision_is_disqualified_the_same_for_any_worker_co
     assert bad["hands"] == 20  # its own match only: the stand-in's hands are booked apart
     stand_in = row(result, variant, "stand-in")
     assert stand_in["hands"] == 20 * len([i for i in later if parsed[i]["variant"] == variant])
-    for v, table in result["variants"].items():
+    for table in result["variants"].values():
         assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0
 
 
@@ -486,6 +330,7 @@ def test_a_bot_changing_its_hand_records_changes_no_chips(tmp_path):
     assert meddled["variants"] == plain["variants"]
 
 
+@pytest.mark.slow
 def test_slow_lifecycle_calls_are_timed_one_by_one(tmp_path):
     """Each `observe` takes a third of the limit; together they take far longer. Only a
     single call over the limit may be interrupted, so none is."""
@@ -507,6 +352,7 @@ def test_public_records_show_faults_by_kind_only():
     assert public["faults"] == ((3, 0, "exchange", "illegal"),)
 
 
+@pytest.mark.slow
 def test_check_fails_a_bot_that_calls_sys_exit_or_hangs(tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
@@ -574,6 +420,7 @@ def test_waiting_for_a_core_is_not_a_bots_time_under_the_tests_clock():
 
 # --- judging an answer runs none of the bot's code; process-wide mischief stays inside ----
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["bad-repr", "hanging-repr", "bad-iter", "bad-items", "bad-str-answer",
                                   "huge", "huge-int"])
 def test_an_answer_whose_judging_would_run_bot_code_is_an_illegal_answer(tmp_path, control, mode):
@@ -587,6 +434,7 @@ def test_an_answer_whose_judging_would_run_bot_code_is_an_illegal_answer(tmp_pat
         assert set(row(result, v, "bad")["faults"]) == {"illegal"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, text", [("raise-bad-str", "UnprintableError: (its message could not be read)"),
                                         ("raise-hanging-str", "EndlessError: (its message could not be read)")])
 def test_an_exception_whose_message_raises_or_hangs_is_still_only_that_bots_fault(tmp_path, control, mode, text):
@@ -631,18 +479,17 @@ def test_printing_bots_leave_json_results_clean(tmp_path):
     assert "the bot thinks out loud" in done.stderr and "writes to fd 1" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not_a_hang(tmp_path):
     # Inline, a bot can reach the slot and hide its own call from the watchdog; then the
     # pool sees a worker that makes no progress outside any bot call, and stops the run.
     data = config({"mode": "slot", "every": 5, "times": 1, "match": 1, "sleep": 3600.0})
     t = parse_tournament(data, tmp_path / "tournament.toml")
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, tmp_path / "run", 2)
-    run.prepare(False)
+    run = Session.open(t, tmp_path / "run", workers=2)
     pool = ForkPool(2, t.timeout, clock=worker_cpu_seconds, stall=3.0)
     try:
         with pytest.raises(RunError, match="match 1: no progress for 3 s and no bot call under way"):
-            run.execute(executor=pool)
+            run.play(executor=pool)
     finally:
         pool.terminate()
     assert (tmp_path / "run" / MATCHES / "000000.json").exists(), "finished matches are kept"

@@ -337,6 +337,7 @@ def duplicate_totals(names, seeds, hands, params):
     return totals
 
 
+@pytest.mark.slow
 def test_pimc_beats_random_on_duplicate_deals():
     # 2 seeds x 60 deals x 2 seatings; each deal held by both bots in every seat.
     totals = duplicate_totals(("pimc", "random"), seeds=(1, 2), hands=60, params=FAST)

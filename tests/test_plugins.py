@@ -78,18 +78,6 @@ GOOD_DROP_IN = """
 """
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch):
-    # Plug-ins installed on the test machine must not change what these tests see,
-    # and drop-in modules must not leak from one test into the next.
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name == plugins.DROP_IN_PACKAGE or name.startswith(plugins.DROP_IN_PACKAGE + "."):
-            del sys.modules[name]
-
-
 class FakeEntryPoint:
     def __init__(self, name, package, version, load):
         self.name = name

@@ -16,11 +16,10 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
-from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -33,11 +32,6 @@ TO_BOT = {"hello", "match", "hand_start", "decide", "event", "hand_end", "match_
 FROM_BOT = {"hello": "bot_hello", "answer": "answer", "error": "error"}
 
 
-@pytest.fixture(autouse=True)
-def _no_installed_plugins(monkeypatch):
-    monkeypatch.setenv(DISABLE_AUTOLOAD_ENV, "1")
-
-
 @functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = json.loads((SCHEMAS / "protocol" / f"{name}.json").read_text())
@@ -47,10 +41,7 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 def play(config: dict, run_dir: Path, workers: int = 2) -> dict:
     t = parse_tournament(config, run_dir.parent / "tournament.toml")
-    registry = registry_for(t)
-    run = Run(check_bots(t, registry), registry, run_dir, workers)
-    run.prepare(False)
-    return run.execute()
+    return Session.open(t, run_dir, workers=workers).play()
 
 
 def tapped(record: Path, *command: str) -> list[str]:
@@ -61,6 +52,7 @@ def serve(bot: str) -> list[str]:
     return [sys.executable, "-m", "naparena.bots.serve", bot, "--bots-dir", str(BOTS_DIR)]
 
 
+@pytest.mark.slow
 def test_every_message_of_real_traffic_matches_its_schema(tmp_path):
     """Two tapped seat processes (one asking for events and hand starts) and an inline bot
     play every named variant on two workers, in the 6 seatings of a table of three; every

@@ -3,7 +3,6 @@ kill -9, SIGTERM and Ctrl-C, verify and report, the JSON schemas of every file a
 writes, and a parent whose memory grows with deal sets, not hands."""
 
 import copy
-import functools
 import json
 import os
 import random
@@ -11,25 +10,19 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
-import time
 import tomllib
-from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
 import tomli_w
-from typer.testing import CliRunner
 
 from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
-from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, match_path, new_run_dir
-from naparena.arena.runner import Run, registry_for, run_job
-from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
+from naparena.arena.session import Quiet, Session, run_job
 from naparena.arena.setup.settings import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.bots import plugins
-from naparena.cli import app
 from naparena.game.rules import (
     CHOICES,
     FLOATER_LADDER,
@@ -39,220 +32,32 @@ from naparena.game.rules import (
     VARIANTS,
 )
 from naparena.stats.standings import Standings
-
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE_BOT = REPO / "bots" / "example_bot.py"
-
-# Drop-in bots written next to each test tournament. Each answers from its own rng, so
-# their logs are as reproducible as the reference bots'.
-TEST_BOTS = '''
-import os
-import time
-
-import naparena
-from naparena import Bot
-
-
-class Slowpoke(Bot):
-    name = "slowpoke"
-    description = "random answers; from match 2 on, naps at the start of each match if told to"
-
-    def start_match(self, info):
-        # Sleeping changes no answer, so a slow run and a fast run write the same logs.
-        if info["match"] >= 2:
-            time.sleep(float(os.environ.get("SLOWPOKE_SLEEP", "0")))
-
-    def bid(self, view):
-        return self.rng.choice(view.legal)
-
-    def play(self, view):
-        return self.rng.choice(view.legal)
-
-
-class Grumpy(Bot):
-    name = "grumpy"
-    description = "now and then an illegal bid or an exception in play"
-
-    def bid(self, view):
-        return "banana" if self.rng.random() < 0.1 else self.rng.choice(view.legal)
-
-    def play(self, view):
-        if self.rng.random() < 0.03:
-            raise ValueError("grumpy today")
-        return self.rng.choice(view.legal)
-
-
-class Shy(Bot):
-    name = "shy"
-    description = "never bids"
-
-    def bid(self, view):
-        return "pass"
-
-    def play(self, view):
-        return self.rng.choice(view.legal)
-
-
-class Crashy(Bot):
-    name = "crashy"
-    description = "kills its worker process at its first card of hand 1"
-
-    def bid(self, view):
-        return self.rng.choice(view.legal)
-
-    def play(self, view):
-        if view.hand_no == 1:
-            os._exit(3)
-        return self.rng.choice(view.legal)
-
-
-class Broken(Bot):
-    name = "broken"
-    description = "bids four when it can, then raises on every card"
-
-    def bid(self, view):
-        return "four" if "four" in view.legal else "pass"
-
-    def play(self, view):
-        raise RuntimeError("no cards today")
-
-
-@naparena.hookimpl
-def register_bots(register):
-    for cls in (Slowpoke, Grumpy, Shy, Crashy, Broken):
-        register(cls)
-'''
-
-
-def _second_bot() -> str:
-    """`heuristic` when the reference bots are there, else the example drop-in."""
-    return "heuristic" if "heuristic" in plugins.load_registry(None).bots else "example"
-
-
-SECOND = _second_bot()
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch):
-    # Installed plug-ins must not change what these tests see; drop-in modules must not
-    # leak from one test into the next.
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})  # worker registries are built afresh
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name == plugins.DROP_IN_PACKAGE or name.startswith(plugins.DROP_IN_PACKAGE + "."):
-            del sys.modules[name]
-
-
-# --- helpers --------------------------------------------------------------------------
-
-def write_tournament(folder: Path, *, name="t", bots=("random", SECOND), variants=("classic",),
-                     hands=20, seeds=1, table=4, sprt=None, **settings) -> Path:
-    """A tournament file `t.toml` in `folder`, with the test bots in `folder/bots`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "bots").mkdir(exist_ok=True)
-    (folder / "bots" / "testbots.py").write_text(TEST_BOTS)
-    shutil.copy(EXAMPLE_BOT, folder / "bots" / "example_bot.py")
-    # A generous time limit: a decision timed out by a busy machine would change the logs
-    # these tests compare byte for byte.
-    settings.setdefault("timeout", 5.0)
-    data = {"tournament": {"name": name, "seed": 2026, "seeds": seeds, "hands": hands, "table": table,
-                           **settings},
-            "bots": [{"name": b} for b in bots], "variants": [{"name": v} for v in variants]}
-    if sprt:
-        data["sprt"] = sprt
-    path = folder / "t.toml"
-    path.write_text(tomli_w.dumps(data))
-    return path
-
-
-def naparena(*args, cwd, env=None, timeout=120) -> subprocess.CompletedProcess:
-    """`python -m naparena ARGS` in a child process, as a person would run it."""
-    full = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1", "PYTHONHASHSEED": "0", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "naparena", *map(str, args)], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def start_naparena(*args, cwd, env=None) -> subprocess.Popen:
-    """Start `python -m naparena ARGS` in its own process group, so its workers can be signalled too."""
-    full = {**os.environ, plugins.DISABLE_AUTOLOAD_ENV: "1", "PYTHONHASHSEED": "0", **(env or {})}
-    # A shell starting pytest in the background makes it ignore SIGINT, and an ignored
-    # signal stays ignored in children: let the child see Ctrl-C as a terminal would send it.
-    previous = signal.getsignal(signal.SIGINT)
-    if previous == signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return subprocess.Popen([sys.executable, "-m", "naparena", *map(str, args)], cwd=cwd, env=full,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def run_dir_in(log_dir: Path) -> Path:
-    [run_dir] = [p for p in Path(log_dir).iterdir() if p.is_dir()]
-    return run_dir
-
-
-def snapshot(run_dir: Path) -> dict[str, bytes]:
-    """Every canonical file of a run directory (not run.log), by relative path."""
-    files = {MANIFEST: (run_dir / MANIFEST).read_bytes(), STANDINGS: (run_dir / STANDINGS).read_bytes()}
-    for f in sorted((run_dir / MATCHES).iterdir()):
-        files[f"{MATCHES}/{f.name}"] = f.read_bytes()
-    return files
-
-
-def assert_same_files(got: dict[str, bytes], expected: dict[str, bytes]) -> None:
-    assert sorted(got) == sorted(expected)
-    differing = [name for name in expected if got[name] != expected[name]]
-    assert not differing, f"files differ: {differing}"
-
-
-def played_matches(run_dir: Path) -> int:
-    return sum(1 for _ in (run_dir / MATCHES).glob("*.json"))
+from tests.helpers import (
+    REPO,
+    SECOND,
+    assert_same_files,
+    errors,
+    invoke,
+    naparena,
+    played_matches,
+    run_dir_in,
+    schema,
+    snapshot,
+    start_naparena,
+    wait_for,
+    wait_until_gone,
+    write_testbots_tournament,
+)
 
 
 def run_in_process(path: Path, log_dir: Path, workers: int = 1) -> tuple[Path, dict]:
     """What `naparena run` does, minus the terminal: returns the run directory and standings."""
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, log_dir)
-    runner = Run(t, registry, run_dir, workers)
-    runner.prepare(False)
-    return run_dir, runner.execute()
+    session = Session.open(path, log_dir=log_dir, workers=workers)
+    return session.run_dir.path, session.play()
 
 
-def live_members(pgid: int) -> list[int]:
-    """Processes of a process group that are still running (zombies do not count)."""
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces, so split after the last ')'.
-        fields = text[text.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(stat.parent.name))
-    return pids
-
-
-def wait_until_gone(pgid: int, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while live_members(pgid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not live_members(pgid), "worker processes outlived the run"
-
-
-def wait_for_first_match(proc: subprocess.Popen, log_dir: Path, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not list(Path(log_dir).glob(f"*/{MATCHES}/*.json")):
-        if proc.poll() is not None:
-            pytest.fail(f"the run ended before any match was written: {proc.communicate()}")
-        assert time.monotonic() < deadline, "no match was written in time"
-        time.sleep(0.02)
+def wait_for_first_match(proc: subprocess.Popen, log_dir: Path) -> None:
+    wait_for(lambda: list(Path(log_dir).glob(f"*/{MATCHES}/*.json")), "the first match log", proc=proc)
 
 
 # --- runs shared by several tests -----------------------------------------------------
@@ -266,7 +71,7 @@ def plain(tmp_path_factory):
     """One tournament run with 1, 2 and 3 workers: (folder, {workers: (run dir, --json stdout)})."""
     folder = tmp_path_factory.mktemp("plain")
     # 5 hands a match: the seating design plays 24 seatings of each deal at a table of four
-    write_tournament(folder, bots=PLAIN_BOTS, variants=PLAIN_VARIANTS, hands=5, seeds=2)
+    write_testbots_tournament(folder, bots=PLAIN_BOTS, variants=PLAIN_VARIANTS, hands=5, seeds=2)
     runs = {}
     for workers in (1, 2, 3):
         done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
@@ -279,7 +84,7 @@ def plain(tmp_path_factory):
 def misfits(tmp_path_factory):
     """Bots that crash their worker, fault, and get disqualified; with 2 and 3 workers."""
     folder = tmp_path_factory.mktemp("misfits")
-    write_tournament(folder, bots=("random", "crashy", "broken", "grumpy"), hands=12, table=3)
+    write_testbots_tournament(folder, bots=("random", "crashy", "broken", "grumpy"), hands=12, table=3)
     runs = {}
     for workers in (2, 3):
         done = naparena("run", "t.toml", "--workers", workers, "--log-dir", f"w{workers}", "--json", cwd=folder)
@@ -292,7 +97,7 @@ def misfits(tmp_path_factory):
 def sequential(tmp_path_factory):
     """A head-to-head stopped by its [sprt] test; with 1 and 3 workers."""
     folder = tmp_path_factory.mktemp("sprt")
-    write_tournament(folder, bots=("random", SECOND), variants=("classic", "pagat"), hands=40, seeds=10,
+    write_testbots_tournament(folder, bots=("random", SECOND), variants=("classic", "pagat"), hands=40, seeds=10,
                      sprt={"a": SECOND, "b": "random", "delta": 50.0})
     runs = {}
     for workers in (1, 3):
@@ -307,13 +112,13 @@ def every_variant(tmp_path_factory):
     """tournaments/all-variants.toml cut down to 5 hands a match, plus six-handed tables
     (the dealer sits out) and peel's eldest-one rule, so every kind of hand record occurs."""
     folder = tmp_path_factory.mktemp("every-variant")
-    write_tournament(folder)  # for its bots folder
+    write_testbots_tournament(folder)  # for its bots folder
     data = tomllib.loads((REPO / "tournaments" / "all-variants.toml").read_text())
     data["tournament"]["hands"] = 5
     data["bots"] = [{"name": "random"}, {"name": SECOND}]
     (folder / "all.toml").write_text(tomli_w.dumps(data))
     # Six at a table: the dealer sits out. Nobody bids: classic redeals, peel plays 'one'.
-    six = write_tournament(folder / "six", name="six", bots=("shy",), variants=("classic", "peel"),
+    six = write_testbots_tournament(folder / "six", name="six", bots=("shy",), variants=("classic", "peel"),
                            hands=10, table=6)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
@@ -372,7 +177,7 @@ def test_a_decided_sequential_test_skips_the_same_matches_for_one_and_three_work
 
 
 def test_nothing_depends_on_the_global_rng(tmp_path, monkeypatch):
-    path = write_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "ecarte"), hands=15)
+    path = write_testbots_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "ecarte"), hands=15)
     random.seed(1)
     calm, calm_standings = run_in_process(path, tmp_path / "calm", workers=1)
 
@@ -416,8 +221,8 @@ def register_bots(register):
 
 
 def test_a_second_run_in_the_same_process_sees_its_own_drop_in_bots(tmp_path, monkeypatch):
-    write_tournament(tmp_path / "first", bots=("random", "grumpy"), hands=5)
-    write_tournament(tmp_path / "second", bots=("random", "late"), hands=5)
+    write_testbots_tournament(tmp_path / "first", bots=("random", "grumpy"), hands=5)
+    write_testbots_tournament(tmp_path / "second", bots=("random", "late"), hands=5)
     (tmp_path / "second" / "bots" / "late.py").write_text(LATE_BOT)
     monkeypatch.chdir(tmp_path / "first")
     run_in_process(Path("t.toml"), Path("logs"))
@@ -427,7 +232,7 @@ def test_a_second_run_in_the_same_process_sees_its_own_drop_in_bots(tmp_path, mo
 
 
 def test_hash_seed_changes_no_file(tmp_path):
-    write_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "misere"), hands=15)
+    write_testbots_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "misere"), hands=15)
     outputs = []
     for hash_seed in ("1", "2"):
         done = naparena("run", "t.toml", "--workers", 2, "--log-dir", f"h{hash_seed}", "--json",
@@ -447,7 +252,7 @@ SLOW_MATCHES = 2 * 4 * 6  # variants x seeds x the 6 seatings of (random, slowpo
 def slow(tmp_path_factory):
     """A tournament that is slow only when SLOWPOKE_SLEEP is set, and its uninterrupted run."""
     folder = tmp_path_factory.mktemp("slow")
-    write_tournament(folder, bots=("random", "slowpoke"), variants=("classic", "pagat"), hands=14, seeds=4)
+    write_testbots_tournament(folder, bots=("random", "slowpoke"), variants=("classic", "pagat"), hands=14, seeds=4)
     done = naparena("run", "t.toml", "--workers", 2, "--log-dir", "reference", "--json", cwd=folder)
     assert done.returncode == 0, done.stderr
     return folder, snapshot(run_dir_in(folder / "reference")), done.stdout
@@ -529,13 +334,9 @@ def test_the_resume_hint_continues_the_interrupted_run(slow):
 
 # --- verify and report ----------------------------------------------------------------
 
-def cli(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
 def test_verify_passes_on_untouched_runs(plain, misfits):
     for run_dir, _ in list(plain[1].values())[:1] + list(misfits[1].values())[:1]:
-        result = cli("verify", run_dir)
+        result = invoke("verify", run_dir)
         assert result.exit_code == 0, result.output
         assert "verify ok" in result.stdout
         assert f"{played_matches(run_dir)} matches" in result.stdout
@@ -586,7 +387,7 @@ def test_verify_names_the_match_and_hand_of_a_hand_edited_log(plain, tmp_path, e
     f, log, n = pick_hand(run_dir)
     edit(log["hands"][n])
     f.write_text(json.dumps(log, separators=(",", ":")) + "\n")
-    result = cli("verify", run_dir)
+    result = invoke("verify", run_dir)
     assert result.exit_code == 1, result.output
     problems = " ".join(result.stderr.split())
     assert f"mismatch matches/{f.name}: hand {n}" in problems
@@ -604,14 +405,14 @@ def test_verify_catches_an_edited_match_summary(plain, tmp_path, field):
     else:
         log["summary"]["final"][0] += 3
     f.write_text(json.dumps(log, separators=(",", ":")) + "\n")
-    result = cli("verify", run_dir)
+    result = invoke("verify", run_dir)
     assert result.exit_code == 1
     assert f.name in result.stderr
 
 
 def test_report_json_equals_the_run_json_standings(plain, misfits, sequential):
     for run_dir, run_json in (plain[1][2], misfits[1][2], sequential[1][3]):
-        result = cli("report", run_dir, "--json")
+        result = invoke("report", run_dir, "--json")
         assert result.exit_code == 0, result.output
         assert result.stdout == run_json
         assert standings_from_logs(run_dir) == json.loads(run_json)
@@ -622,7 +423,7 @@ def test_report_of_an_unfinished_run_says_so_and_counts_what_was_played(plain, t
     for f in sorted((run_dir / MATCHES).glob("*.json"))[8:]:
         f.unlink()
     (run_dir / STANDINGS).unlink()  # written only when a run finishes
-    result = cli("report", run_dir, "--json")
+    result = invoke("report", run_dir, "--json")
     assert result.exit_code == 0
     assert "unfinished" in result.stderr
     assert json.loads(result.stdout)["matches"] == 8
@@ -675,17 +476,43 @@ def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
     assert many_hands.book.bots["classic"]["a"][(2, 4)].n == 20_000  # every board was counted
 
 
+class StopAfter(Quiet):
+    """A watcher that interrupts a run as Ctrl-C would, once `after` matches are booked."""
+
+    def __init__(self, after: int):
+        self.after, self.done_before = after, None
+
+    def started(self, session, done: int) -> None:
+        self.done_before = done
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        if matches >= self.after:
+            raise KeyboardInterrupt
+
+
+def test_a_session_interrupted_resumes_from_its_run_directory_to_the_same_files(tmp_path, run_session):
+    path = write_testbots_tournament(tmp_path, hands=5, seeds=2)
+    whole_dir, whole = run_session(path, tmp_path / "whole", workers=1)
+    stop = StopAfter(3)
+    cut = Session.open(path, tmp_path / "cut", workers=1, watcher=stop)
+    with pytest.raises(KeyboardInterrupt):
+        cut.play()
+    assert stop.done_before == 0 and not (tmp_path / "cut" / STANDINGS).exists()
+    again = StopAfter(10**9)
+    resumed = Session.resume(tmp_path / "cut", workers=1, watcher=again)
+    assert resumed.play() == whole
+    assert again.done_before >= 3
+    assert snapshot(tmp_path / "cut") == snapshot(whole_dir)
+
+
 def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
-    path = write_tournament(tmp_path, hands=40)
-    t = load_tournament(path)
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    runner = Run(t, registry, tmp_path / "run", workers=1)
-    runner.prepare(False)
+    path = write_testbots_tournament(tmp_path, hands=40)
+    runner = Session.open(path, tmp_path / "run", workers=1)
+    runner.prepare()
     job = runner.job(runner.specs[0])
     assert isinstance(job, Job)
     returned = run_job(job)
-    written = json.loads(match_path(runner.run_dir, 0).read_bytes())
+    written = json.loads(runner.run_dir.match_path(0).read_bytes())
     assert len(written["hands"]) == 40
     assert returned == written["summary"]
     assert set(returned) == {"seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"}
@@ -693,19 +520,6 @@ def test_a_worker_sends_back_the_summary_not_the_hands(tmp_path):
 
 
 # --- JSON schemas ---------------------------------------------------------------------
-
-def schema(name: str) -> dict:
-    return json.loads((resources.files("naparena") / "schemas" / f"{name}.schema.json").read_text())
-
-
-@functools.cache
-def validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(schema(name))
-
-
-def errors(name: str, data) -> list[str]:
-    return [f"{e.json_path}: {e.message[:200]}" for e in validator(name).iter_errors(data)]
-
 
 @pytest.mark.parametrize("name", ["match", "manifest", "standings"])
 def test_schemas_are_valid_draft_2020_12_and_ship_in_the_package(name):
@@ -722,6 +536,7 @@ def all_run_files(run_dirs):
             yield "match", f
 
 
+@pytest.mark.slow
 def test_every_file_of_real_runs_matches_its_schema(every_variant, plain, misfits, sequential):
     run_dirs = every_variant + [plain[1][1][0], misfits[1][2][0], sequential[1][1][0]]
     seen_keys, seen_results, seen_pre, checked = set(), set(), set(), 0

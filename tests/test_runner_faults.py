@@ -14,19 +14,16 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena import runner as runner_module
 from naparena.arena.records.rundir import MATCHES
+from naparena.arena.session import Session
 from naparena.bots import plugins
 from naparena.cli import app
-
-from tests.test_runner import (
+from tests.helpers import (
     assert_same_files,
     live_members,
     naparena,
@@ -34,7 +31,9 @@ from tests.test_runner import (
     run_dir_in,
     snapshot,
     start_naparena,
+    wait_for,
     wait_until_gone,
+    write_tournament,
 )
 
 # A bot that, when SLEEPER_DIR is set, marks its pid in that folder and sleeps inside its
@@ -74,28 +73,10 @@ def register_bots(register):
 MATCH_COUNT = 12  # one variant, 2 seeds, the 6 distinct seatings of (random, sleeper, random, sleeper)
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith(plugins.DROP_IN_PACKAGE):
-            del sys.modules[name]
-
-
 def write_sleeper_tournament(folder: Path, bot_source: str = SLEEPER, hands: int = 12) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "bots").mkdir(exist_ok=True)
-    (folder / "bots" / "sleeper.py").write_text(bot_source)
     # A limit far above the sleep: no decision here may time out, however busy the machine.
-    data = {"tournament": {"name": "faults", "seed": 7, "seeds": 2, "hands": hands, "table": 4,
-                           "timeout": 60.0},
-            "bots": [{"name": "random"}, {"name": "sleeper"}], "variants": [{"name": "classic"}]}
-    path = folder / "t.toml"
-    path.write_text(tomli_w.dumps(data))
-    return path
+    return write_tournament(folder, name="faults", file="t", seeds=2, hands=hands, table=4, timeout=60.0,
+                            bots=("random", "sleeper"), drop_ins={"sleeper": bot_source}, example=False)
 
 
 @pytest.fixture(scope="module")
@@ -108,17 +89,10 @@ def reference(tmp_path_factory):
     return folder, snapshot(run_dir_in(folder / "reference")), done.stdout
 
 
-def wait_for_marker(proc: subprocess.Popen, marks: Path, seconds: float = 60.0) -> int:
+def wait_for_marker(proc: subprocess.Popen, marks: Path) -> int:
     """The pid of the first worker that is inside the sleeper's decision."""
-    deadline = time.monotonic() + seconds
-    while True:
-        found = sorted(marks.iterdir()) if marks.exists() else []
-        if found:
-            return int(found[0].name)
-        if proc.poll() is not None:
-            pytest.fail(f"the run ended before a worker was deciding: {proc.communicate()}")
-        assert time.monotonic() < deadline, "no worker started deciding in time"
-        time.sleep(0.02)
+    found = wait_for(lambda: sorted(marks.iterdir()) if marks.exists() else [], "a worker deciding", proc=proc)
+    return int(found[0].name)
 
 
 def disturbed_run(folder: Path, log_dir: str, seconds: float, send) -> tuple[subprocess.Popen, str, str]:
@@ -206,18 +180,18 @@ def test_a_bot_killing_its_own_worker_in_the_same_place_again_is_charged_as_a_cr
 def test_ctrl_c_just_after_the_run_directory_is_created_still_says_how_to_resume(tmp_path, monkeypatch):
     write_sleeper_tournament(tmp_path)
     monkeypatch.chdir(tmp_path)
-    prepare = runner_module.Run.prepare
+    prepare = Session.prepare
 
-    def prepare_then_interrupt(self, resume=False):
-        prepare(self, resume)
+    def prepare_then_interrupt(self):
+        prepare(self)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner_module.Run, "prepare", prepare_then_interrupt)
+    monkeypatch.setattr(Session, "prepare", prepare_then_interrupt)
     result = CliRunner().invoke(app, ["run", "t.toml", "--workers", "1"])
     assert result.exit_code == 130, result.output
     message = " ".join(result.output.split())
     assert "Resume with: naparena resume logs/faults-" in message
-    monkeypatch.setattr(runner_module.Run, "prepare", prepare)
+    monkeypatch.setattr(Session, "prepare", prepare)
     hint = message[message.index("Resume with: ") + len("Resume with: "):].split()
     resumed = CliRunner().invoke(app, hint[1:3] + ["--workers", "1"])
     assert resumed.exit_code == 0, resumed.output

@@ -15,13 +15,12 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.records.rundir import MANIFEST, MATCHES, new_run_dir
+from naparena.arena.records.rundir import MANIFEST, MATCHES
 from naparena.arena.records.verify import audit_run
-from naparena.arena.runner import Run, registry_for
-from naparena.arena.setup.reader import check_bots, load_tournament, parse_tournament
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import load_tournament, parse_tournament
 from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, orders_for, seatings
-from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError
 
@@ -137,11 +136,6 @@ def test_rotations_of_one_seating_fail_the_count(slots):
 
 # --- real runs ------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def no_plugins(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-
-
 def run(folder: Path, *, bots: int, table: int, duplicate: bool, hands: int = 2, seeds: int = 1,
         workers: int = 2) -> Path:
     folder.mkdir(parents=True)
@@ -196,14 +190,9 @@ def run_in_process(folder: Path, **kwargs) -> Path:
             "bots": [{"name": "random", "alias": a} for a in ("r1", "r2", "heuristic", "bold")],
             "variants": [{"name": "classic"}]}
     (folder / "t.toml").write_text(tomli_w.dumps(data))
-    t = load_tournament(folder / "t.toml")
-    registry = registry_for(t)
-    t = check_bots(t, registry)
-    run_dir = new_run_dir(t, folder / "logs")
-    runner = Run(t, registry, run_dir, 1)
-    runner.prepare(False)
-    runner.execute()
-    return run_dir
+    session = Session.open(folder / "t.toml", log_dir=folder / "logs", workers=1)
+    session.play()
+    return session.run_dir.path
 
 
 def test_verify_finds_a_run_seated_by_the_old_design_unbalanced(tmp_path, monkeypatch):

@@ -11,24 +11,22 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 from naparena.arena.records.verify import verify_run
-from tests.test_misbehaviour import (
+from tests.misbehaving import (
+    ROGUE,
     WELL_BEHAVED,
     bad_faults,
     bad_seat,
     check_run,
     config,
-    match_files,
+    control_run,
     play,
     row,
 )
 
-HERE = Path(__file__).resolve().parent
-ROGUE = HERE / "seat_programs" / "rogue.py"
 TIMEOUT = 2.0  # generous: only the modes that overrun it may time out on a loaded machine
 
 
@@ -36,12 +34,7 @@ TIMEOUT = 2.0  # generous: only the modes that overrun it may time out on a load
 def control(tmp_path_factory) -> tuple[dict, dict[int, bytes]]:
     """The inline tests' control run (`bad` well-behaved), with this module's time limit:
     a control that a loaded machine times out would compare nothing."""
-    run_dir = tmp_path_factory.mktemp("control") / "run"
-    result = play(config(WELL_BEHAVED, timeout=TIMEOUT), run_dir)
-    files = match_files(run_dir)
-    for log in map(json.loads, files.values()):
-        assert not any("faults" in hand for hand in log["hands"])
-    return result, files
+    return control_run(tmp_path_factory.mktemp("control") / "run", timeout=TIMEOUT)
 
 
 def rogue_config(mode: str, **params) -> dict:
@@ -69,6 +62,7 @@ FATAL = [  # mode, params, the reason every fault of `bad` starts with
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, params, reason", FATAL, ids=[m for m, _, _ in FATAL])
 def test_a_broken_seat_process_faults_once_and_the_fallback_plays_on(tmp_path, control, mode, params, reason):
     """Exit, segfault, its own timer or thread killing it, garbage on stdout, a malformed,
@@ -93,6 +87,7 @@ def test_a_broken_seat_process_faults_once_and_the_fallback_plays_on(tmp_path, c
     assert verify_run(tmp_path / "run")[2] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["hang", "slow", "fork"])
 def test_a_seat_process_that_never_answers_is_timed_out_by_the_match(tmp_path, control, mode):
     """Deaf to signals and asleep in C, merely slow, or gone while a child of it holds the
@@ -112,6 +107,7 @@ def test_a_seat_process_that_never_answers_is_timed_out_by_the_match(tmp_path, c
     assert verify_run(tmp_path / "run")[2] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, kind, reason", [
     ("illegal", "illegal", "illegal answer 'junk'"),
     ("error", "exception", "exception: ValueError: deliberate failure"),
@@ -130,6 +126,7 @@ def test_a_bad_answer_faults_that_decision_only(tmp_path, control, mode, kind, r
     assert set(row(result, "classic", "bad")["faults"]) == {kind}
 
 
+@pytest.mark.slow
 def test_a_seat_flooding_its_stderr_blocks_nobody_and_plays_exactly_as_the_control(tmp_path, control):
     """A megabyte of stderr in a decision: drained while the match waits, so the bot
     answers in time and every match is the control's, byte for byte, but the header."""
@@ -140,6 +137,7 @@ def test_a_seat_flooding_its_stderr_blocks_nobody_and_plays_exactly_as_the_contr
         assert log["hands"] == before["hands"] and log["summary"] == before["summary"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program, start_timeout, reason", [
     ("import time; time.sleep(60)", 0.3, "time-out: no hello within 0.3 s"),
     ("print('{\"type\":\"hello\",\"protocol\":2,\"name\":\"x\"}', flush=True); import time; time.sleep(60)", 10.0,

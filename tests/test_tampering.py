@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -40,17 +39,6 @@ class Broken(Bot):
 def register_bots(register):
     register(Broken)
 '''
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch):
-    monkeypatch.setenv(plugins.DISABLE_AUTOLOAD_ENV, "1")
-    monkeypatch.setattr("naparena.arena.runner._registries", {})
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith(plugins.DROP_IN_PACKAGE):
-            del sys.modules[name]
 
 
 def make_run(folder: Path, seed: int) -> Path:

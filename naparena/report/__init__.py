@@ -1,1 +1,2 @@
-"""Presentation of results: tables built from plain result data."""
+"""Presentation of results: Rich tables for the terminal (`tables.py`, sized by `fit.py`) and
+one self-contained HTML page (`html.py`), built from plain result data."""

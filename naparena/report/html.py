@@ -14,10 +14,8 @@ import math
 from html import escape
 from pathlib import Path
 
-import orjson
-
 from naparena.arena.records.ledger import standings_from_logs
-from naparena.arena.records.rundir import MATCHES, read_manifest
+from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
@@ -70,7 +68,7 @@ def write_report(run_dir: str | Path, out: str | Path) -> int:
 
 
 def page(run_dir: Path) -> str:
-    manifest = read_manifest(run_dir)
+    manifest = RunDir(run_dir).read_manifest()
     result = standings_from_logs(run_dir)
     curves = bankrolls(run_dir)
     colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
@@ -242,8 +240,9 @@ def bankrolls(run_dir: Path) -> dict[str, dict[str, list[tuple[int, int]]]]:
     the seats a match's header lists in `stand_ins`, and a seat whose bot died, from the
     hand it died in (its summary's `crashed_at`) on."""
     full: dict[str, dict[str, list[int]]] = {}
-    for path in sorted((run_dir / MATCHES).glob("*.json")):
-        data = orjson.loads(path.read_bytes())
+    rd = RunDir(run_dir)
+    for path in rd.match_files():
+        data = rd.read_match_file(path)
         if "skipped" in data:
             continue
         per_bot = full.setdefault(data["match"]["variant"], {})

@@ -1,21 +1,27 @@
 """Pre-flight for one bot (`naparena check`): play it through every named variant, at every
 table size from 2 to 7 seats the variant allows, on fixed seeded deals against `random`
-bots, and report illegal answers, exceptions and decision times."""
+bots, and report illegal answers, exceptions and decision times; and start a tournament
+file's external bots for their handshake (`naparena bots --tournament`)."""
 
 from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 import orjson
 
 from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
+from naparena.arena.match.seats import probe
 from naparena.arena.records.logs import fault_kind
+from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement
-from naparena.errors import RulesError
+from naparena.bots.protocol import ProtocolError
+from naparena.errors import RulesError, RunError
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
 
@@ -157,3 +163,41 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
         for _, seat, kind, reason in record.get("faults", ()):
             if seat == 0 and not report.first_error:
                 report.first_error = f"{players} seats, hand {record['n']}, {kind}: {reason}"
+
+
+@dataclass(frozen=True)
+class ExternalBot:
+    """An external bot of a tournament file, as its handshake answered (`naparena bots -t`)."""
+
+    alias: str
+    command: tuple[str, ...]
+    files: str           # the hash of the files its command names
+    said: str = ""       # the name it gave
+    version: str = ""
+    failed: str | None = None  # why it did not answer
+
+
+def external_bots(file: str | Path) -> list[ExternalBot]:
+    """The file's external bots, each started once for its handshake."""
+    t = load_tournament(file)
+    found = []
+    for bot in (b for b in t.bots if b.command is not None):
+        assert bot.command is not None
+        entry = ExternalBot(bot.alias, tuple(bot.command), t.command_hash(bot))
+        try:
+            hello = probe(t.command_of(bot), bot.params, t.seats)
+            entry = replace(entry, said=str(hello["name"]), version=str(hello.get("version", "")))
+        except ProtocolError as e:
+            entry = replace(entry, failed=str(e))
+        found.append(entry)
+    return found
+
+
+def checked_entry(file: str | Path, name: str) -> dict[str, Any]:
+    """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name)."""
+    t = load_tournament(file)
+    entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
+    if entry is None:
+        raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
+    return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats,
+            **({"command": t.command_of(entry)} if entry.command is not None else {})}

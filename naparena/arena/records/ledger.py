@@ -1,17 +1,20 @@
-"""Booking results in schedule order: which seats the stand-in plays, which matches are
-skipped, when a deal set closes, who is disqualified, and the standings rebuilt from a run
-directory's logs. Decided in schedule order, so the same for any number of workers.
+"""The one place results are booked in schedule order: which seats the stand-in plays,
+which matches are skipped, who is disqualified, when a deal set closes. The live run, the
+rebuild from a run directory's logs (`report`, `compare`) and `verify` all book through a
+`Ledger`, so they cannot disagree; in schedule order, so the same for any worker count.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from naparena.arena.records.logs import read_match
-from naparena.arena.records.rundir import MANIFEST, MATCHES, read_manifest
+from naparena.arena.records.rundir import RunDir
 from naparena.arena.setup.settings import FAULT_MIN_DECISIONS
-from naparena.arena.setup.tournament import SprtSpec
+from naparena.arena.setup.tournament import SprtSpec, Tournament
 from naparena.errors import RunError
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
 
@@ -21,12 +24,21 @@ log = logging.getLogger("naparena")
 STAND_IN_BOT = "random"
 
 
-def stand_in_seats(spec: dict, standings: Standings) -> tuple[int, ...]:
-    """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
-    return tuple(i for i, a in enumerate(spec["seats"]) if a in standings.disqualified)
+@dataclass(frozen=True)
+class Skip:
+    """The match is not played: too few bots left at its table, or its test is decided."""
+
+    reason: str
 
 
-def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
+@dataclass(frozen=True)
+class Play:
+    """The match is played, the stand-in in these seats (those of disqualified bots)."""
+
+    stand_ins: tuple[int, ...] = ()
+
+
+def booked_spec(spec: dict, stand_ins: Sequence[int]) -> dict:
     """`spec` as the standings book it: the stand-in's seats under its own alias, so a
     disqualified bot's results end where it was disqualified and chips still add up; the
     scheduled seats stay in `lineup`, so its boards there are left out of its intervals."""
@@ -36,67 +48,112 @@ def booked_spec(spec: dict, stand_ins: tuple | list) -> dict:
             "lineup": list(spec["seats"])}
 
 
-def skip_reason(spec: dict, standings: Standings) -> str | None:
-    """Why match `spec` is not played: fewer than two bots left at the table once the
-    disqualified are replaced by the stand-in, or a decided sequential test."""
-    out = [a for a in spec["seats"] if a in standings.disqualified]
-    if out and len(set(spec["seats"]) - set(out)) < 2:
-        return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
-    if standings.sprt_decided(spec):
-        return "sprt decided: " + standings.sprt.verdict
-    return None
+class Ledger:
+    """Books a run's matches one by one, in schedule order, into its `Standings`.
+
+    For each match: `plan` says whether it is skipped or with which stand-in seats it is
+    played; then `skip`, `book` (a played match's summary) or `book_log` (a match file as
+    read back) books it, judging disqualification; `end_of_unit` closes its deal set when
+    the next match starts another. `result()` is the standings.
+    """
+
+    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool,
+                 sprt: SprtSpec | None, max_fault_share: float):
+        self.standings = Standings(variants, aliases + [STAND_IN_ALIAS], duplicate, sprt)
+        self.max_fault_share = max_fault_share
+
+    @classmethod
+    def of(cls, t: Tournament) -> Ledger:
+        return cls([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt,
+                   t.max_fault_share)
+
+    def plan(self, spec: dict) -> Skip | Play:
+        """Whether match `spec` is played, given what is booked before it."""
+        reason = self.skip_reason(spec)
+        return Skip(reason) if reason else Play(self.stand_in_seats(spec))
+
+    def skip_reason(self, spec: dict) -> str | None:
+        """Why match `spec` is not played: fewer than two bots left at the table once the
+        disqualified are replaced by the stand-in, or a decided sequential test."""
+        out = [a for a in spec["seats"] if a in self.standings.disqualified]
+        if out and len(set(spec["seats"]) - set(out)) < 2:
+            return "disqualified: " + ", ".join(sorted(set(out), key=out.index))
+        sprt = self.standings.sprt
+        if self.standings.sprt_decided(spec) and sprt is not None and sprt.verdict:
+            return "sprt decided: " + sprt.verdict
+        return None
+
+    def stand_in_seats(self, spec: dict) -> tuple[int, ...]:
+        """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
+        return tuple(i for i, a in enumerate(spec["seats"]) if a in self.standings.disqualified)
+
+    def skip(self, spec: dict, reason: str) -> None:
+        self.standings.skip(spec, reason)
+
+    def book(self, spec: dict, summary: dict, stand_ins: Sequence[int]) -> dict:
+        """Book a played match; return its spec as booked (the stand-in's seats renamed)."""
+        booked = booked_spec(spec, stand_ins)
+        self.standings.add(booked, summary)
+        self._judge(booked)
+        return booked
+
+    def book_log(self, spec: dict, data: dict) -> None:
+        """Book a match file as read back: a skipped stub, or a played match with the
+        stand-in seats its header names."""
+        if "skipped" in data:
+            self.skip(spec, data["skipped"])
+        else:
+            self.book(spec, data["summary"], data["match"].get("stand_ins", ()))
+
+    def end_of_unit(self, spec: dict, following: dict | None) -> None:
+        """Close the deal set of `spec` when the next match starts another (schedule order)."""
+        unit = self.standings.unit_of(spec)
+        if following is None or self.standings.unit_of(following) != unit:
+            self.standings.close_unit(unit)
+
+    def result(self) -> dict[str, Any]:
+        return self.standings.result()
+
+    def _judge(self, spec: dict) -> None:
+        """Disqualify a bot whose faults exceed the allowed share; decided in schedule order,
+        so the same matches are skipped whatever order the workers finish in."""
+        share, standings = self.max_fault_share, self.standings
+        if share >= 1:
+            return
+        for alias in sorted(set(spec["seats"]) - {STAND_IN_ALIAS}):
+            faults, decisions = standings.fault_share(alias)
+            if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
+                standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}
+                log.warning("%s disqualified after match %d: %d faults in %d decisions",
+                            alias, spec["index"], faults, decisions)
 
 
-def end_of_unit(standings: Standings, spec: dict, following: dict | None) -> None:
-    """Close the deal set of `spec` when the next match starts another (schedule order)."""
-    unit = standings.unit_of(spec)
-    if following is None or standings.unit_of(following) != unit:
-        standings.close_unit(unit)
-
-
-def standings_from_logs(run_dir: Path) -> dict:
+def standings_from_logs(run_dir: str | Path) -> dict[str, Any]:
     """Rebuild the standings from the run directory's logs alone (`naparena report`)."""
     return load_standings(run_dir).result()
 
 
-def load_standings(run_dir: Path) -> Standings:
-    """The standings accumulator, fed from a run directory's match files in schedule order."""
-    run_dir = Path(run_dir)
-    config = read_manifest(run_dir)["tournament"]
+def load_standings(run_dir: str | Path) -> Standings:
+    """The standings, booked from a run directory's match files in schedule order."""
+    rd = RunDir(run_dir)
+    config = rd.read_manifest()["tournament"]
     try:
         variants = [v["name"] for v in config["variants"]]
         aliases = [b["alias"] for b in config["bots"]]
         sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-        standings = Standings(variants, aliases + [STAND_IN_ALIAS], config["duplicate"], sprt)
-        share = float(config["max_fault_share"])
+        ledger = Ledger(variants, aliases, config["duplicate"], sprt, float(config["max_fault_share"]))
     except (KeyError, TypeError, ValueError) as e:
-        raise RunError(f"{run_dir / MANIFEST}: damaged tournament configuration ({e})") from None
-    files = sorted((run_dir / MATCHES).glob("*.json"))
-    data = read_match(files[0]) if files else None
-    for i in range(len(files)):
-        following = read_match(files[i + 1]) if i + 1 < len(files) else None
+        raise RunError(f"{rd.manifest}: damaged tournament configuration ({e})") from None
+    files = rd.match_files()
+    data = rd.read_match_file(files[0]) if files else None
+    for i, path in enumerate(files):
+        following = rd.read_match_file(files[i + 1]) if i + 1 < len(files) else None
+        assert data is not None
         spec = data["match"]
-        if "skipped" in data:
-            standings.skip(spec, data["skipped"])
-        else:
-            if spec.get("variant") not in variants or not set(spec.get("seats", ())) <= set(aliases):
-                raise RunError(f"{files[i]}: names a variant or bot this run does not have")
-            booked = booked_spec(spec, spec.get("stand_ins", ()))
-            standings.add(booked, data["summary"])
-            judge(standings, booked, share)
-        end_of_unit(standings, spec, following["match"] if following else None)
+        if "skipped" not in data and (spec.get("variant") not in variants
+                                      or not set(spec.get("seats", ())) <= set(aliases)):
+            raise RunError(f"{path}: names a variant or bot this run does not have")
+        ledger.book_log(spec, data)
+        ledger.end_of_unit(spec, following["match"] if following else None)
         data = following
-    return standings
-
-
-def judge(standings: Standings, spec: dict, share: float) -> None:
-    """Disqualify a bot whose faults exceed the allowed share; decided in schedule order,
-    so the same matches are skipped whatever order the workers finish in."""
-    if share >= 1:
-        return
-    for alias in sorted(set(spec["seats"]) - {STAND_IN_ALIAS}):
-        faults, decisions = standings.fault_share(alias)
-        if decisions >= FAULT_MIN_DECISIONS and faults > share * decisions and alias not in standings.disqualified:
-            standings.disqualified[alias] = {"after_match": spec["index"], "faults": faults, "decisions": decisions}
-            log.warning("%s disqualified after match %d: %d faults in %d decisions",
-                        alias, spec["index"], faults, decisions)
+    return ledger.standings

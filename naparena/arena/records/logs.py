@@ -56,7 +56,7 @@ def other_format(data) -> str:
 
 
 # The summary fields the standings add up, and their types.
-_SEAT_FIELDS = {"chips": int, "hands": int, "bidder_hands": int, "bidder_chips": int,
+_SEAT_FIELDS: dict[str, type] = {"chips": int, "hands": int, "bidder_hands": int, "bidder_chips": int,
                 "defender_chips": int, "revokes": int, "decisions": int, "contracts": dict, "faults": dict}
 
 
@@ -108,9 +108,9 @@ def _structure_problem(data: dict) -> str | None:
     for n, seat in enumerate(seats):
         if not isinstance(seat, dict):
             return f"summary seat {n} is not an object"
-        for key, kind in _SEAT_FIELDS.items():
-            if type(seat.get(key)) is not kind:
-                return f"summary seat {n}: '{key}' is missing or not a {kind.__name__}"
+        for key, wanted in _SEAT_FIELDS.items():
+            if type(seat.get(key)) is not wanted:
+                return f"summary seat {n}: '{key}' is missing or not a {wanted.__name__}"
         tallies = list(seat["contracts"].values())
         if not all(isinstance(t, list) and len(t) == 2 and all(type(x) is int for x in t) for t in tallies) \
                 or not all(type(x) is int for x in seat["faults"].values()):

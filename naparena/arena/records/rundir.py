@@ -1,11 +1,14 @@
-"""The run directory: its layout and file names, the manifest (what a run was) and where a
-run's tournament file and bots are, the config hash that names it, and atomic writes.
+"""The run directory, one owner for it: its layout and file names (the only module that
+writes them), the manifest (what a run was) and the check that a resumed run is the same
+one, where a run's tournament file and bots are, the config hash that names it, and
+reading and writing its match logs (in the format of `logs.py`), all written atomically.
 
     <log_dir>/<name>-<config hash>[-N]/
         manifest.json    resolved configuration, versions, bot sources, seeds
         resume.json      where the tournament file and drop-in bots are (for `resume`)
         matches/NNNNNN.json   one match log each (`logs.py`)
         standings.json   written once every match is booked
+        run.log          faults, crashes and warnings, for people (not canonical)
 """
 
 from __future__ import annotations
@@ -15,15 +18,17 @@ import json
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 from naparena._version import __version__
-from naparena.arena.records.logs import FORMAT, write_atomic
+from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version
 from naparena.errors import RunError
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
+RUN_LOG = "run.log"
 
 
 def write_file(path: str | Path, data: bytes) -> None:
@@ -145,3 +150,121 @@ def match_path(run_dir: Path, index: int) -> Path:
 
 def is_complete(run_dir: Path) -> bool:
     return len(list((Path(run_dir) / MATCHES).glob("*.json"))) == read_manifest(Path(run_dir))["matches"]
+
+
+class RunDir:
+    """One run directory: where each of its files is, and reading and writing them."""
+
+    def __init__(self, path: str | Path | RunDir):
+        given: Path = path.given if isinstance(path, RunDir) else Path(path)
+        self.given: Path = given  # as the user named it, for messages
+        # Absolute: a bot that changes a worker's directory must not move where logs go.
+        self.path: Path = given.absolute()
+        self.manifest = given / MANIFEST
+        self.standings = given / STANDINGS
+        self.matches = given / MATCHES
+        self.where = given / WHERE
+        self.log = given / RUN_LOG
+
+    def __str__(self) -> str:
+        return str(self.given)
+
+    def make(self) -> None:
+        make_run_dir(self.path)
+
+    def started(self) -> bool:
+        """Whether a run was started here (its manifest is written)."""
+        return self.manifest.exists()
+
+    # --- the manifest and where the run came from ---
+
+    def read_manifest(self) -> dict[str, Any]:
+        return read_manifest(self.given)
+
+    def write_manifest(self, data: dict) -> None:
+        write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+
+    def check_format(self) -> dict[str, Any]:
+        """The manifest, if this naparena can resume the run it describes."""
+        old = self.read_manifest()
+        if old.get("format") != FORMAT:  # before the hash, which another format computes differently
+            raise RunError(f"{self.given}: {other_format(old).replace('match log', 'run')}; "
+                           "resume it with the version that started it")
+        return old
+
+    def check_resume(self, mine: dict, source: str | None) -> None:
+        """Resuming must play the same run: same log format, configuration and bots."""
+        old = self.check_format()
+        if old.get("config_hash") != mine["config_hash"]:
+            what = f"{source} has changed since {self.given} was started" if source else \
+                f"{self.given}: was run with another configuration"
+            raise RunError(f"{what}; start a new run")
+        _same_bots(self.path, old.get("bots"), mine["bots"])
+
+    def read_where(self) -> dict[str, Any]:
+        return read_where(self.given)
+
+    def write_where(self, file: str | None, bots_dir: str | None) -> None:
+        """Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
+        which must not depend on where the run was started."""
+        where = {"file": str(Path(file).resolve()) if file else None,
+                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        write_file(self.where, json.dumps(where, indent=1).encode() + b"\n")
+
+    # --- match logs ---
+
+    def match_path(self, index: int) -> Path:
+        """Absolute: workers write it, and a bot may change a worker's directory."""
+        return match_path(self.path, index)
+
+    def match_files(self) -> list[Path]:
+        """The match files on disk, in schedule order."""
+        return sorted(self.matches.glob("*.json"))
+
+    def kept(self) -> int:
+        return len(self.match_files())
+
+    def has_match(self, index: int) -> bool:
+        return self.match_path(index).exists()
+
+    def read_match(self, index: int, spec: dict | None = None) -> dict[str, Any]:
+        """Match `index` read back and checked (against its schedule entry `spec`, if given)."""
+        return read_match(self.match_path(index), spec)
+
+    def read_match_file(self, path: Path) -> dict[str, Any]:
+        return read_match(path)
+
+    def write_skipped(self, spec: dict, reason: str) -> None:
+        """The stub of a match not played, written over its log if it was played ahead."""
+        write_file(self.match_path(spec["index"]), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
+
+    def write_standings(self, result: dict) -> None:
+        write_file(self.standings, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+
+    def clean(self) -> None:
+        """Delete temporary files a stopped worker left half-written."""
+        for tmp in self.matches.glob("*.tmp*"):
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+    def missing(self, indices: list[int]) -> list[str]:
+        """The files of the run, among the manifest and these matches, no longer on disk."""
+        gone = [MANIFEST] if not self.manifest.exists() else []
+        return gone + [f"{MATCHES}/{self.match_path(i).name}" for i in indices if not self.has_match(i)]
+
+    def is_complete(self) -> bool:
+        return is_complete(self.given)
+
+
+def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:
+    """Resuming must play the same bots: a drop-in file is known by its content hash, so an
+    edited file, or another file of the same name (--bots-dir elsewhere), is refused."""
+    old = old or {}
+    for alias, now in mine.items():
+        before = old.get(alias)
+        if before != now:
+            was = f"{before.get('source')} {before.get('version')}" if isinstance(before, dict) else "absent"
+            raise RunError(f"{run_dir}: bot '{alias}' is not the one this run started with (then: {was};"
+                           f" now: {now.get('source')} {now.get('version')}); start a new run")

@@ -1,4 +1,6 @@
-"""Replay logged hands through the engine: `naparena verify` and `naparena replay` use it.
+"""Checking a run directory: each file is its run's, skips and stand-ins follow from the
+matches before them (booked through the one `Ledger`), and every logged hand replays
+through the engine to the same record (`naparena verify`; `report` runs the cheap checks).
 
 A match log holds every answer in the order it was given (bids, extra decisions,
 cards, faults by decision number), and the deal seed; feeding those answers to a
@@ -14,16 +16,9 @@ from pathlib import Path
 
 import orjson
 
-from naparena.arena.records.ledger import (
-    STAND_IN_BOT,
-    booked_spec,
-    end_of_unit,
-    judge,
-    skip_reason,
-    stand_in_seats,
-)
-from naparena.arena.records.logs import FORMAT, MatchSummary, other_format, read_match
-from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, config_hash, match_path, read_manifest
+from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
+from naparena.arena.records.logs import FORMAT, MatchSummary, other_format
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, config_hash
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
 from naparena.arena.setup.settings import SETTINGS, Confinement
@@ -31,7 +26,6 @@ from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, Varia
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules, make_rules
-from naparena.stats.standings import STAND_IN_ALIAS, Standings
 
 
 def rules_of(log: dict) -> Rules:
@@ -60,7 +54,7 @@ def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
         else:
             answer = pre.popleft()[2] if pre else None
             answer = tuple(answer) if isinstance(answer, list) else answer
-        if decisions is not None and not (fault or "").startswith(("crash:", "hang:")):
+        if decisions is not None and hand.to_act is not None and not (fault or "").startswith(("crash:", "hang:")):
             decisions[hand.to_act] += 1
         if fault is not None:
             hand.fault(fault)
@@ -142,9 +136,9 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     give, and the seats its files record must balance as the seating design says. With
     `replay`, every hand is also re-dealt from the match seed and replayed.
     """
-    run_dir = Path(run_dir)
+    rd = RunDir(run_dir)
     audit = Audit()
-    manifest = read_manifest(run_dir)
+    manifest = rd.read_manifest()
     if manifest.get("format") != FORMAT:
         audit.problems.append((MANIFEST, other_format(manifest).replace("not a match log", "not a manifest")))
         return audit
@@ -155,55 +149,58 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
         return audit
     specs = [s.as_dict() for s in schedule(t)]
     audit.problems += [(MANIFEST, p) for p in _manifest_problems(manifest, t, specs)]
-    names = {match_path(run_dir, s["index"]).name for s in specs}
-    for f in sorted((run_dir / MATCHES).iterdir()) if (run_dir / MATCHES).is_dir() else ():
+    names = {rd.match_path(s["index"]).name for s in specs}
+    for f in sorted(rd.matches.iterdir()) if rd.matches.is_dir() else ():
         if f.name not in names:
             audit.problems.append((f"{MATCHES}/{f.name}", "not a match of this run's schedule"))
-    finished = (run_dir / STANDINGS).exists()
-    standings = _standings_of(t)
+    finished = rd.standings.exists()
+    ledger = Ledger.of(t)
     in_order = True  # every match so far is on disk and sound, so skips can be judged
     for i, spec in enumerate(specs):
-        path = match_path(run_dir, spec["index"])
+        path = rd.match_path(spec["index"])
         name = f"{MATCHES}/{path.name}"
-        found = _check_match(path, spec, t, standings if in_order else None, replay, audit, finished)
+        found = _check_match(rd, spec, t, ledger if in_order else None, replay, audit, finished)
         if found is None:
             in_order = False
         else:
             audit.problems += [(name, p) for p in found]
         following = specs[i + 1] if i + 1 < len(specs) else None
-        end_of_unit(standings, spec, following)
+        ledger.end_of_unit(spec, following)
         if progress:
             progress(i + 1, len(specs), audit.hands)
     if finished and in_order:
-        audit.problems += [(STANDINGS, p) for p in _standings_problems(run_dir / STANDINGS, standings)]
+        audit.problems += [(STANDINGS, p) for p in _standings_problems(rd.standings, ledger)]
         audit.problems += [(MATCHES, p) for p in _seating_problems(audit.seated)]
     elif finished:
         audit.problems.append((STANDINGS, "the run says it finished, but its match logs are not all there and sound"))
     return audit
 
 
-def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audit,
+def _check_match(rd: RunDir, spec: dict, t, ledger: Ledger | None, replay: bool, audit: Audit,
                  finished: bool) -> list[str] | None:
-    """Problems of one match file, booked into `standings` (None: missing or unreadable,
+    """Problems of one match file, booked into `ledger` (None: missing or unreadable,
     so the matches after it cannot be judged for skipping)."""
+    path = rd.match_path(spec["index"])
     if not path.exists():
         audit.missing += 1
         if finished:
-            audit.problems.append((f"matches/{path.name}", "missing, though the run finished (standings.json exists)"))
+            audit.problems.append((f"{MATCHES}/{path.name}",
+                                   f"missing, though the run finished ({STANDINGS} exists)"))
         return None
     try:
-        data = read_match(path, spec)
+        data = rd.read_match(spec["index"], spec)
     except RunError as e:
-        audit.problems.append((f"matches/{path.name}", str(e).removeprefix(f"{path}: ")))
+        audit.problems.append((f"{MATCHES}/{path.name}", str(e).removeprefix(f"{path}: ")))
         return None
     audit.matches += 1
     audit.seated.setdefault((spec["variant"], spec["stream"]), []).append(
         (data["match"]["seats"], data["match"]["hands"]))
-    expected = skip_reason(spec, standings) if standings is not None else None
+    plan = ledger.plan(spec) if ledger is not None else None
+    expected = plan.reason if isinstance(plan, Skip) else None
     if "skipped" in data:
-        if standings is None:
+        if ledger is None:
             return ["skipped, though a match before it was never played"]
-        standings.skip(spec, data["skipped"])
+        ledger.skip(spec, data["skipped"])
         if data["skipped"] != expected:
             return [f"says it was skipped ({data['skipped']}), but the matches before it give "
                     + (f"'{expected}'" if expected else "no reason to skip it")]
@@ -212,16 +209,14 @@ def _check_match(path: Path, spec: dict, t, standings, replay: bool, audit: Audi
     found = _header_problems(data, spec, t, stand_ins)
     if expected:
         found.append(f"was played, but the matches before it skip it ({expected})")
-    if standings is not None and stand_ins != list(stand_in_seats(spec, standings)):
+    if ledger is not None and stand_ins != list(ledger.stand_in_seats(spec)):
         found.append(f"the stand-in played seats {stand_ins}, but the matches before it disqualify"
-                     f" the bots of seats {list(stand_in_seats(spec, standings))}")
+                     f" the bots of seats {list(ledger.stand_in_seats(spec))}")
     if replay and not found:
         found += verify_match(data)
         audit.hands += len(data["hands"])
-    if standings is not None:
-        booked = booked_spec(spec, stand_ins)
-        standings.add(booked, data["summary"])
-        judge(standings, booked, t.max_fault_share)
+    if ledger is not None:
+        ledger.book(spec, data["summary"], stand_ins)
     return found
 
 
@@ -263,22 +258,17 @@ def _header_problems(data: dict, spec: dict, t, stand_ins: list) -> list[str]:
     return out
 
 
-def _standings_problems(path: Path, standings: Standings) -> list[str]:
+def _standings_problems(path: Path, ledger: Ledger) -> list[str]:
     try:
         written = json.loads(path.read_bytes())
     except (OSError, ValueError) as e:
         return [f"cannot be read ({e})"]
-    rebuilt = json.loads(json.dumps(standings.result()))
+    rebuilt = json.loads(json.dumps(ledger.result()))
     if written != rebuilt:
         keys = sorted(k for k in set(written) | set(rebuilt) if written.get(k) != rebuilt.get(k)) \
             if isinstance(written, dict) else ["everything"]
         return [f"differs from the standings its match logs give (in {', '.join(keys)})"]
     return []
-
-
-def _standings_of(t) -> Standings:
-    return Standings([v.name for v in t.variants], [b.alias for b in t.bots] + [STAND_IN_ALIAS],
-                     t.duplicate, t.sprt)
 
 
 def tournament_of(config: dict):
@@ -299,3 +289,14 @@ def tournament_of(config: dict):
     sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
     return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt,
                       seats=Confinement.from_dict(config.get("seats")))
+
+
+def sound(run_dir: str | Path) -> None:
+    """Refuse a run whose files are not all its own: standings built from them would
+    credit the wrong bots (the cheap checks of `audit_run`; `verify` also replays every hand)."""
+    problems = audit_run(Path(run_dir), replay=False).problems
+    if problems:
+        name, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RunError(f"{run_dir} fails its checks: {name}: {problem}{more}; "
+                       f"naparena verify {run_dir} lists every problem")

@@ -1,0 +1,502 @@
+"""A run of a tournament, from its file to its standings: the one lifecycle object the CLI,
+the tests and the benchmarks all go through.
+
+`Session.open` reads the tournament file, loads the bots, checks them and starts each
+external bot once (preflight); `Session.resume` does the same for a run directory.
+`Session.play` writes (or, resuming, checks) the manifest, opens the executor — this
+machine's pool, forked while the process has one thread, or a Dask cluster — sends the
+matches out as plain data (`Job`), books the results strictly in schedule order through
+a `Ledger`, and writes the standings; meanwhile it owns `run.log`, the workers' log
+records and SIGTERM. Whoever runs it hears what happens through a `Watcher`. So the
+standings, the disqualifications and every file in the run directory are the same for
+any number of workers and any completion order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, wait
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from pathlib import Path
+from typing import Any, Protocol
+
+from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
+from naparena.arena.executors.worker_logs import WorkerLogs
+from naparena.arena.match.play import Job, play_job
+from naparena.arena.match.seats import preflight
+from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
+from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
+from naparena.arena.setup.reader import caveats, check_bots, load_tournament
+from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule, total_hands
+from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
+from naparena.arena.setup.tournament import Tournament, with_isolation
+from naparena.bots.plugins import Registry, load_registry
+from naparena.errors import ConfigError, RunError
+
+log = logging.getLogger("naparena")
+
+# A match whose worker is lost this often to something outside any bot stops the run.
+MAX_LOSSES = 5
+
+
+# --- in the worker --------------------------------------------------------------------
+
+_registries: dict = {}
+
+
+def _drop_in_key(folder: str | None) -> tuple:
+    """What a worker's cached registry depends on: the folder and its files' mtimes."""
+    if folder is None:
+        return (None,)
+    path = Path(folder).resolve()
+    return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
+
+
+def run_job(job: Job) -> dict | tuple[dict, bytes]:
+    """Worker entry point: play one match, write its log, return only its summary. A job
+    without a path (played on another machine) returns (summary, log bytes) instead."""
+    key = _drop_in_key(job.bots_dir)
+    registry = _registries.get(key)
+    if registry is None:
+        registry = _registries[key] = load_registry(job.bots_dir)
+    match_log = play_job(job, registry)
+    if job.path is None:
+        return match_log.summary, bytes(match_log)
+    write_file(job.path, bytes(match_log))
+    return match_log.summary
+
+
+# --- the tournament's bots ------------------------------------------------------------
+
+def bots_dir(t: Tournament) -> str | None:
+    """The drop-in folder to load, or None when the default one is simply absent."""
+    path = t.bots_path
+    if t.bots_dir == "bots" and not path.exists():
+        return None
+    if not path.is_dir():
+        problem = "is a file, not a folder" if path.exists() else "does not exist"
+        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+    return str(path.absolute())  # a worker whose bot changed directory must still find it
+
+
+def registry_for(t: Tournament) -> Registry:
+    registry = load_registry(bots_dir(t))
+    if bots_dir(t) is None:
+        registry.searched.append(f"no drop-in folder ({t.bots_path.resolve()} does not exist)")
+    return registry
+
+
+# --- who listens ----------------------------------------------------------------------
+
+class Watcher(Protocol):
+    """What a session tells whoever runs it (the CLI shows it; tests may record it).
+    `Quiet` is one that does nothing: subclass it and override what you want to hear."""
+
+    def failures(self, registry: Registry) -> None:
+        """Plug-ins that failed to load (the rest loaded)."""
+        return None
+
+    def caveat(self, text: str) -> None:
+        """A warning about the tournament file, before any play."""
+        return None
+
+    def started(self, session: Session, done: int) -> None:
+        """The run directory is ready; `done` matches were played in an earlier session."""
+        return None
+
+    def live(self) -> AbstractContextManager[Any]:
+        """Entered once the workers are forked, left when play ends: a progress display's
+        threads may start here, never before the fork."""
+        return nullcontext()
+
+    def notice(self, text: str) -> None:
+        """What the executor has to say (a cluster's workers and dashboard)."""
+        return None
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        """Matches booked, hands booked, hands played in this session."""
+        return None
+
+
+class Quiet(Watcher):
+    """A watcher that hears everything and says nothing."""
+
+
+# --- the session ----------------------------------------------------------------------
+
+class Session:
+    """One run of a tournament into a run directory, fresh or resumed."""
+
+    def __init__(self, t: Tournament, registry: Registry, run_dir: str | Path | RunDir,
+                 workers: int | None = None, scheduler: str | None = None, resuming: bool = False,
+                 watcher: Watcher | None = None):
+        self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
+        self.resuming = resuming
+        self.watcher = watcher or Quiet()
+        self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
+        if scheduler is not None and scheduler_kind(scheduler) is None:
+            raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
+        # A Dask scheduler (see executors/cluster.py), or "" for this machine's pool.
+        self.scheduler = t.scheduler if scheduler is None else scheduler
+        if self.scheduler == "none":
+            self.scheduler = ""
+        self.specs = [s.as_dict() for s in schedule(t)]
+        self.bots = {b.alias: b for b in t.bots}
+        self.rules = {v.name: v.rules.as_dict() for v in t.variants}
+        # How each bot is run: nothing extra inline; a seat process, and its argv if external.
+        self.processes = {b.alias: _process(t, b) for b in t.bots}
+        self.losses: dict[int, list] = {}
+
+    # --- opening ---
+
+    @classmethod
+    def open(cls, source: str | Path | Tournament, run_dir: str | Path | None = None, *,
+             log_dir: str | Path | None = None, bots_dir: str | Path | None = None,
+             isolation: str | None = None, workers: int | None = None, scheduler: str | None = None,
+             resume: bool = False, watcher: Watcher | None = None) -> Session:
+        """A tournament (its file, or one already read) ready to play: bots loaded and
+        checked, external bots started once. Into `run_dir`, else a new directory under
+        `log_dir` (or, with `resume`, the newest run of this configuration there)."""
+        t = source if isinstance(source, Tournament) else load_tournament(source)
+        watcher = watcher or Quiet()
+        t, registry = _ready(t, bots_dir, isolation, watcher)
+        if run_dir is None:
+            run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
+        return cls(t, registry, run_dir, workers, scheduler, resuming=resume, watcher=watcher)
+
+    @classmethod
+    def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
+               workers: int | None = None, scheduler: str | None = None,
+               watcher: Watcher | None = None) -> Session:
+        """The run in `run_dir` ready to continue, from its own tournament file and bots."""
+        rd = RunDir(run_dir)
+        rd.check_format()
+        where = rd.read_where()
+        if not where.get("file"):
+            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
+        drop_ins = bots_dir or where.get("bots_dir")
+        return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
+                        workers=workers, scheduler=scheduler, resume=True, watcher=watcher)
+
+    @property
+    def matches(self) -> int:
+        return len(self.specs)
+
+    @property
+    def hands(self) -> int:
+        return total_hands(self.t)
+
+    @property
+    def where(self) -> str:
+        """Where the matches are played, in words."""
+        return f"Dask ({self.scheduler})" if self.scheduler else f"{self.workers} worker(s)"
+
+    # --- playing ---
+
+    def play(self, executor: Any = None) -> dict:
+        """Play every match not yet done; return the standings (also written to disk).
+        With `executor` given, play on it (and leave it to the caller); else open the one
+        the run asks for. The run's log goes to `run.log`; SIGTERM interrupts like Ctrl-C."""
+        watcher = self.watcher
+        if self.scheduler and executor is None:
+            from naparena.arena.executors.cluster import require_distributed
+            require_distributed()  # before anything is written: say how to install it
+        worker_logs = None
+        with _sigterm_interrupts():
+            try:
+                done = self.prepare()
+                worker_logs = WorkerLogs(_log_to(self.run_dir))
+                watcher.started(self, done)
+                if executor is not None:
+                    worker_logs.start()
+                    with watcher.live():
+                        return self.execute(watcher, executor)
+                # Fork the workers while this process has one thread; the log reader and
+                # the progress display start theirs after (a fork copies held locks).
+                if not self.scheduler and not in_process():
+                    worker_logs.arm()
+                executor = self.open_executor()
+                worker_logs.start()
+                try:
+                    with watcher.live():
+                        result = self.execute(watcher, executor)
+                except BaseException:
+                    getattr(executor, "terminate", executor.shutdown)()
+                    self.run_dir.clean()
+                    raise
+                executor.shutdown()
+                return result
+            finally:
+                if worker_logs is not None:
+                    worker_logs.stop()  # every record the workers sent is in run.log
+                _drop_run_logging()
+
+    def prepare(self) -> int:
+        """Write (or, resuming, check) the manifest; return how many matches are already done."""
+        rd = self.run_dir
+        rd.make()
+        mine = manifest(self.t, self.registry)
+        if rd.started() and not self.resuming:
+            raise RunError(f"{rd} already holds a run; resume it or start a new one")
+        if rd.started():
+            rd.check_resume(mine, self.t.path)
+        else:
+            rd.write_manifest(mine)
+        rd.write_where(self.t.path, bots_dir(self.t))
+        rd.clean()  # left by an interrupted worker; its match will be played again
+        return sum(1 for s in self.specs if rd.has_match(s["index"]))
+
+    def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
+        seats = []
+        for i, alias in enumerate(spec["seats"]):
+            b = self.bots[alias]
+            # The stand-in is naparena's own random bot, played inline whatever the seat's bot was.
+            name, params, process = ((STAND_IN_BOT, {}, {}) if i in stand_ins
+                                     else (b.name, b.params, self.processes[alias]))
+            seats.append({"alias": alias, "name": name, "params": params,
+                          "seed": bot_seed(self.t.seed, spec["index"], i), **process})
+        if stand_ins:  # the log says which seats the stand-in played
+            spec = {**spec, "stand_ins": list(stand_ins)}
+        return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
+                   rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
+                   stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
+                   path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
+                   confinement=self.t.seats.as_dict(),
+                   boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
+
+    def open_executor(self) -> Any:
+        """The executor this run asks for: a Dask cluster, or this machine's pool."""
+        if self.scheduler:
+            from naparena.arena.executors.cluster import ClusterExecutor
+            return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
+        return make_executor(self.workers, self.t.timeout)
+
+    def execute(self, watcher: Watcher, executor: Any) -> dict:
+        """Play every match not yet done on `executor`; write and return the standings."""
+        ledger = Ledger.of(self.t)
+        if getattr(executor, "description", None):
+            watcher.notice(executor.description)
+        self.losses = {}
+        self._play_all(ledger, executor, watcher)
+        self._check_files()
+        result = ledger.result()
+        self.run_dir.write_standings(result)
+        return result
+
+    def _check_files(self) -> None:
+        """Every file the run wrote must still be there before it says it is done (a bot,
+        or anything else, may have deleted one meanwhile)."""
+        gone = self.run_dir.missing([s["index"] for s in self.specs])
+        if gone:
+            shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+            raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
+                           " no standings were written")
+
+    def _play_all(self, ledger: Ledger, executor: Any, watcher: Watcher) -> None:
+        # Bounded look-ahead keeps memory flat; a cluster says how many matches it plays at once.
+        window = max(2, getattr(executor, "workers", self.workers) * 3)
+        todo = iter(self.specs)
+        futures: dict = {}   # future → (spec, crashes, stand-in seats)
+        ready: dict[int, dict | None] = {}
+        next_index, hands_done, session_hands = 0, 0, 0
+        submitted = 0
+        while next_index < len(self.specs):
+            while submitted < len(self.specs) and len(futures) + len(ready) < window:
+                spec = next(todo)
+                submitted += 1
+                plan = ledger.plan(spec)
+                if self.run_dir.has_match(spec["index"]):
+                    ready[spec["index"]] = None  # done in an earlier session: read at its turn
+                elif isinstance(plan, Skip):
+                    ready[spec["index"]] = {"skip": True}
+                else:
+                    futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
+            if next_index not in ready:
+                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                for f in done:
+                    spec, crashes, stand_ins = futures.pop(f)
+                    self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
+                continue
+            spec = self.specs[next_index]
+            outcome = ready.pop(next_index)
+            stale = self._stale(spec, outcome, ledger)
+            if stale is not None:  # a bot was disqualified since: play it again with the stand-in
+                futures[executor.submit(run_job, self.job(spec, None, stale))] = (spec, [], stale)
+                continue
+            summary = self._consume(spec, outcome, ledger)
+            following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
+            ledger.end_of_unit(spec, following)
+            if summary is not None:
+                hands_done += summary["hands"]
+                if outcome is not None:
+                    session_hands += summary["hands"]
+            next_index += 1
+            watcher.progress(next_index, hands_done, session_hands)
+
+    def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
+        try:
+            ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
+        except WorkerLost as lost:
+            if not self._lost(spec, lost):
+                futures[executor.submit(run_job, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
+                return
+            crash = self._crash(spec, lost, crashes)
+            job = self.job(spec, crashes + [crash], stand_ins)
+            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
+        except WorkerDied as died:
+            crash = self._crash(spec, died, crashes)
+            job = self.job(spec, crashes + [crash], stand_ins)
+            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
+        except RunError:
+            raise
+        except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
+            raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
+
+    def _lost(self, spec: dict, lost: WorkerLost) -> bool:
+        """A worker lost to something outside any bot: replay the match on a fresh one.
+        True when it is lost again in the same bot call: the bot does it (say, by killing
+        its own process), so it is charged as a crash after all."""
+        w = lost.where
+        place = (w["hand"], w["seat"], w["decision"]) if w["match"] == spec["index"] and w["seat"] >= 0 else None
+        seen = self.losses.setdefault(spec["index"], [])
+        if place is not None and place in seen:
+            return True
+        seen.append(place)
+        log.warning("match %d: worker lost (%s); playing the match again", spec["index"], lost.reason)
+        if len(seen) >= MAX_LOSSES:
+            raise RunError(f"match {spec['index']}: its worker was lost {len(seen)} times to something"
+                           f" outside any bot (last: {lost.reason})")
+        return False
+
+    def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
+        w = died.where
+        if w["match"] != spec["index"] or w["seat"] < 0:
+            raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
+        crash = [w["hand"], w["seat"], w["decision"], died.reason]
+        if crash in crashes:
+            raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
+        return crash
+
+    def _stale(self, spec: dict, outcome: dict | None, ledger: Ledger) -> tuple | None:
+        """The stand-in seats match `spec` must be replayed with, if it was played before a
+        bot in it was disqualified (in schedule order); None if it stands as played."""
+        plan = ledger.plan(spec)
+        if isinstance(plan, Skip) or (outcome is not None and outcome.get("skip")):
+            return None
+        if outcome is None:
+            data = self.run_dir.read_match(spec["index"], spec)
+            played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
+        else:
+            played = outcome["stand_ins"]
+        return plan.stand_ins if played != plan.stand_ins else None
+
+    def _consume(self, spec: dict, outcome: dict | None, ledger: Ledger) -> dict | None:
+        """Book match `spec` in schedule order; skip it if too few of its bots are left."""
+        plan = ledger.plan(spec)
+        if isinstance(plan, Skip):
+            self.run_dir.write_skipped(spec, plan.reason)
+            ledger.skip(spec, plan.reason)
+            return None
+        if outcome is None:
+            data = self.run_dir.read_match(spec["index"], spec)
+            if "skipped" in data:
+                ledger.skip(spec, data["skipped"])
+                return None
+            summary = data["summary"]
+        else:
+            summary = outcome["summary"]
+        _note(ledger.book(spec, summary, plan.stand_ins), summary)
+        return summary
+
+
+def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
+           watcher: Watcher) -> tuple[Tournament, Registry]:
+    """The tournament with its bots loaded and checked, and external bots started once."""
+    if drop_ins is not None:
+        folder = Path(drop_ins)
+        if not folder.is_dir():
+            problem = "is a file, not a folder" if folder.exists() else "does not exist"
+            raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
+    if isolation is not None:
+        if isolation not in ("inline", "process"):
+            raise RunError(f'--isolation must be "inline" or "process", got {isolation!r}')
+        t = with_isolation(t, isolation)
+    registry = registry_for(t)
+    watcher.failures(registry)
+    for caveat in caveats(t):
+        watcher.caveat(caveat)
+    t = check_bots(t, registry)
+    preflight(t)  # external bots: a command that cannot start is a bad file, before any play
+    return t, registry
+
+
+def _process(t: Tournament, bot) -> dict:
+    if t.isolation_of(bot) != "process":
+        return {}
+    return {"isolation": "process", **({"command": t.command_of(bot)} if bot.command is not None else {})}
+
+
+def _note(spec: dict, summary: dict) -> None:
+    """Faults and crashes to run.log, in schedule order like everything else."""
+    for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
+        if s["faults"]:
+            faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
+            log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
+        if "crashed_at" in s:
+            log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
+
+
+# --- signals and run.log --------------------------------------------------------------
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends a run the way Ctrl-C does: finished matches kept
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM as Ctrl-C while a run plays (signals reach only the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _log_to(run_dir: RunDir) -> list[logging.Handler]:
+    """Warnings to stderr; everything (per-match faults too) to run.log in the run directory.
+    Returns the two handlers, which also handle the workers' records (executors/worker_logs.py)."""
+    root = logging.getLogger()
+    _drop_run_logging()
+    try:
+        file_handler = logging.FileHandler(run_dir.log)
+    except OSError as e:
+        raise RunError(f"{run_dir.log}: cannot write it: {e.strerror}") from None
+    file_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    file_handler.setLevel(logging.INFO)
+    stderr_handler = logging.StreamHandler(sys.stderr)
+    stderr_handler.setLevel(logging.WARNING)
+    stderr_handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    for h in (file_handler, stderr_handler):
+        setattr(h, "_naparena", True)  # noqa: B010 (marks the handlers a run added)
+        root.addHandler(h)
+    log.setLevel(logging.INFO)
+    return [file_handler, stderr_handler]
+
+
+def _drop_run_logging() -> None:
+    """Remove (and close) the handlers a run added."""
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_naparena", False):
+            root.removeHandler(h)
+            h.close()

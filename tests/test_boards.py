@@ -162,28 +162,28 @@ def test_line_ups_are_strata():
         unit = ("v", 0, table_no, 0)
         book.add(unit, spec(0, seats, table_no), summary([[5, -5], [1, -1]], [1, 2]))
         book.close(unit)
-    # (table, seating, seats held): without duplicate each seating is a stratum too
-    assert set(book.bots["v"]["a"]) == {(0, 0, 1), (1, 0, 1)}
+    # (table, hands held on a board): without duplicate a board is a round of two hands
+    assert set(book.bots["v"]["a"]) == {(0, 2), (1, 2)}
     assert set(book.pairs["v"]) == {("a", "b"), ("a", "c")}
 
 
-def test_without_duplicate_a_seating_is_a_stratum():
-    """Two seatings of one table, each its own match: a fixed seating effect (+10 a hand
-    for whoever sits first) is design, balanced over the seatings, not noise."""
+def test_without_duplicate_a_board_is_a_round_of_the_deal():
+    """One seating, four hands at a table of two: the deal passes left every hand, so
+    the first seat is dealer every other hand. A fixed position effect (+10 a hand for the
+    eldest hand) is design, not noise: a round of two hands cancels it inside the board."""
     book = BoardBook(["v"], ["a", "b"], duplicate=False)
-    noise = [5, -5, 2, -2]
-    for seating, seats in enumerate((["a", "b"], ["b", "a"])):
-        unit = ("v", 0, 0, seating)
-        chips = [[10 + e, -10 - e] for e in noise]
-        book.add(unit, spec(seating, seats, 0), summary(chips, [1, 2, 3, 4]))
-        book.close(unit)
-    strata = book.pairs["v"][("a", "b")]
-    assert set(strata) == {(0, 0, 1, 1), (0, 1, 1, 1)}
-    stratified = estimate(list(strata.values()))
-    pooled = Moments(1)
-    for m in strata.values():
-        pooled.n, pooled.s1, pooled.s2 = pooled.n + m.n, pooled.s1 + m.s1, pooled.s2 + m.s2
-    one = estimate([pooled])
-    assert stratified["mean"] == one["mean"] == 0
-    # Pooled, the ±20 seating effect would be counted as noise: an interval 2.5x too wide.
-    assert one["se"] > 2.5 * stratified["se"]
+    noise = [5, -5, 2, -2, 3, -3]
+    unit = ("v", 0, 0, 0)
+    # dealer 0 first: seat 1 is eldest in hands 0, 2, 4; seat 0 in hands 1, 3, 5
+    chips = [[-(10 if n % 2 == 0 else -10) + e, (10 if n % 2 == 0 else -10) - e] for n, e in enumerate(noise)]
+    book.add(unit, spec(0, ["a", "b"], 0), summary(chips + [[1, -1]], [1, 2, 3, 4, 5, 6, 7]))
+    book.close(unit)
+    [(key, rounds)] = book.pairs["v"][("a", "b")].items()
+    assert key == (0, 2, 2) and rounds.n == 3  # the seventh hand, a part round, is left out
+    by_hand = Moments(1)
+    for a, b in chips:
+        by_hand.add(a - b)
+    per_round, per_hand = estimate([rounds]), estimate([by_hand])
+    assert per_round["mean"] == per_hand["mean"] == 0
+    # Hand by hand, the ±20 position swing would be counted as noise: an interval far too wide.
+    assert per_hand["se"] > 2.5 * per_round["se"]

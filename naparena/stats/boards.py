@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -236,21 +237,24 @@ class BoardBook:
                 left_out[a] = left_out.get(a, 0) + len(u.chips) - p
         # Each bot over the boards it held in full; each pair over the boards both did;
         # positions over the boards every bot did (the same players in every rotation).
-        # Without duplicate a seating is a match of its own, so where each bot sat is a
-        # fixed part of the design (balanced, it cancels): the seating is a stratum too,
-        # or its effect would be counted as noise and the intervals would be too wide.
-        base = (u.table_no,) if self.duplicate else (u.table_no, int(unit[-1]))
+        # Without duplicate a hand is played in one seating only, and where a bot sits
+        # relative to the dealer is part of its value; the deal passes left every hand, so
+        # a round of as many hands as seats puts every bot in every position once. The
+        # round is then the board: the position effect cancels inside it instead of being
+        # counted as noise (mixed fields: intervals covered 0.98, not 0.95, without it).
+        span = 1 if self.duplicate else u.players
         for i, a in enumerate(names):
-            if played[i]:
-                m = _moments(self.bots[variant][a], (*base, held[i]), held[i])
-                for row in u.chips[:played[i]]:
+            k = held[i] * span  # hands bot i holds on a board
+            if played[i] >= span:
+                m = _moments(self.bots[variant][a], (u.table_no, k), k)
+                for row in _boards(u.chips, played[i], span):
                     m.add(row[i])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
-            if shared:
-                ki, kj = held[i], held[j]
-                m = _moments(self.pairs[variant][(names[i], names[j])], (*base, ki, kj), ki * kj)
-                for row in u.chips[:shared]:
+            if shared >= span:
+                ki, kj = held[i] * span, held[j] * span
+                m = _moments(self.pairs[variant][(names[i], names[j])], (u.table_no, ki, kj), ki * kj)
+                for row in _boards(u.chips, shared, span):
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)
         if u.dealer is not None and full:
@@ -296,6 +300,16 @@ def own_hands(spec: dict[str, Any], summary: dict[str, Any]) -> list[int] | None
             out = out or [hands] * len(summary["seats"])
             out[s] = end
     return out
+
+
+def _boards(rows: list[list[int]], limit: int, span: int) -> Iterator[list[int]]:
+    """The first `limit` hands' chips as boards of `span` hands each (a trailing part
+    round is left out of the intervals; its chips still count in the totals)."""
+    if span == 1:
+        yield from rows[:limit]
+        return
+    for start in range(0, limit - span + 1, span):
+        yield [sum(col) for col in zip(*rows[start:start + span])]
 
 
 def _moments(strata: dict[Stratum, Moments], key: Stratum, scale: int) -> Moments:

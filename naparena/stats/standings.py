@@ -268,7 +268,7 @@ def sd_per_hand(strata: dict[Stratum, Moments], e: dict[str, Any]) -> float | No
     each bot holds on a board (its seats times the rotations), in chips."""
     if e["pooled_var"] is None:
         return None
-    hands = sum(m.n * min(key[-2:]) for key, m in strata.items()) / e["boards"]
+    hands = sum(m.n * min(ka, kb) for (_, ka, kb), m in strata.items()) / e["boards"]
     return math.sqrt(e["pooled_var"] * hands) / 100
 
 

@@ -26,6 +26,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from naparena.arena.setup.settings import SETTINGS, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -109,7 +110,7 @@ def run(
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
     resume: bool = typer.Option(False, "--resume", help="continue the newest run of this configuration"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: str | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
@@ -128,7 +129,7 @@ def resume(
     workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
-    isolation: str | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
 ) -> None:
@@ -162,12 +163,6 @@ def report(
         started = time.monotonic()
         size = write_report(run_dir, html)
         say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
-
-
-def _isolation(mode: str) -> str:
-    if mode not in ("inline", "process"):
-        raise RunError(f'--isolation must be "inline" or "process", got {mode!r}')
-    return mode
 
 
 class _Shown:
@@ -420,11 +415,13 @@ def check(
     bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
-    timeout: float = typer.Option(1.0, "--timeout", min=0.001, max=3600, help="seconds allowed per decision"),
+    timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", min=0.001, max=3600,
+                                  help="seconds allowed per decision"),
     tournament: Path | None = typer.Option(None, "--tournament", "-t",
-                                              help="take the bot (command, params, isolation, limits) from this file"),
+                                           help="take the bot (command, params, isolation, limits) from this file"),
     command: str | None = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
-    isolation: str = typer.Option("inline", "--isolation", help="check a Python bot inline or as a seat process"),
+    isolation: Isolation = typer.Option(Isolation.INLINE, "--isolation",
+                                        help="check a Python bot inline or as a seat process"),
     params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
@@ -434,7 +431,7 @@ def check(
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot, checked_entry
     registry = load_registry(bots_dir)
-    how: dict[str, Any] = {"isolation": _isolation(isolation), "params": parse_params(params) if params else None}
+    how: dict[str, Any] = {"isolation": isolation, "params": parse_params(params) if params else None}
     if tournament is not None:
         how.update(checked_entry(tournament, bot))
     elif command is not None:

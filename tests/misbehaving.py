@@ -23,11 +23,12 @@ from naparena.arena.executors.pool import ForkPool
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.settings import Timing
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
 ROGUE = Path(__file__).resolve().parent / "seat_programs" / "rogue.py"  # `bad` as a seat process
 TIMEOUT = 0.2
-HARD = TIMEOUT * 3 + 5  # ForkPool's default hard limit for a decision
+HARD = Timing(TIMEOUT).hard  # when the pool gives up on a decision and kills its worker
 VARIANTS = ("classic", "floater")  # floater: antes and failed bids move chips through the kitty
 SEATS = (("p1", "random", {}), ("p2", "heuristic", {}), ("p3", "cautious", {}),
          ("bad", "misbehave", None), ("p4", "bold", {}))
@@ -75,7 +76,7 @@ def play(config_: dict, run_dir: Path, workers: int | None = None) -> dict:
         assert t.timeout >= 30, "in-process the wall clock times bots: give them a generous limit"
         result = run.play()
     else:
-        pool = ForkPool(run.workers, t.timeout, clock=worker_cpu_seconds)
+        pool = ForkPool(run.workers, clock=worker_cpu_seconds)  # each job brings the file's timing
         try:
             result = run.play(executor=pool)
         finally:

@@ -5,6 +5,7 @@ the package's folders and between the parts of arena/."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,30 @@ def test_bot_authors_surface():
     for name in ("Bot", "View", "hookimpl", "cards", "__version__"):
         assert hasattr(naparena, name), name
     assert naparena.cards.name(naparena.cards.parse("10H")) == "10H"
+
+
+# --- each default written once ----------------------------------------------------------
+
+# The decision time-out's default is written in one place, the lowest layer that needs it
+# (bots/bot.py: a bot never told its time-out assumes it); everything else reads it from
+# there, through the tournament file's settings.
+TIMEOUT_DEFAULT_HOME = PACKAGE / "bots" / "bot.py"
+
+
+def timeout_literals(text: str) -> list[int]:
+    """Lines that write the time-out's default (1.0) as a literal next to the word."""
+    number = re.compile(r"(?<![\w.])1\.0*(?![\w.])")
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if "timeout" in line.lower() and number.search(line.split("#", 1)[0])]
+
+
+def test_the_checker_sees_a_timeout_default_written_again():
+    assert timeout_literals('timeout: float = typer.Option(1.0, "--timeout")\nx = 1.05\n') == [1]
+    assert timeout_literals("def f(timeout=1.):\n    timeout = 10  # not 1.0\nt.join(timeout=1)\n") == [1]
+
+
+def test_the_timeout_default_is_written_once():
+    assert len(timeout_literals(TIMEOUT_DEFAULT_HOME.read_text())) == 1, "the default lives here, once"
+    again = {str(p.relative_to(PACKAGE)): timeout_literals(p.read_text()) for p in sorted(PACKAGE.rglob("*.py"))
+             if p != TIMEOUT_DEFAULT_HOME}
+    assert {k: v for k, v in again.items() if v} == {}

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from naparena.arena.executors.cluster import describe_bots, mismatch
 from naparena.arena.session import Quiet, Session
 from naparena.arena.setup.reader import load_tournament
+from naparena.arena.setup.settings import Scheduler
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
@@ -313,7 +314,8 @@ def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_pa
     assert f"({kept} matches already done)" in " ".join(done.stderr.split())
     assert_same_files(snapshot(local_first), expected)
 
-    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3, scheduler=str(cluster.file))
+    cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3,
+                                     scheduler=Scheduler.parse(str(cluster.file)))
     kept = played_matches(cluster_first)
     assert 3 <= kept < total
     done = naparena("resume", cluster_first, "--workers", 2, cwd=tmp_path, timeout=WAIT)
@@ -438,7 +440,8 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     from naparena.arena.executors.cluster import ClusterExecutor
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
-            ClusterExecutor("tcp://127.0.0.1:1", plugins.load_registry(tmp_path / "bots"), ["random"], None)
+            ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"),
+                            ["random"], None)
 
 
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):
@@ -460,7 +463,8 @@ def test_logs_come_through_the_scheduler_where_the_workers_cannot_be_reached(clu
     expected = reference(tmp_path)
     runner = Session.open(tmp_path / "t.toml", tmp_path / "via-scheduler" / "run", scheduler=str(cluster.file))
     t = runner.t
-    executor = ClusterExecutor(str(cluster.file), runner.registry, [b.name for b in t.bots], bots_dir(t))
+    executor = ClusterExecutor(Scheduler.parse(str(cluster.file)), runner.registry, [b.name for b in t.bots],
+                               bots_dir(t))
     try:
         assert executor._direct  # loopback: straight from the workers
         assert not executor._reachable(["tcp://127.0.0.1:1"])  # nothing listens there

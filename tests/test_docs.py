@@ -34,7 +34,8 @@ def test_readme_names_every_variant_and_command():
     readme = (ROOT / "README.md").read_text()
     for name in VARIANTS:
         assert f"`{name}`" in readme, name
-    for command in ("run", "resume", "report", "compare", "replay", "verify", "variants", "bots", "check", "init", "bench"):
+    for command in ("run", "resume", "report", "compare", "replay", "verify", "variants", "bots", "check", "init",
+                    "bench"):
         assert f"naparena {command}" in readme, command
 
 

@@ -13,7 +13,7 @@ import pytest
 from naparena import cards
 from naparena.errors import RulesError
 from naparena.game.engine import Hand, Match, deal_order
-from naparena.game.rules import VARIANTS, make_rules
+from naparena.game.rules import VARIANTS, Rules, make_rules
 
 from .deals import make_hand, play
 
@@ -768,6 +768,16 @@ def test_check_players_refuses_tables_the_pack_cannot_deal(base, options, player
 def test_check_players_accepts_an_exact_fit():
     make_rules("sir-garnet", {"pack": 20}).check_players(3)  # 15 + 5
     make_rules("floater").check_players(7)                   # 35 + the floater, 36 cards
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_rules_come_back_from_their_dict_as_they_were(name):
+    """What a job, a match log and a match message carry (JSON: bids a list) rebuilds the same rules."""
+    rules = make_rules(name, {"bids": ["nap", "three"]} if name == "classic" else None)
+    again = Rules.from_dict(json.loads(json.dumps(rules.as_dict())))
+    assert again == rules and isinstance(again.bids, tuple)
+    # As written: not reordered or checked again (the log says what was played).
+    assert Rules.from_dict({**rules.as_dict(), "bids": ["nap", "three"]}).bids == ("nap", "three")
 
 
 def test_every_named_variant_seats_four():

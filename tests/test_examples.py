@@ -24,7 +24,8 @@ def _prepare(lang: str, tmp_path: Path) -> Path:
     if lang == "c":
         subprocess.run([CC, "-O2", "-o", str(folder / "napbot"), str(folder / "napbot.c")], check=True)
     text = (folder / "tournament.toml").read_text()
-    text = text.replace("hands = 200", "hands = 40").replace("table = 4", "table = 4\nworkers = 2\ntimeout = 30.0\nlog_dir = \"logs\"")
+    text = text.replace("hands = 200", "hands = 40")
+    text = text.replace("table = 4", "table = 4\nworkers = 2\ntimeout = 30.0\nlog_dir = \"logs\"")
     text += '\n[[variants]]\nname = "floater"\n'  # antes, a floater and a trumps decision too
     (folder / "tournament.toml").write_text(text)
     return folder / "tournament.toml"

@@ -244,7 +244,7 @@ def test_report_html_writes_one_self_contained_page_from_the_logs(quick_run, tmp
             # the ranking's rate and interval and the bankroll curve's end are the standings' own numbers
             assert f"<td>{row['per100']:+.2f}</td><td>[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}]</td>" in ranking
             assert f"{row['bot']} {row['chips']:+,}</text>" in section
-            for contract, got in row["contracts"].items():
+            for got in row["contracts"].values():
                 assert f"({got['made']}/{got['bid']})</text>" in section
         for pair in data["pairs"]:
             assert f"{pair['a']} − {pair['b']}: {pair['diff_per100']:+.2f}" in section

@@ -250,7 +250,8 @@ def test_hostile_files_as_a_real_process(tmp_path, kind):
     assert listing(folder) == before
 
 
-@pytest.mark.parametrize("args", [["run", "t.toml", "--workers", "100000"], ["check", "random", "--hands", "10000000000"],
+@pytest.mark.parametrize("args", [["run", "t.toml", "--workers", "100000"],
+                                  ["check", "random", "--hands", "10000000000"],
                                   ["check", "random", "--timeout", "1e-9"]])
 def test_command_line_numbers_have_bounds_too(tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)

@@ -19,10 +19,12 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from naparena.arena.executors.pool import ForkPool
+from naparena.arena.executors.pool import ForkPool, InlineExecutor
+from naparena.arena.match.play import Job
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.settings import Timing
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
@@ -411,11 +413,39 @@ def _a_decision_that_waits(seconds: float) -> str:
 def test_waiting_for_a_core_is_not_a_bots_time_under_the_tests_clock():
     """Why these tests cannot fail on a loaded machine: timed by CPU time, a decision held
     up five times its limit without running is not interrupted."""
-    pool = ForkPool(1, TIMEOUT, clock=worker_cpu_seconds)
+    pool = ForkPool(1, Timing(TIMEOUT), clock=worker_cpu_seconds)
     try:
         assert pool.submit(_a_decision_that_waits, 5 * TIMEOUT).result(timeout=120) == "answered"
     finally:
         pool.shutdown()
+
+
+def _a_decision_that_spins(job: Job) -> str:
+    """A bot call that would not answer for a minute: only a time-out ends it sooner."""
+    from naparena.arena.match import play as play_module
+    slot = play_module._slot
+    slot[play_module.DECISION], slot[play_module.SEAT] = 1, 0
+    until = time.monotonic() + 60
+    try:
+        while time.monotonic() < until:
+            pass
+    except play_module.BotTimeout:
+        return "interrupted"
+    finally:
+        slot[play_module.SEAT] = -1
+    return "not interrupted"
+
+
+@pytest.mark.parametrize("executor", ["pool", "inline"])
+def test_every_executor_watches_a_match_by_the_timing_its_job_carries(executor):
+    """One route: the executor's own limit (an hour) never binds a job, which carries its own."""
+    job = Job(index=0, seed=0, variant="classic", rules={}, seats=[], hands=1, timing=Timing(TIMEOUT))
+    pool = (ForkPool(1, Timing(3600.0), clock=worker_cpu_seconds) if executor == "pool"
+            else InlineExecutor(Timing(3600.0)))
+    try:
+        assert pool.submit(_a_decision_that_spins, job).result(timeout=120) == "interrupted"
+    finally:
+        pool.terminate()
 
 
 # --- judging an answer runs none of the bot's code; process-wide mischief stays inside ----
@@ -486,7 +516,7 @@ def test_a_bot_tampering_with_the_watchdog_slot_stops_the_run_with_a_message_not
     data = config({"mode": "slot", "every": 5, "times": 1, "match": 1, "sleep": 3600.0})
     t = parse_tournament(data, tmp_path / "tournament.toml")
     run = Session.open(t, tmp_path / "run", workers=2)
-    pool = ForkPool(2, t.timeout, clock=worker_cpu_seconds, stall=3.0)
+    pool = ForkPool(2, clock=worker_cpu_seconds, stall=3.0)
     try:
         with pytest.raises(RunError, match="match 1: no progress for 3 s and no bot call under way"):
             run.play(executor=pool)

@@ -375,7 +375,8 @@ def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
     monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(1.0))  # every reading is 1 s later
     bot = PimcBot(random.Random(1), 0, samples=20, bid_samples=8)
     match = Match(rules, 4, 3)
-    others = [None, HeuristicBot(random.Random(2), 1), HeuristicBot(random.Random(3), 2), RandomBot(random.Random(4), 3)]
+    others = [None, HeuristicBot(random.Random(2), 1), HeuristicBot(random.Random(3), 2),
+              RandomBot(random.Random(4), 3)]
     with caplog.at_level("WARNING", logger="naparena.bots.pimc"):
         for _ in range(4):
             hand = match.next_hand()

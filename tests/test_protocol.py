@@ -21,7 +21,7 @@ from naparena.arena.setup.reader import parse_tournament
 from naparena.bots import protocol
 from naparena.bots.bot import DECISIONS
 from naparena.cli import app
-from naparena.game.engine import Match
+from naparena.game.engine import DECISION_KINDS, Match
 from naparena.game.rules import VARIANTS, make_rules
 
 HERE = Path(__file__).resolve().parent
@@ -156,3 +156,25 @@ def test_check_reports_a_protocol_violation_with_its_line(tmp_path, mode, shown)
     result = CliRunner().invoke(app, ["check", "rogue", "--tournament", str(config), "--hands", "3", "--timeout", "10"])
     assert result.exit_code == 1, result.output
     assert "protocol: " in result.output and shown in " ".join(result.output.split())
+
+
+def _kind_enums(node) -> list[list]:
+    """Every enum in a schema that lists decision kinds (named by one only a kind has)."""
+    if isinstance(node, dict):
+        found = [node["enum"]] if "peep_exchange" in node.get("enum", ()) else []
+        return found + [e for value in node.values() for e in _kind_enums(value)]
+    if isinstance(node, list):
+        return [e for value in node for e in _kind_enums(value)]
+    return []
+
+
+def test_the_schemas_list_the_engines_decision_kinds():
+    """The kinds are listed once, in game/; every schema that names them says the same."""
+    paths = sorted((SCHEMAS / "protocol").glob("*.json")) + [SCHEMAS / "match.schema.json"]
+    found = {path.name: _kind_enums(json.loads(path.read_text())) for path in paths}
+    assert found["decide.json"], "decide.json lists the kinds a view may ask for"
+    for name, enums in found.items():
+        for enum in enums:
+            assert enum == list(DECISION_KINDS), name
+    assert DECISIONS is DECISION_KINDS
+    assert _kind_enums({"x": {"enum": ["bid", "peep_exchange"]}}) == [["bid", "peep_exchange"]]  # the control

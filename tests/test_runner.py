@@ -177,7 +177,8 @@ def test_a_decided_sequential_test_skips_the_same_matches_for_one_and_three_work
 
 
 def test_nothing_depends_on_the_global_rng(tmp_path, monkeypatch):
-    path = write_testbots_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "ecarte"), hands=15)
+    path = write_testbots_tournament(tmp_path, bots=("random", SECOND, "grumpy"), variants=("classic", "ecarte"),
+                                     hands=15)
     random.seed(1)
     calm, calm_standings = run_in_process(path, tmp_path / "calm", workers=1)
 

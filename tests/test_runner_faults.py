@@ -149,10 +149,11 @@ def sigterm_is_default() -> bool:
 
 def test_a_worker_does_not_inherit_the_parents_sigterm_handler(tmp_path):
     from naparena.arena.executors.pool import ForkPool
+    from naparena.arena.setup.settings import Timing
 
     previous = signal.signal(signal.SIGTERM, lambda *a: None)  # as `naparena run` installs one
     try:
-        pool = ForkPool(1, timeout=60.0)
+        pool = ForkPool(1, Timing(60.0))
         try:
             assert pool.submit(sigterm_is_default).result(timeout=60) is True
         finally:

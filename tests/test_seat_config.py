@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from naparena.arena.records.rundir import config_hash
 from naparena.arena.setup.reader import parse_tournament
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation, Scheduler
 from naparena.arena.setup.tournament import with_isolation
 from naparena.cli import app
 from naparena.errors import ConfigError
@@ -30,7 +30,9 @@ def parse(bots: list, **extra):
     ([{"name": "x", "command": []}], {}, "bots[1].command", "non-empty array"),
     ([{"name": "x", "command": ["node", ""]}], {}, "bots[1].command", "non-empty strings"),
     ([{"name": "random", "isolation": "thread"}], {}, "bots[1].isolation", '"inline" or "process"'),
-    ([{"name": "x", "command": ["x"], "isolation": "inline"}], {}, "bots[1].isolation", "always runs in its own process"),
+    ([{"name": "random", "isolation": ["process"]}], {}, "bots[1].isolation", '"inline" or "process", got an array'),
+    ([{"name": "x", "command": ["x"], "isolation": "inline"}], {}, "bots[1].isolation",
+     "always runs in its own process"),
     ([{"name": "a b", "command": ["x"]}], {}, "bots[1].name", "short name"),
     ([{"name": "random"}], {"seats": {"memory_mb": -1}}, "seats.memory_mb", "0 (no limit) or more"),
     ([{"name": "random"}], {"seats": {"start_timeout": 0}}, "seats.start_timeout", "more than 0"),
@@ -42,6 +44,35 @@ def test_bad_seat_settings_name_the_key(bots, extra, key, words):
     with pytest.raises(ConfigError) as caught:
         parse(bots, **extra)
     assert caught.value.key == key and words in caught.value.message
+
+
+def test_a_bad_isolation_in_the_file_is_its_one_line_error_naming_the_key(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        parse([{"name": "random"}], tournament={"name": "t", "isolation": "bogus"})
+    assert str(caught.value) == 't.toml: tournament.isolation: must be "inline" or "process", got "bogus"'
+
+
+def test_the_settings_are_typed_once_read():
+    t = parse([{"name": "random", "isolation": "process"}],
+              tournament={"name": "t", "isolation": "inline", "scheduler": "local:3"})
+    assert t.isolation is Isolation.INLINE and t.bots[0].isolation is Isolation.PROCESS
+    assert t.scheduler == Scheduler("local:3", "local") and t.scheduler.local_workers == 3
+    assert parse([{"name": "random"}], tournament={"name": "t", "scheduler": "none"}).scheduler == Scheduler("", "pool")
+    # ...and written back as the words of the file, so logs and hashes do not change.
+    config = t.as_dict()
+    written = (config["isolation"], config["scheduler"], config["bots"][0]["isolation"])
+    assert written == ("inline", "local:3", "process") and all(type(v) is str for v in written)
+
+
+@pytest.mark.parametrize("command", ["run", "resume", "check"])
+def test_a_bad_isolation_on_the_command_line_is_typers_choice_error(command):
+    target = "random" if command == "check" else "t.toml"
+    result = CliRunner().invoke(app, [command, target, "--isolation", "bogus"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--isolation'" in result.output and "'inline', 'process'" in result.output
+    assert result.output.count("Error") == 1
+    help_text = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"}).output
+    assert "[inline|process]" in help_text or "<inline|process>" in help_text
 
 
 def test_isolation_is_settled_per_bot_and_by_the_command_line():

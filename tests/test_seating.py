@@ -236,3 +236,32 @@ def test_the_match_bound_counts_seatings():
     make(2, 6, seeds=4_000)  # 20 seatings: 80,000
     with pytest.raises(ConfigError, match="x 1 tables x 90 seatings"):
         make(3, 6, seeds=2_000)
+
+
+# --- a mixed field: two copies of one bot, told apart only by where they sit ----------------
+
+def mixed_field(folder: Path, hands: int) -> dict:
+    """`random` twice (r1, r2) with heuristic and bold at a table of four, duplicate."""
+    folder.mkdir(parents=True)
+    data = {"tournament": {"name": "mixed", "seed": 2026, "seeds": 2, "hands": hands, "table": 4,
+                           "duplicate": True, "timeout": 60.0},
+            "bots": [{"name": "random", "alias": "r1"}, {"name": "random", "alias": "r2"},
+                     {"name": "heuristic"}, {"name": "bold"}],
+            "variants": [{"name": "classic"}]}
+    (folder / "t.toml").write_text(tomli_w.dumps(data))
+    return Session.open(folder / "t.toml", log_dir=folder / "logs", workers=2).play()
+
+
+def alias_pair(result: dict) -> dict:
+    [pair] = [p for p in result["variants"]["classic"]["pairs"] if {p["a"], p["b"]} == {"r1", "r2"}]
+    return pair
+
+
+def test_two_copies_of_one_bot_in_a_mixed_field_are_not_told_apart(tmp_path, monkeypatch):
+    lo, hi = alias_pair(mixed_field(tmp_path / "balanced", hands=30))["ci95"]
+    assert lo <= 0 <= hi
+    # The control: the old design (one seating, rotated) on as many hands, where r2 always
+    # bids right after r1, calls two copies of one bot different.
+    monkeypatch.setitem(SEATING_ORDERS, 4, ((0, 1, 2, 3),))
+    lo, hi = alias_pair(mixed_field(tmp_path / "rotated", hands=180))["ci95"]
+    assert not lo <= 0 <= hi

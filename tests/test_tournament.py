@@ -143,7 +143,8 @@ BAD_FILES = [
      "variants[1].pack", "24-card pack"),
     ("sprt-unknown-bot", HEAD + BOT + VARIANT + '[sprt]\na = "random"\nb = "rando"\ndelta = 5.0\n',
      "sprt.b", "'rando' is not a bot of this tournament"),
-    ("sprt-no-delta", HEAD + bots('name = "random"', 'name = "bold"').split(HEAD)[1] + '[sprt]\na = "random"\nb = "bold"\n',
+    ("sprt-no-delta", HEAD + bots('name = "random"', 'name = "bold"').split(HEAD)[1]
+     + '[sprt]\na = "random"\nb = "bold"\n',
      "sprt.delta", "missing"),
     ("sprt-bad-alpha", HEAD + bots('name = "random"', 'name = "bold"').split(HEAD)[1]
      + '[sprt]\na = "random"\nb = "bold"\ndelta = 5\nalpha = 0.7\n', "sprt.alpha", "between 0 and 0.5"),

@@ -34,7 +34,7 @@ from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule, total_hands
-from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
+from naparena.arena.setup.settings import SCHEDULER_RULE, Isolation, Scheduler
 from naparena.arena.setup.tournament import Tournament, with_isolation
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
@@ -134,18 +134,14 @@ class Session:
     """One run of a tournament into a run directory, fresh or resumed."""
 
     def __init__(self, t: Tournament, registry: Registry, run_dir: str | Path | RunDir,
-                 workers: int | None = None, scheduler: str | None = None, resuming: bool = False,
+                 workers: int | None = None, scheduler: str | Scheduler | None = None, resuming: bool = False,
                  watcher: Watcher | None = None):
         self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
         self.resuming = resuming
         self.watcher = watcher or Quiet()
         self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
-        if scheduler is not None and scheduler_kind(scheduler) is None:
-            raise RunError(f"--scheduler '{scheduler}' {SCHEDULER_RULE}")
-        # A Dask scheduler (see executors/cluster.py), or "" for this machine's pool.
-        self.scheduler = t.scheduler if scheduler is None else scheduler
-        if self.scheduler == "none":
-            self.scheduler = ""
+        # A Dask scheduler (see executors/cluster.py), or this machine's pool.
+        self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
         self.specs = [s.as_dict() for s in schedule(t)]
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules.as_dict() for v in t.variants}
@@ -158,7 +154,7 @@ class Session:
     @classmethod
     def open(cls, source: str | Path | Tournament, run_dir: str | Path | None = None, *,
              log_dir: str | Path | None = None, bots_dir: str | Path | None = None,
-             isolation: str | None = None, workers: int | None = None, scheduler: str | None = None,
+             isolation: str | None = None, workers: int | None = None, scheduler: str | Scheduler | None = None,
              resume: bool = False, watcher: Watcher | None = None) -> Session:
         """A tournament (its file, or one already read) ready to play: bots loaded and
         checked, external bots started once. Into `run_dir`, else a new directory under
@@ -172,7 +168,7 @@ class Session:
 
     @classmethod
     def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
-               workers: int | None = None, scheduler: str | None = None,
+               workers: int | None = None, scheduler: str | Scheduler | None = None,
                watcher: Watcher | None = None) -> Session:
         """The run in `run_dir` ready to continue, from its own tournament file and bots."""
         rd = RunDir(run_dir)
@@ -195,7 +191,7 @@ class Session:
     @property
     def where(self) -> str:
         """Where the matches are played, in words."""
-        return f"Dask ({self.scheduler})" if self.scheduler else f"{self.workers} worker(s)"
+        return f"Dask ({self.scheduler})" if self.scheduler.on_dask else f"{self.workers} worker(s)"
 
     # --- playing ---
 
@@ -204,7 +200,7 @@ class Session:
         With `executor` given, play on it (and leave it to the caller); else open the one
         the run asks for. The run's log goes to `run.log`; SIGTERM interrupts like Ctrl-C."""
         watcher = self.watcher
-        if self.scheduler and executor is None:
+        if self.scheduler.on_dask and executor is None:
             from naparena.arena.executors.cluster import require_distributed
             require_distributed()  # before anything is written: say how to install it
         worker_logs = None
@@ -219,7 +215,7 @@ class Session:
                         return self.execute(watcher, executor)
                 # Fork the workers while this process has one thread; the log reader and
                 # the progress display start theirs after (a fork copies held locks).
-                if not self.scheduler and not in_process():
+                if not self.scheduler.on_dask and not in_process():
                     worker_logs.arm()
                 executor = self.open_executor()
                 worker_logs.start()
@@ -265,17 +261,17 @@ class Session:
             spec = {**spec, "stand_ins": list(stand_ins)}
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
-                   stack=self.t.stack, timeout=self.t.timeout, bots_dir=bots_dir(self.t),
+                   stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
                    path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 
     def open_executor(self) -> Any:
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
-        if self.scheduler:
+        if self.scheduler.on_dask:
             from naparena.arena.executors.cluster import ClusterExecutor
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
-        return make_executor(self.workers, self.t.timeout)
+        return make_executor(self.workers)
 
     def execute(self, watcher: Watcher, executor: Any) -> dict:
         """Play every match not yet done on `executor`; write and return the standings."""
@@ -415,6 +411,16 @@ class Session:
         return summary
 
 
+def _scheduler(text: str | Scheduler) -> Scheduler:
+    """--scheduler as given: already parsed, or text to parse (one clear error if not)."""
+    if isinstance(text, Scheduler):
+        return text
+    try:
+        return Scheduler.parse(text)
+    except ValueError:
+        raise RunError(f"--scheduler '{text}' {SCHEDULER_RULE}") from None
+
+
 def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
            watcher: Watcher) -> tuple[Tournament, Registry]:
     """The tournament with its bots loaded and checked, and external bots started once."""
@@ -425,9 +431,10 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
         t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
     if isolation is not None:
-        if isolation not in ("inline", "process"):
-            raise RunError(f'--isolation must be "inline" or "process", got {isolation!r}')
-        t = with_isolation(t, isolation)
+        try:
+            t = with_isolation(t, Isolation(isolation))
+        except ValueError:
+            raise RunError(f'--isolation must be "inline" or "process", got {isolation!r}') from None
     registry = registry_for(t)
     watcher.failures(registry)
     for caveat in caveats(t):
@@ -438,9 +445,9 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
 
 
 def _process(t: Tournament, bot) -> dict:
-    if t.isolation_of(bot) != "process":
+    if t.isolation_of(bot) is not Isolation.PROCESS:
         return {}
-    return {"isolation": "process", **({"command": t.command_of(bot)} if bot.command is not None else {})}
+    return {"isolation": Isolation.PROCESS, **({"command": t.command_of(bot)} if bot.command is not None else {})}
 
 
 def _note(spec: dict, summary: dict) -> None:

@@ -10,23 +10,18 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from naparena.errors import PluginError
+from naparena.game.engine import DECISION_KINDS
 
 if TYPE_CHECKING:
     from naparena.game.view import View
 
-#: Every decision kind the engine asks for; each is also the name of a ``Bot`` method.
-DECISIONS = (
-    "bid",
-    "play",
-    "peep",
-    "floater_peep",
-    "exchange",
-    "garnet",
-    "garnet_discard",
-    "peep_exchange",
-    "floater_discard",
-    "trumps",
-)
+#: Seconds a bot may take per decision where the tournament does not say (its `timeout`):
+#: the tournament file's default, and what a bot assumes when it is never told.
+DEFAULT_TIMEOUT = 1.0
+
+#: Every decision kind the engine asks for (the engine's `DECISION_KINDS`); each is also
+#: the name of a ``Bot`` method.
+DECISIONS = DECISION_KINDS
 
 # How a wrong-typed parameter is described to the person writing the tournament file.
 _TYPE_WORDS = {

@@ -11,6 +11,7 @@ from itertools import combinations
 from typing import Any
 
 from naparena.bots import strategy
+from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.reference import HeuristicBot
 from naparena.bots.solver import (
     MAKE,
@@ -244,7 +245,7 @@ class PimcBot(HeuristicBot):
 
     def start_match(self, info) -> None:
         timeout = info.get("timeout") if isinstance(info, dict) else None
-        self._guard = self.time_budget or GUARD_SHARE * (timeout or 1.0)
+        self._guard = self.time_budget or GUARD_SHARE * (timeout or DEFAULT_TIMEOUT)
 
     # --- card play -------------------------------------------------------------------
 
@@ -308,7 +309,7 @@ class PimcBot(HeuristicBot):
     def _out_of_time(self, view, start: float) -> bool:
         """The time guard: true (and logged) when the clock ran out before the node budget."""
         spent = _clock() - start
-        if spent <= (self._guard or self.time_budget or GUARD_SHARE):
+        if spent <= (self._guard or self.time_budget or GUARD_SHARE * DEFAULT_TIMEOUT):
             return False
         self.clock_cuts += 1
         log.warning("pimc (seat %d, hand %d, %s): the time guard cut the decision after %.2f s; "

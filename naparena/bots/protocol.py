@@ -155,11 +155,6 @@ def read_record(data: dict) -> dict:
     return {k: tuples(v) for k, v in data.items()}
 
 
-def read_rules(options: dict) -> Rules:
-    """The match message's rules options → `Rules`, as a worker rebuilds them from a job."""
-    return Rules(**{**options, "bids": tuple(options["bids"])})
-
-
 def answer(value) -> bytes:
     return b'{"type":"answer","answer":' + orjson.dumps(value) + b"}\n"
 

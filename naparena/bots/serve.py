@@ -72,7 +72,7 @@ def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Calla
             view = protocol.read_view(message["view"], rules)
             write(_decide(bot, view))
         elif kind == "match":
-            rules = protocol.read_rules(message["rules"])
+            rules = Rules.from_dict(message["rules"])
             info = {"match": message["match"], "seat": message["seat"], "seats": message["seats"],
                     "players": message["players"], "rules": rules, "hands": message["hands"]}
             bot = entry.cls(random.Random(message["seed"]), message["seat"], **params)

@@ -34,6 +34,9 @@ RANK = cards.RANK
 BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE = "bid", "play", "peep", "floater_peep", "exchange"
 GARNET, GARNET_DISCARD, PEEP_EXCHANGE, FLOATER_DISCARD, TRUMPS = (
     "garnet", "garnet_discard", "peep_exchange", "floater_discard", "trumps")
+#: Every decision kind the engine asks for, in the order the protocol's schemas list them.
+DECISION_KINDS = (BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE, GARNET, GARNET_DISCARD, PEEP_EXCHANGE,
+                  FLOATER_DISCARD, TRUMPS)
 
 PASS = "pass"
 YES_NO = (False, True)

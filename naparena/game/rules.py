@@ -106,6 +106,12 @@ class Rules:
         d["bids"] = list(self.bids)
         return d
 
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any]) -> Rules:
+        """The rules `as_dict` gave (in a job, a match log or a match message, its bids a
+        list), as they were: not checked again, nor the bids reordered."""
+        return cls(**{**options, "bids": tuple(options["bids"])})
+
     def sits_out(self, players: int) -> bool:
         """Does the dealer sit out (no cards, no bid) at a table of this size?"""
         if self.dealer_sits_out == "six":

@@ -19,7 +19,7 @@ from naparena.arena.match.seats import probe
 from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
 from naparena.bots.protocol import ProtocolError
 from naparena.errors import RulesError, RunError
 from naparena.game.engine import Match
@@ -65,7 +65,8 @@ def table_sizes(variant: str) -> list[int]:
 
 
 def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
-              timeout: float = 1.0, variants: list[str] | None = None, isolation: str = "inline",
+              timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
+              isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
               progress=None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults
@@ -77,7 +78,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     With `isolation = "process"` (always, for an external `command`) the bot is a seat
     process, and a protocol violation is a fault quoting the offending line.
     """
-    if command is not None or isolation == "process":
+    if command is not None or isolation == Isolation.PROCESS:
         names, results = variants or list(VARIANTS), []
         for n, variant in enumerate(names, 1):
             results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
@@ -87,7 +88,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         return results
     entry = registry.get(name)
     params = entry.cls.validate_params(params or {})
-    executor = InlineExecutor(timeout)  # its watchdog thread interrupts an overrunning bot
+    executor = InlineExecutor(Timing(timeout))  # its watchdog thread interrupts an overrunning bot
     try:
         supervisor = Supervisor(executor.slot, timeout, {})
         names = variants or list(VARIANTS)
@@ -148,11 +149,11 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
                          report: VariantCheck) -> None:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
-    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": "process",
+    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
            **({"command": command} if command else {})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
-              timeout=timeout, confinement=confinement.as_dict())
+              timing=Timing(timeout), confinement=confinement.as_dict())
     data = orjson.loads(bytes(play_job(job, registry, report.times)))
     mine = data["summary"]["seats"][0]
     report.hands += len(data["hands"])

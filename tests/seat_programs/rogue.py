@@ -132,7 +132,8 @@ def main():
                 continue
             calls += 1
             reply = None
-            if armed and p["mode"] not in ("none", "probe") and calls % p["every"] == 0 and (not p["times"] or fired < p["times"]):
+            due = calls % p["every"] == 0 and (not p["times"] or fired < p["times"])
+            if armed and p["mode"] not in ("none", "probe") and due:
                 fired += 1
                 reply = misbehave(p["mode"], view, p)
             send(reply or {"type": "answer", "answer": rng.choice(view["legal"])})

@@ -40,7 +40,7 @@ from naparena._version import __version__
 from naparena.arena.executors.pool import ForkPool, WorkerDied
 from naparena.arena.match.play import Job
 from naparena.arena.records.logs import write_atomic
-from naparena.arena.setup.settings import SCHEDULER_RULE, scheduler_kind
+from naparena.arena.setup.settings import Scheduler
 from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
@@ -137,7 +137,7 @@ def _digest(files) -> str:
 # --- on a Dask worker -----------------------------------------------------------------
 
 _lock = threading.Lock()
-_pools: dict[float, ForkPool] = {}   # by time limit: one supervised child per worker thread
+_pool_here: ForkPool | None = None  # a supervised child per worker thread, for every job
 _reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
 
 
@@ -154,7 +154,7 @@ def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple
         return ("mismatch", problem)
     job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None)
     try:
-        summary, data, records = _pool(job.timeout, worker.state.nthreads).submit(_with_logs, fn, job).result()
+        summary, data, records = _pool(worker.state.nthreads).submit(_with_logs, fn, job).result()
     except WorkerDied as died:
         return ("died", died.reason, died.where)
     except RuntimeError as e:
@@ -194,10 +194,11 @@ def worker_report(names, drop_ins: DropIns | None) -> dict:
         return _reports[key]
 
 
-def _pool(timeout: float, threads: int) -> ForkPool:
+def _pool(threads: int) -> ForkPool:
+    """This worker's pool; each job it plays is watched by the job's own `Timing`."""
+    global _pool_here
     with _lock:
-        pool = _pools.get(timeout)
-        if pool is None:
+        if _pool_here is None:
             me = multiprocessing.current_process()
             if me.daemon:
                 # A Dask nanny starts its worker as a daemon, and multiprocessing then refuses
@@ -205,8 +206,8 @@ def _pool(timeout: float, threads: int) -> ForkPool:
                 me.daemon = False
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["naparena.arena.executors.cluster"])
-            pool = _pools[timeout] = ForkPool(threads, timeout, initializer=_child_start, context="forkserver")
-        return pool
+            _pool_here = ForkPool(threads, initializer=_child_start, context="forkserver")
+        return _pool_here
 
 
 def _child_start() -> None:
@@ -258,7 +259,7 @@ class ClusterExecutor(Executor):
     path, so `run_job` sends the log back instead of writing it.
     """
 
-    def __init__(self, scheduler: str, registry, bot_names, drop_in_folder: str | None):
+    def __init__(self, scheduler: Scheduler, registry, bot_names, drop_in_folder: str | None):
         distributed = require_distributed()
         self._killed_worker = distributed.KilledWorker
         self.scheduler = scheduler
@@ -414,23 +415,21 @@ def _local_cluster(distributed, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-def _connect(distributed, scheduler: str):
-    """(LocalCluster or None, Client) for a `scheduler` value."""
-    kind = scheduler_kind(scheduler)
-    if kind in (None, "pool"):
-        raise RunError(f"scheduler '{scheduler}' {SCHEDULER_RULE}")
+def _connect(distributed, scheduler: Scheduler):
+    """(LocalCluster or None, Client) for a Dask `scheduler`."""
+    assert scheduler.on_dask, "this machine's pool is the runner's, not a cluster"
     try:
-        if kind == "local":
-            cluster = _local_cluster(distributed, int(scheduler.split(":")[1]))
+        if scheduler.kind == "local":
+            cluster = _local_cluster(distributed, scheduler.local_workers)
             try:
                 return cluster, distributed.Client(cluster, set_as_default=False)
             except BaseException:
                 cluster.close()
                 raise
-        if kind == "file":
-            if not Path(scheduler).is_file():
+        if scheduler.kind == "file":
+            if not Path(scheduler.text).is_file():
                 raise RunError(f"scheduler file {scheduler} does not exist")
-            return None, distributed.Client(scheduler_file=scheduler, set_as_default=False)
-        return None, distributed.Client(scheduler, set_as_default=False)
+            return None, distributed.Client(scheduler_file=scheduler.text, set_as_default=False)
+        return None, distributed.Client(scheduler.text, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise RunError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None

@@ -19,8 +19,9 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from typing import Any, Callable
+from typing import Any
 
 from naparena.arena.match.play import (
     DECISION,
@@ -31,12 +32,11 @@ from naparena.arena.match.play import (
     MATCH,
     SEAT,
     SLOT_SIZE,
+    Job,
     bind_slot,
 )
+from naparena.arena.setup.settings import Timing
 from naparena.errors import RunError
-
-# The least time with no progress and no bot call before a run is stopped (seconds).
-STALL = 600.0
 
 
 class WorkerDied(Exception):
@@ -62,13 +62,32 @@ def _where(slot) -> dict[str, int]:
     return {"match": slot[MATCH], "hand": slot[HAND], "seat": slot[SEAT], "decision": slot[DECISION]}
 
 
-class _Watch:
-    """Times the decision a slot shows; says when to interrupt it and when to give up on it."""
+def timing_of(args: tuple, otherwise: Timing) -> Timing:
+    """The time limits of a task: its job's, or `otherwise` for a task that brings no job."""
+    return next((a.timing for a in args if isinstance(a, Job)), otherwise)
 
-    def __init__(self, slot, timeout: float, hard: float, stall: float = float("inf")):
-        self.slot, self.timeout, self.hard, self.stall = slot, timeout, hard, stall
-        self.ticket, self.since, self.signalled = None, 0.0, False
-        self.place, self.moved = None, None
+
+def _tick(timeout: float) -> float:
+    """How often a watchdog looks: often enough for `timeout`, at least every 0.25 s."""
+    return max(0.02, min(timeout / 4, 0.25))
+
+
+class _Watch:
+    """Times the decision a slot shows by the `timing` of the task under way; says when
+    to interrupt it and, if it may `kill`, when to give up on it."""
+
+    def __init__(self, slot, timing: Timing, kill: bool = True, stall: float | None = None):
+        self.slot, self.timing, self.kill, self._stall = slot, timing, kill, stall
+        self.ticket: tuple[int, int, int] | None = None
+        self.since, self.signalled = 0.0, False
+        self.place: tuple[int, ...] | None = None
+        self.moved: float | None = None
+
+    @property
+    def stall(self) -> float:
+        if not self.kill:
+            return float("inf")
+        return self._stall if self._stall is not None else self.timing.stall
 
     def check(self, now: float) -> str | None:
         slot = self.slot
@@ -84,9 +103,9 @@ class _Watch:
             self.ticket, self.since, self.signalled = ticket, now, False
             return None
         waited = now - self.since
-        if waited >= self.hard:
+        if self.kill and waited >= self.timing.hard:
             return "kill"
-        if waited >= self.timeout and not self.signalled:
+        if waited >= self.timing.timeout and not self.signalled:
             self.signalled = True
             slot[KILL_HAND], slot[KILL_DECISION] = ticket[1], ticket[2]
             slot[KILLED] = 1
@@ -173,30 +192,30 @@ class _Worker:
 
 
 class ForkPool(Executor):
-    """A fixed set of forked workers, reused for every task; a dead worker is replaced."""
+    """A fixed set of forked workers, reused for every task; a dead worker is replaced.
+    Each task is watched by its job's `Timing`; a task without a job by `timing`."""
 
-    def __init__(self, workers: int, timeout: float = 1.0, hard: float | None = None,
+    def __init__(self, workers: int, timing: Timing = Timing(),
                  initializer: Callable | None = None, initargs: tuple = (),
                  clock: Callable[[int], float] | None = None, context: str = "fork",
                  stall: float | None = None):
         """`clock(pid)` is the watchdog's time for a worker (default: wall time); tests
         give it the worker's CPU time, so a loaded machine cannot time out a quick bot.
         `context` is "forkserver" where the parent is itself a busy multi-threaded server
-        (a Dask worker): a forked child would inherit its sockets and keep them open."""
+        (a Dask worker): a forked child would inherit its sockets and keep them open.
+        `stall`, if given, replaces the timing's stall limit (tests)."""
         self._ctx = multiprocessing.get_context(context)
         self._clock = clock
         self._init = (initializer, initargs)
-        self._timeout = timeout
-        self._hard = hard if hard is not None else timeout * 3 + 5.0
-        # No progress at all, and no bot call shown, for this long: the run stops.
-        self._stall = stall if stall is not None else max(STALL, 10 * self._hard)
+        self._timing = timing
+        self._stall = stall
         self._pending: deque = deque()
         self._lock = threading.Lock()
         self._closing = False
         self._next_id = 0
         self._wake_r, self._wake_w = os.pipe()
         self._workers = [self._spawn() for _ in range(workers)]
-        self._watches = [_Watch(w.slot, timeout, self._hard, self._stall) for w in self._workers]
+        self._watches = [_Watch(w.slot, timing, stall=stall) for w in self._workers]
         self._thread = threading.Thread(target=self._manage, name="naparena-pool", daemon=True)
         self._thread.start()
 
@@ -243,10 +262,10 @@ class ForkPool(Executor):
     # --- the manager thread -------------------------------------------------------
 
     def _manage(self) -> None:
-        tick = max(0.02, min(self._timeout / 4, 0.25))
         while True:
             self._dispatch()
             busy = [w for w in self._workers if w.task]
+            tick = _tick(min((w.timing.timeout for w in self._watches), default=self._timing.timeout))
             with self._lock:
                 if self._closing and not busy and not self._pending:
                     break
@@ -279,6 +298,7 @@ class ForkPool(Executor):
             if not future.running() and not future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             w.task = task
+            self._watches[i].timing = timing_of(task[3], self._timing)
             self._watches[i].moved = None  # an idle worker was not stalled: time it from now
             try:
                 w.conn.send(task[1:])
@@ -293,10 +313,11 @@ class ForkPool(Executor):
         self._workers[i].conn.close()
         if not self._closing:
             self._workers[i] = self._spawn()
-            self._watches[i] = _Watch(self._workers[i].slot, self._timeout, self._hard, self._stall)
+            self._watches[i] = _Watch(self._workers[i].slot, self._timing, stall=self._stall)
 
     def _collect(self, i: int) -> None:
         w = self._workers[i]
+        assert w.task is not None, "collected only from a busy worker"
         future = w.task[0]
         try:
             if w.conn.poll():
@@ -315,6 +336,7 @@ class ForkPool(Executor):
 
     def _replace(self, i: int, reason: str, kind: type = WorkerDied) -> None:
         w = self._workers[i]
+        assert w.task is not None, "only a busy worker's death fails a task"
         future, where = w.task[0], _where(w.slot)
         w.task = None
         self._fresh(i)
@@ -330,13 +352,14 @@ class ForkPool(Executor):
                 w.process.join()
                 self._replace(i, "lost: worker stopped from outside", WorkerLost)
                 continue
-            action = self._watches[i].check(self._clock(w.process.pid) if self._clock else now)
+            watch = self._watches[i]
+            action = watch.check(self._clock(w.process.pid) if self._clock else now)
             if action == "interrupt":
                 os.kill(w.process.pid, signal.SIGUSR1)
             elif action == "kill":
                 w.process.kill()
                 w.process.join()
-                self._replace(i, f"hang: killed after {self._hard:g} s without an answer")
+                self._replace(i, f"hang: killed after {watch.timing.hard:g} s without an answer")
             elif action == "stall":
                 w.process.kill()
                 w.process.join()
@@ -345,7 +368,7 @@ class ForkPool(Executor):
                 w.task = None
                 self._fresh(i)
                 future.set_exception(RunError(
-                    f"match {where['match']}: no progress for {self._stall:g} s and no bot call under"
+                    f"match {where['match']}: no progress for {watch.stall:g} s and no bot call under"
                     " way (a bot in the match process tampering with naparena's watchdog?); the"
                     " finished matches are kept; isolate the match's bots (isolation = \"process\")"))
 
@@ -378,15 +401,19 @@ class InlineExecutor(Executor):
     kills its process, cannot be survived here — use two or more workers for that.
     """
 
-    def __init__(self, timeout: float = 1.0, initializer: Callable | None = None, initargs: tuple = ()):
+    def __init__(self, timing: Timing = Timing(), initializer: Callable | None = None, initargs: tuple = ()):
+        """`timing` watches what runs outside a task (`naparena check`); a task is
+        watched by its job's."""
         self.slot = [0] * SLOT_SIZE
         self.slot[SEAT] = -1
-        self._timeout = timeout
+        self._timing = timing
+        self._watch = _Watch(self.slot, timing, kill=False)  # nothing can be killed in this process
         self._stop = threading.Event()
         self._main = threading.main_thread().ident
         bind_slot(self.slot)
         if threading.current_thread() is threading.main_thread():
-            self._thread = threading.Thread(target=self._watchdog, name="naparena-watchdog", daemon=True)
+            self._thread: threading.Thread | None = threading.Thread(
+                target=self._watchdog, name="naparena-watchdog", daemon=True)
             self._thread.start()
         else:
             self._thread = None
@@ -394,19 +421,22 @@ class InlineExecutor(Executor):
             initializer(*initargs)
 
     def _watchdog(self) -> None:
-        watch = _Watch(self.slot, self._timeout, float("inf"))
-        tick = max(0.02, min(self._timeout / 4, 0.25))
-        while not self._stop.wait(tick):
+        watch = self._watch
+        while not self._stop.wait(_tick(watch.timing.timeout)):
             if watch.check(time.monotonic()) == "interrupt":
+                assert self._main is not None
                 signal.pthread_kill(self._main, signal.SIGUSR1)
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         future: Future = Future()
         future.set_running_or_notify_cancel()
+        self._watch.timing = timing_of(args, self._timing)
         try:
             future.set_result(fn(*args, **kwargs))
         except Exception as e:
             future.set_exception(e)
+        finally:
+            self._watch.timing = self._timing
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -426,9 +456,10 @@ def in_process() -> bool:
     return bool(os.environ.get(IN_PROCESS_ENV))
 
 
-def make_executor(workers: int, timeout: float, initializer=None, initargs=()) -> Any:
+def make_executor(workers: int, initializer=None, initargs=()) -> Any:
     """A ForkPool of `workers`, one worker too: a bot's exit, interrupt, timer or crash
-    then ends a worker, never the run. In-process only when asked (`IN_PROCESS_ENV`)."""
+    then ends a worker, never the run. In-process only when asked (`IN_PROCESS_ENV`).
+    Each match is watched by the `Timing` its job carries."""
     if in_process():
-        return InlineExecutor(timeout, initializer, initargs)
-    return ForkPool(max(1, workers), timeout, initializer=initializer, initargs=initargs)
+        return InlineExecutor(initializer=initializer, initargs=initargs)
+    return ForkPool(max(1, workers), initializer=initializer, initargs=initargs)

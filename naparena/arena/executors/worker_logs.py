@@ -18,26 +18,26 @@ import logging
 import multiprocessing
 import os
 from logging.handlers import QueueHandler, QueueListener
+from typing import Any
 
-_queue = None        # the queue a worker forked now sends its records to (None: none)
+
+class _Pipe:
+    """A fork context's SimpleQueue, shaped as QueueHandler and QueueListener use a queue:
+    unlike a multiprocessing Queue it starts no feeder thread in the worker, and it has
+    no timeouts, so a get always blocks."""
+
+    def __init__(self) -> None:
+        self.simple = multiprocessing.get_context("fork").SimpleQueue()
+
+    def put_nowait(self, item: Any, /) -> None:
+        self.simple.put(item)
+
+    def get(self, block: bool = True) -> Any:
+        return self.simple.get()
+
+
+_queue: _Pipe | None = None  # the queue a worker forked now sends its records to (None: none)
 _registered = False  # os.register_at_fork cannot be undone: register once, consult _queue
-
-
-class _Send(QueueHandler):
-    """A worker's only handler: the record, formatted, onto the parent's queue."""
-
-    def enqueue(self, record: logging.LogRecord) -> None:
-        self.queue.put(record)  # a SimpleQueue: no feeder thread in the worker either
-
-
-class _Listen(QueueListener):
-    """QueueListener over a SimpleQueue, which has no timeouts or put_nowait."""
-
-    def dequeue(self, block: bool) -> logging.LogRecord:
-        return self.queue.get()
-
-    def enqueue_sentinel(self) -> None:
-        self.queue.put(self._sentinel)
 
 
 def _in_worker() -> None:
@@ -46,15 +46,15 @@ def _in_worker() -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):  # the parent's handlers; their files are the parent's
         root.removeHandler(handler)
-    root.addHandler(_Send(_queue))
+    root.addHandler(QueueHandler(_queue))  # a worker's only handler: onto the parent's queue
 
 
 class WorkerLogs:
     """Forward the records of workers forked between `arm` and `stop` to `handlers`."""
 
     def __init__(self, handlers: list[logging.Handler]):
-        self.queue = multiprocessing.get_context("fork").SimpleQueue()
-        self.listener = _Listen(self.queue, *handlers, respect_handler_level=True)
+        self.queue = _Pipe()
+        self.listener = QueueListener(self.queue, *handlers, respect_handler_level=True)
         self.armed = self.started = False
 
     def arm(self) -> None:

@@ -28,7 +28,7 @@ import orjson
 
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
@@ -58,7 +58,7 @@ class Job:
     seats: list[dict]          # per seat: alias, name, params, seed
     hands: int
     stack: int = 0
-    timeout: float = 1.0
+    timing: Timing = Timing()  # the decision time-out and the limits that follow from it
     bots_dir: str | None = None
     path: str | None = None    # where the worker writes the match log
     spec: dict = field(default_factory=dict)
@@ -112,12 +112,13 @@ def _on_timeout_signal(signum, frame) -> None:
         raise BotTimeout()
 
 
-def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
+def play_job(job: Job, registry, times: list | None = None) -> MatchLog:
     """Play the match; return its log. `times`, if given, collects the seat processes'
     decision round trips (for `naparena check` and the benchmarks)."""
-    rules = Rules(**{**job.rules, "bids": tuple(job.rules["bids"])})
-    remotes = start_seats(job.seats, job.bots_dir, job.timeout, Confinement.from_dict(job.confinement),
-                          f"match {job.index}") if any(s.get("isolation") == "process" for s in job.seats) else {}
+    rules = Rules.from_dict(job.rules)
+    isolated = any(s.get("isolation") == Isolation.PROCESS for s in job.seats)
+    remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, Confinement.from_dict(job.confinement),
+                          f"match {job.index}") if isolated else {}
     for bot in remotes.values():
         bot.times = times
     try:
@@ -126,11 +127,11 @@ def play_job(job: Job, registry, times: list | None = None) -> "MatchLog":
         close_seats(remotes)
 
 
-def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
+def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     seats = [Seat(remotes[i] if i in remotes else
                   registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
-    watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timeout,
+    watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
     match = Match(rules, len(seats), job.seed, job.stack, job.boards)
     watch.slot[MATCH] = job.index
@@ -163,7 +164,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> "MatchLog":
     watch.new_hand(job.hands)
     for i, seat in enumerate(seats):
         watch.hook(seat, i, seat.bot.end_match)
-    head = {
+    head: dict[str, Any] = {
         "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
         "rules": job.rules, "seed": job.seed, "stack": job.stack,
         "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
@@ -200,7 +201,7 @@ class MatchLog:
 
 def _match_info(job: Job, rules: Rules, seat: int) -> dict:
     return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
-            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timeout}
+            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timing.timeout}
 
 
 class Supervisor:
@@ -280,7 +281,8 @@ def _bot_failure(e: BaseException) -> bool:
 def _play_hand(hand: Hand, seats: list[Seat], watch: Supervisor) -> None:
     for i, seat in enumerate(seats):
         if seat.hand_start:
-            watch.hook(seat, i, lambda b=seat.bot, v=hand.view(i): b.start_hand(v))
+            view = hand.view(i)
+            watch.hook(seat, i, lambda b=seat.bot, v=view: b.start_hand(v))
     listeners = [(i, s) for i, s in enumerate(seats) if s.events and not s.dead]
     _careful_loop(hand, seats, watch, listeners)
     if listeners or any(s.hand_end for s in seats):
@@ -292,14 +294,14 @@ def _play_hand(hand: Hand, seats: list[Seat], watch: Supervisor) -> None:
                 watch.hook(seat, i, lambda b=seat.bot: b.end_hand(public))
 
 
-def _book(record: dict, summary: "MatchSummary", body: bytearray) -> None:
+def _book(record: dict, summary: MatchSummary, body: bytearray) -> None:
     summary.add(record)
     body += orjson.dumps(record)
     body += b","
 
 
 def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int], watch: Supervisor,
-                summary: "MatchSummary", body: bytearray, marks: list[int], told: list) -> None:
+                summary: MatchSummary, body: bytearray, marks: list[int], told: list) -> None:
     """The common case, kept lean: every seat alive, nobody listening for events.
 
     The same supervision as `Supervisor.ask` and the same booking as `_book`, written out
@@ -312,12 +314,13 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
         slot[HAND] = hand.hand_no
         view, apply = hand.acting_view, hand.apply
         while not hand.over:
-            i = hand.to_act
+            i, kind = hand.to_act, hand.kind
+            assert i is not None and kind is not None  # someone is to act until the hand is over
             counts[i] += 1
             slot[DECISION] = hand.decisions
             slot[SEAT] = marks[i]
             try:
-                answer = decide[i][hand.kind](view())
+                answer = decide[i][kind](view())
             except BaseException as e:
                 # The slot still names the seat: an exception's text is the bot's code too.
                 reason = watch.late if isinstance(e, BotTimeout) else _exception(e, hand) if _bot_failure(e) else None
@@ -344,9 +347,10 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
 
 def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -> None:
     """Every other case: crash replay, dead seats, event listeners."""
-    mark = _mark(hand) if listeners else None
+    mark = _mark(hand)
     while not hand.over:
-        i = hand.to_act
+        i, kind = hand.to_act, hand.kind
+        assert i is not None and kind is not None  # someone is to act until the hand is over
         seat = seats[i]
         if seat.dead:
             hand.apply(hand.legal()[0])  # a crashed bot's seat: the first legal answer
@@ -356,7 +360,7 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
             if reason is not None:
                 seat.dead = True
             else:
-                answer, reason = watch.ask(hand, seat.decide[hand.kind], i, seat.watched)
+                answer, reason = watch.ask(hand, seat.decide[kind], i, seat.watched)
             hand.fault(reason) if reason is not None else hand.apply(answer)
         if listeners:
             mark = _tell(hand, mark, listeners, watch)

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
 from naparena.errors import ConfigError
@@ -45,7 +45,7 @@ class SeatFault(Exception):
     """A decision a seat process could not answer; `reason` is the fault as logged, and
     `bot` the `RemoteBot` when its process broke (the seat is dead from here on)."""
 
-    def __init__(self, reason: str, bot: "RemoteBot | None" = None):
+    def __init__(self, reason: str, bot: RemoteBot | None = None):
         super().__init__(reason)
         self.reason, self.bot = reason, bot
 
@@ -129,8 +129,10 @@ class Channel:
             shutil.rmtree(self.home, ignore_errors=True)
             program = e.filename or (list(confinement.sandbox) + argv)[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
-        self.wfd, self.rfd, self.efd = (self.proc.stdin.fileno(), self.proc.stdout.fileno(),
-                                        self.proc.stderr.fileno())
+        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
+        self.pipes = (stdin, stdout, stderr)
+        self.wfd, self.rfd, self.efd = stdin.fileno(), stdout.fileno(), stderr.fileno()
         for fd in (self.wfd, self.rfd, self.efd):
             os.set_blocking(fd, False)
         self.readable = select.poll()
@@ -241,7 +243,7 @@ class Channel:
         except OSError:
             pass  # full, or already gone: it is killed below
         try:
-            self.proc.stdin.close()
+            self.pipes[0].close()
         except OSError:
             pass
 
@@ -263,7 +265,7 @@ class Channel:
         self.kill()
         if stderr_open:
             self._log_stderr(final=True)
-        for f in (self.proc.stdout, self.proc.stderr):
+        for f in self.pipes[1:]:
             f.close()
         shutil.rmtree(self.home, ignore_errors=True)
 
@@ -316,6 +318,7 @@ class RemoteBot:
             self._die()
             raise SeatFault(self.broken, self)
         channel = self.channel
+        assert channel is not None, "a seat without a channel is broken"
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
         start = time.monotonic()
@@ -374,8 +377,9 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
     a broken seat, faulted at its first decision, and the match goes on.
     """
     started: dict[int, tuple[Channel | None, str | None]] = {}
+    channel: Channel | None
     for i, seat in enumerate(job_seats):
-        if seat.get("isolation") != "process":
+        if seat.get("isolation") != Isolation.PROCESS:
             continue
         command = seat.get("command")
         argv = list(command) if command else serve_command(seat["name"], bots_dir)

@@ -21,15 +21,11 @@ from naparena.arena.records.logs import FORMAT, MatchSummary, other_format
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, config_hash
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
-from naparena.arena.setup.settings import SETTINGS, Confinement
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules, make_rules
-
-
-def rules_of(log: dict) -> Rules:
-    return Rules(**{**log["rules"], "bids": tuple(log["rules"]["bids"])})
 
 
 def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
@@ -80,7 +76,7 @@ def verify_match(log: dict) -> list[str]:
     players = len(log["bots"])
     spec = log.get("match", {})
     boards = board_seeds(log["seed"], spec["hands"]) if spec.get("boards") else None
-    match = Match(rules_of(log), players, log["seed"], log.get("stack", 0), boards)
+    match = Match(Rules.from_dict(log["rules"]), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
     try:
         for logged in log["hands"]:
@@ -275,10 +271,10 @@ def tournament_of(config: dict):
     """The `Tournament` a manifest's configuration describes (rules rebuilt from base and
     overrides, and checked against the rules it lists)."""
     # How the run was executed is not recorded: those settings take their defaults.
-    settings = {k: (config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
+    settings = {k: s.parse(config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
                 for k, s in SETTINGS.items()}
-    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]),
-                         tuple(b["command"]) if "command" in b else None, b.get("isolation"))
+    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]), tuple(b["command"]) if "command" in b else None,
+                         Isolation(b["isolation"]) if "isolation" in b else None)
                  for b in config["bots"])
     variants = []
     for v in config["variants"]:

@@ -20,7 +20,7 @@ from typing import Any
 from naparena.arena.setup.seating import seatings
 from naparena.arena.setup.settings import (
     BOT_KEYS,
-    ISOLATION,
+    ISOLATION_RULE,
     MAX_ENTRIES,
     MAX_FILE_BYTES,
     MAX_MATCHES,
@@ -33,6 +33,7 @@ from naparena.arena.setup.settings import (
     SPRT_KEYS,
     TOP_LEVEL,
     Confinement,
+    Isolation,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import ConfigError, PluginError, RulesError
@@ -191,12 +192,12 @@ def _settings(data: Mapping, path: str) -> dict:
         if key not in table:
             if setting.default is REQUIRED:
                 raise ConfigError(path, where, "missing: this key is required")
-            values[key] = setting.default
+            values[key] = setting.parse(setting.default)
             continue
         value = _typed(table[key], setting.kind, path, where)
         if not setting.ok(value):
             raise ConfigError(path, where, f"{setting.rule}, got {_show(table[key])}")
-        values[key] = value
+        values[key] = setting.parse(value)
     return values
 
 
@@ -232,18 +233,19 @@ def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
     return tuple(bots)
 
 
-def _bot_process(entry: Mapping, path: str, where: str) -> tuple[tuple[str, ...] | None, str | None]:
+def _bot_process(entry: Mapping, path: str, where: str) -> tuple[tuple[str, ...] | None, Isolation | None]:
     """An entry's `command` (an external bot) and `isolation`, checked."""
-    command = entry.get("command")
-    if command is not None:
-        command = _argv(command, path, f"{where}.command")
-    isolation = entry.get("isolation")
-    if isolation is not None:
-        if isolation not in ISOLATION:
-            raise ConfigError(path, f"{where}.isolation", f'must be "inline" or "process", got {_show(isolation)}')
-        if command is not None and isolation == "inline":
-            raise ConfigError(path, f"{where}.isolation",
-                              "an external bot (command = [...]) always runs in its own process")
+    command = None if entry.get("command") is None else _argv(entry["command"], path, f"{where}.command")
+    written = entry.get("isolation")
+    if written is None:
+        return command, None
+    try:
+        isolation = Isolation(written)
+    except ValueError:
+        raise ConfigError(path, f"{where}.isolation", f"{ISOLATION_RULE}, got {_show(written)}") from None
+    if command is not None and isolation is Isolation.INLINE:
+        raise ConfigError(path, f"{where}.isolation",
+                          "an external bot (command = [...]) always runs in its own process")
     return command, isolation
 
 
@@ -350,7 +352,8 @@ def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec,
     names = [v.name for v in variants]
     variant = _text(table, "variant", path, "sprt") if "variant" in table else names[0]
     if variant not in names:
-        raise ConfigError(path, "sprt.variant", f"'{variant}' is not a variant of this tournament; variants: {', '.join(names)}")
+        raise ConfigError(path, "sprt.variant",
+                          f"'{variant}' is not a variant of this tournament; variants: {', '.join(names)}")
     return SprtSpec(pair[0], pair[1], values["delta"], values["alpha"], values["beta"], variant)
 
 

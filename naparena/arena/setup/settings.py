@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
+
+from naparena.bots.bot import DEFAULT_TIMEOUT
 
 MAX_WORKERS = 256
 PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
@@ -28,38 +31,91 @@ NAME_RULE = ("must be a short name of letters, digits and . _ + -"
 TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
 SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
 BOT_KEYS = ("name", "alias", "params", "command", "isolation")
-ISOLATION = ("inline", "process")
 REQUIRED = object()
+
+
+class Isolation(StrEnum):
+    """Where a Python bot plays: in the match process, or in a seat process of its own (an
+    external bot always plays in its own). A str, so logs and hashes see the word."""
+
+    INLINE = "inline"
+    PROCESS = "process"
+
+
+ISOLATION_RULE = "must be " + " or ".join(f'"{mode}"' for mode in Isolation)
+SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
+                  'or "" for the workers of this machine')
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """Where matches are played, as `scheduler` names it: this machine's workers ("pool",
+    written "" or "none"), a local Dask cluster of N workers ("local", local:N), a
+    scheduler's address ("address", tcp://host:port) or a scheduler file ("file")."""
+
+    text: str  # as written; "" for this machine's workers
+    kind: Literal["pool", "local", "address", "file"]
+
+    @classmethod
+    def parse(cls, text: str) -> Scheduler:
+        """The scheduler `text` names; ValueError(SCHEDULER_RULE) if it cannot name one."""
+        if text in ("", "none"):
+            return cls("", "pool")
+        if text.split(":", 1)[0] == "local":
+            if re.fullmatch(r"local:[1-9][0-9]{0,3}", text):
+                return cls(text, "local")
+        elif "://" in text:
+            if re.fullmatch(r"[a-z][a-z0-9+.-]*://\S+", text):
+                return cls(text, "address")
+        elif text.strip() == text:
+            return cls(text, "file")
+        raise ValueError(SCHEDULER_RULE)
+
+    @property
+    def on_dask(self) -> bool:
+        return self.kind != "pool"
+
+    @property
+    def local_workers(self) -> int:
+        """The N of local:N."""
+        assert self.kind == "local", self
+        return int(self.text.split(":", 1)[1])
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _parses(parse: Callable[[Any], Any]) -> Callable[[Any], bool]:
+    def ok(value: Any) -> bool:
+        try:
+            parse(value)
+        except ValueError:
+            return False
+        return True
+    return ok
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One key of the [tournament] table: default, type, range and the line that explains it."""
+    """One key of the [tournament] table: default, type, range and the line that explains
+    it. `kind` is the type the file writes; `parse` makes the setting's own type of it
+    (an `Isolation`, a `Scheduler`) once `ok` has passed it, and `plain` the file's value
+    again, for the manifest and the config hash."""
 
     default: Any
     kind: type
     ok: Callable[[Any], bool]
     rule: str
     help: str
-
-
-def scheduler_kind(text: str) -> str | None:
-    """What a `scheduler` value names: "pool" (this machine's workers), "local" (a local
-    Dask cluster of N workers), "address" or "file"; None if it cannot be one."""
-    if text in ("", "none"):
-        return "pool"
-    if text.split(":", 1)[0] == "local":
-        return "local" if re.fullmatch(r"local:[1-9][0-9]{0,3}", text) else None
-    if "://" in text:
-        return "address" if re.fullmatch(r"[a-z][a-z0-9+.-]*://\S+", text) else None
-    return "file" if text.strip() == text else None
-
-
-SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
-                  'or "" for the workers of this machine')
+    parse: Callable[[Any], Any] = _same
+    plain: Callable[[Any], Any] = _same
 
 SETTINGS: dict[str, Setting] = {
-    "name": Setting(REQUIRED, str, NAME.fullmatch, NAME_RULE, "names the run and its logs"),
+    "name": Setting(REQUIRED, str, lambda v: NAME.fullmatch(v) is not None, NAME_RULE, "names the run and its logs"),
     "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
                     "master seed: every deal and bot RNG derives from it"),
     "seeds": Setting(1, int, lambda v: 1 <= v <= 10_000, "must be from 1 to 10000",
@@ -72,20 +128,42 @@ SETTINGS: dict[str, Setting] = {
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
                      "chips each seat starts a match with (results are net chips)"),
-    "timeout": Setting(1.0, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
+    "timeout": Setting(DEFAULT_TIMEOUT, float, lambda v: 0.001 <= v <= 3600, "must be from 0.001 to 3600 seconds",
                        "seconds a bot may take per decision"),
     "max_fault_share": Setting(0.25, float, lambda v: 0 < v <= 1, "must be more than 0 and at most 1",
                                "disqualify a bot failing more than this share of its decisions "
                                "(after 20); 1.0 = never"),
-    "isolation": Setting("inline", str, lambda v: v in ISOLATION, 'must be "inline" or "process"',
-                         "Python bots in the match process, or each in its own seat process"),
+    "isolation": Setting(Isolation.INLINE.value, str, _parses(Isolation), ISOLATION_RULE,
+                         "Python bots in the match process, or each in its own seat process",
+                         Isolation, str),
     "bots_dir": Setting("bots", str, lambda v: _path_ok(v), PATH_RULE,
                         "drop-in bot folder beside this file (default: ./bots if there is none)"),
     "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
                        "where runs are written, relative to the current directory"),
-    "scheduler": Setting("", str, lambda v: scheduler_kind(v) is not None, SCHEDULER_RULE,
-                         'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here'),
+    "scheduler": Setting("", str, _parses(Scheduler.parse), SCHEDULER_RULE,
+                         'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here',
+                         Scheduler.parse, str),
 }
+
+@dataclass(frozen=True)
+class Timing:
+    """A decision's time limits, all from the one `timeout` (seconds): at `timeout` the
+    bot is interrupted and faulted; at `hard` a bot that still has not answered (a hang
+    in C code cannot be interrupted) is killed with its worker; a worker that shows no
+    progress and no bot call for `stall` stops the run. A `Job` carries it to the match
+    and to the executor that watches it."""
+
+    timeout: float = SETTINGS["timeout"].default
+
+    @property
+    def hard(self) -> float:
+        return self.timeout * 3 + 5.0
+
+    @property
+    def stall(self) -> float:
+        # Between bot calls a match never waits this long, on any machine.
+        return max(600.0, 10 * self.hard)
+
 
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
@@ -124,7 +202,7 @@ class Confinement:
                 "start_timeout": self.start_timeout}
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> "Confinement":
+    def from_dict(cls, data: dict | None) -> Confinement:
         data = dict(data or {})
         data["sandbox"] = tuple(data.get("sandbox", ()))
         return cls(**data)

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from naparena.arena.setup.settings import SETTINGS, Confinement
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Scheduler, Timing
 from naparena.game.rules import Rules
 
 
@@ -23,14 +23,14 @@ class BotSpec:
     alias: str
     params: dict
     command: tuple[str, ...] | None = None
-    isolation: str | None = None
+    isolation: Isolation | None = None
 
     def as_dict(self) -> dict:
         out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
         if self.command is not None:
             out["command"] = list(self.command)
         if self.isolation is not None:
-            out["isolation"] = self.isolation
+            out["isolation"] = self.isolation.value
         return out
 
 
@@ -76,10 +76,10 @@ class Tournament:
     stack: int
     timeout: float
     max_fault_share: float
-    isolation: str
+    isolation: Isolation
     bots_dir: str
     log_dir: str
-    scheduler: str
+    scheduler: Scheduler
     bots: tuple[BotSpec, ...]
     variants: tuple[VariantSpec, ...]
     sprt: SprtSpec | None = None
@@ -97,6 +97,11 @@ class Tournament:
         return beside
 
     @property
+    def timing(self) -> Timing:
+        """The decision time-out and the limits that follow from it, for every match."""
+        return Timing(self.timeout)
+
+    @property
     def log_path(self) -> Path:
         return Path(self.log_dir)
 
@@ -107,7 +112,7 @@ class Tournament:
     def as_dict(self) -> dict:
         """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
         between machines, and logs must not."""
-        settings = {key: getattr(self, key) for key in SETTINGS}
+        settings = {key: setting.plain(getattr(self, key)) for key, setting in SETTINGS.items()}
         out = {**settings, "bots": [b.as_dict() for b in self.bots],
                "variants": [v.as_dict() for v in self.variants]}
         if self.sprt is not None:
@@ -115,20 +120,22 @@ class Tournament:
         out["seats"] = self.seats.as_dict()
         return out
 
-    def isolation_of(self, bot: BotSpec) -> str:
+    def isolation_of(self, bot: BotSpec) -> Isolation:
         """Where `bot` runs: an external bot always in a process; a Python bot as its
         entry says, else as [tournament] says."""
-        return "process" if bot.command is not None else (bot.isolation or self.isolation)
+        return Isolation.PROCESS if bot.command is not None else (bot.isolation or self.isolation)
 
     def command_of(self, bot: BotSpec) -> list[str]:
         """An external bot's argv, every argument naming a file or folder next to the
         tournament file made absolute (seat processes start in an empty directory)."""
+        assert bot.command is not None, "a Python bot has no command"
         base = Path(self.path).parent
         # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
         return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
 
     def command_hash(self, bot: BotSpec) -> str:
         """sha256 of the files an external bot's command names (as written, with contents)."""
+        assert bot.command is not None, "a Python bot has no command"
         digest = hashlib.sha256()
         base = Path(self.path).parent
         for arg in bot.command:
@@ -137,7 +144,7 @@ class Tournament:
         return "sha256:" + digest.hexdigest()[:16]
 
 
-def with_isolation(t: Tournament, mode: str) -> Tournament:
+def with_isolation(t: Tournament, mode: Isolation) -> Tournament:
     """`--isolation`: every Python bot in `mode`, whatever the file says."""
     bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
-    return dataclasses.replace(t, isolation=mode, bots=bots)
+    return dataclasses.replace(t, isolation=Isolation(mode), bots=bots)

@@ -15,7 +15,7 @@ from naparena.arena.session import Session
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.stats.boards import BoardBook, Moments, estimate
+from naparena.stats.boards import SEATINGS_MAX, BoardBook, Moments, estimate
 
 AFTER_NAP = sorted(name for name, v in VARIANTS.items() if v.options.get("shuffle") == "after_nap")
 
@@ -162,8 +162,9 @@ def test_line_ups_are_strata():
         unit = ("v", 0, table_no, 0)
         book.add(unit, spec(0, seats, table_no), summary([[5, -5], [1, -1]], [1, 2]))
         book.close(unit)
-    # (table, hands held on a board): without duplicate a board is a round of two hands
-    assert set(book.bots["v"]["a"]) == {(0, 2), (1, 2)}
+    # (line-up, hands held on a board): without duplicate a board is a round of two hands,
+    # and the line-up is the table and its seating (table × SEATINGS_MAX + seating)
+    assert set(book.bots["v"]["a"]) == {(0, 2), (SEATINGS_MAX, 2)}
     assert set(book.pairs["v"]) == {("a", "b"), ("a", "c")}
 
 
@@ -187,3 +188,24 @@ def test_without_duplicate_a_board_is_a_round_of_the_deal():
     assert per_round["mean"] == per_hand["mean"] == 0
     # Hand by hand, the ±20 position swing would be counted as noise: an interval far too wide.
     assert per_hand["se"] > 2.5 * per_round["se"]
+
+
+def test_without_duplicate_each_seating_is_a_stratum():
+    """Two seatings of one table, each its own match: a fixed seating effect (+10 a round
+    for whoever sits first, balanced over the two) is design, not noise."""
+    book = BoardBook(["v"], ["a", "b"], duplicate=False)
+    noise = [1, -1, 2, -2]
+    for seating, seats in enumerate((["a", "b"], ["b", "a"])):
+        unit = ("v", 0, 0, seating)
+        chips = [[5 + e, -5 - e] for e in noise for _ in range(2)]  # seat 0 always +5 a hand
+        book.add(unit, spec(seating, seats, 0), summary(chips, list(range(8))))
+        book.close(unit)
+    strata = book.pairs["v"][("a", "b")]
+    assert set(strata) == {(0, 2, 2), (1, 2, 2)}
+    pooled = Moments(4)
+    for m in strata.values():
+        pooled.n, pooled.s1, pooled.s2 = pooled.n + m.n, pooled.s1 + m.s1, pooled.s2 + m.s2
+    by_seating, one = estimate(list(strata.values())), estimate([pooled])
+    assert by_seating["mean"] == one["mean"] == 0
+    assert one["se"] > 2 * by_seating["se"]
+

@@ -34,6 +34,8 @@ DealSet = tuple[str, int, int] | tuple[str, int, int, int]
 #: A stratum of one bot, pair or position: the table number, then the seats or rotations behind
 #: each board value (they set its scale).
 Stratum = tuple[int, ...]
+# A stratum's line-up number without duplicate: table × this + seating (seatings per table < 1,000).
+SEATINGS_MAX = 1000
 
 
 class Moments:
@@ -242,18 +244,19 @@ class BoardBook:
         # a round of as many hands as seats puts every bot in every position once. The
         # round is then the board: the position effect cancels inside it instead of being
         # counted as noise (mixed fields: intervals covered 0.98, not 0.95, without it).
-        span = 1 if self.duplicate else u.players
+        # The seating is fixed there too, balanced over the design: a stratum of its own.
+        span, table = (1, u.table_no) if self.duplicate else (u.players, u.table_no * SEATINGS_MAX + int(unit[-1]))
         for i, a in enumerate(names):
             k = held[i] * span  # hands bot i holds on a board
             if played[i] >= span:
-                m = _moments(self.bots[variant][a], (u.table_no, k), k)
+                m = _moments(self.bots[variant][a], (table, k), k)
                 for row in _boards(u.chips, played[i], span):
                     m.add(row[i])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared >= span:
                 ki, kj = held[i] * span, held[j] * span
-                m = _moments(self.pairs[variant][(names[i], names[j])], (u.table_no, ki, kj), ki * kj)
+                m = _moments(self.pairs[variant][(names[i], names[j])], (table, ki, kj), ki * kj)
                 for row in _boards(u.chips, shared, span):
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)

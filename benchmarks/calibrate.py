@@ -44,7 +44,7 @@ from naparena.stats.distributions import binom_ci, t_quantile
 from naparena.stats.sequential import WARMUP, simulate
 from naparena.stats.standings import Standings
 
-# name: (table, aliases, duplicate, variant, seeds)
+# name: (table, aliases, duplicate, variant, seeds): one bot under every alias.
 DESIGNS = {
     "table 3, duplicate": (3, 3, True, "classic", 1),
     "table 4, duplicate": (4, 4, True, "classic", 1),
@@ -57,15 +57,54 @@ DESIGNS = {
     "table 4, 3 seed streams": (4, 4, True, "classic", 3),
 }
 
+# Mixed fields: two aliases of one bot (always the first two entries) sit with *different*
+# bots, so a design that leaves each bot the same neighbours shows up as a "difference"
+# between two copies of one bot. Only the alias pair's truth is known (zero).
+PIMC_SMALL = {"samples": 8, "bid_samples": 4, "max_nodes": 300}
+FIELDS = {
+    "R": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {})],
+    "H": [("heuristic", {}), ("heuristic", {}), ("random", {}), ("pimc", PIMC_SMALL)],
+    "R5": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {})],
+}
+# name: (field, table, duplicate, seeds, hands per match)
+MIXED = {
+    "R: table 3, dup, seeds 1": ("R", 3, True, 1, 40),
+    "R: table 4, dup, seeds 1": ("R", 4, True, 1, 40),
+    "R: table 5, dup, seeds 1": ("R", 5, True, 1, 40),
+    "R: table 7, dup, seeds 1": ("R", 7, True, 1, 20),
+    "R: table 4, dup, seeds 8": ("R", 4, True, 8, 8),
+    "R: table 3, no dup, seeds 1": ("R", 3, False, 1, 40),
+    "R: table 4, no dup, seeds 1": ("R", 4, False, 1, 40),
+    "R: table 5, no dup, seeds 8": ("R", 5, False, 8, 8),
+    "R: table 7, no dup, seeds 1": ("R", 7, False, 1, 20),
+    "R5 (more bots): table 4, dup, seeds 1": ("R5", 4, True, 1, 20),
+    "R5 (more bots): table 3, no dup, seeds 8": ("R5", 3, False, 8, 4),
+    "H: table 3, dup, seeds 1": ("H", 3, True, 1, 16),
+    "H: table 4, dup, seeds 1": ("H", 4, True, 1, 16),
+}
+
 _registry = None
 
 
 def tournament(design: str, seed: int, hands: int, bot: str):
+    if design in MIXED:
+        return mixed_tournament(design, seed)
     table, n, duplicate, variant, seeds = DESIGNS[design]
     data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
                            "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
             "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
             "variants": [{"name": variant}]}
+    return parse_tournament(data, None, _registry)
+
+
+def mixed_tournament(design: str, seed: int):
+    field, table, duplicate, seeds, hands = MIXED[design]
+    bots = [{"name": name, "alias": f"{name}-{i + 1}", **({"params": params} if params else {})}
+            for i, (name, params) in enumerate(FIELDS[field])]
+    data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
+                           "table": table, "duplicate": duplicate, "max_fault_share": 1.0,
+                           "timeout": 60.0},
+            "bots": bots, "variants": [{"name": "classic"}]}
     return parse_tournament(data, None, _registry)
 
 
@@ -102,9 +141,11 @@ def one_rep(args) -> dict:
     result, _ = play(t)
     data = next(iter(result["variants"].values()))
     first = t.bots[0].alias
+    second = t.bots[1].alias
     row = next(r for r in data["bots"] if r["bot"] == first)
-    pair = data["pairs"][0]
-    out = {"design": design, "bot_covers": row["ci95"][0] <= 0 <= row["ci95"][1],
+    pair = next(p for p in data["pairs"] if {p["a"], p["b"]} == {first, second})
+    covers = None if design in MIXED else row["ci95"][0] <= 0 <= row["ci95"][1]
+    out = {"design": design, "bot_covers": covers,
            "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
            "identity": data["identity"]}
     return out
@@ -122,11 +163,14 @@ def main() -> None:
     parser.add_argument("--bot", default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sprt-reps", type=int, default=2000)
-    parser.add_argument("--designs", nargs="*", default=list(DESIGNS),
-                        help="designs to repeat (none: only the SPRT simulation)")
+    parser.add_argument("--designs", nargs="*", default=list(DESIGNS) + list(MIXED),
+                        help="designs to repeat (none: only the SPRT simulation); 'mixed' = every mixed field")
+    parser.add_argument("--no-sprt", action="store_true", help="skip the sequential-test simulation")
     parser.add_argument("--warmups", nargs="*", type=int, default=[WARMUP],
                         help="SPRT warm-ups (boards) to simulate, e.g. 20 200")
     args = parser.parse_args()
+    if args.designs == ["mixed"]:
+        args.designs = list(MIXED)
     start = time.perf_counter()
     jobs = [(d, r, args.hands, args.bot) for d in args.designs for r in range(args.reps)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -134,20 +178,23 @@ def main() -> None:
     if not args.designs:
         sprt_report(args)
         return
-    print(f"{args.bot} against itself, {args.hands} hands a match, {args.reps} repetitions a design; "
+    print(f"one-bot designs: {args.bot} against itself, {args.hands} hands a match; mixed fields: the alias "
+          f"pair of the first bot, hands as listed; {args.reps} repetitions a design; "
           "Clopper-Pearson 95% intervals for each share")
-    print(f"{'design':28} {'bot CI covers 0':>24} {'pair CI covers 0':>24} {'type-I (p < 0.05)':>24}  identity")
+    print(f"{'design':42} {'bot CI covers 0':>24} {'pair CI covers 0':>24} {'type-I (p < 0.05)':>24}  identity")
     for d in args.designs:
         rs = [r for r in results if r["design"] == d]
         n = len(rs)
         ident = [r["identity"] for r in rs if r["identity"]]
         shown = (f"{sum(i['identical'] for i in ident)}/{sum(i['boards'] for i in ident)}" if ident else "—")
-        print(f"{d:28} {share(sum(r['bot_covers'] for r in rs), n):>24} "
+        bot = "—" if d in MIXED else share(sum(r["bot_covers"] for r in rs), n)
+        print(f"{d:42} {bot:>24} "
               f"{share(sum(r['pair_covers'] for r in rs), n):>24} {share(sum(r['rejects'] for r in rs), n):>24}"
               f"  {shown}")
     games = time.perf_counter() - start
     print(f"tournament repetitions: {games:.0f} s")
-    sprt_report(args)
+    if not args.no_sprt:
+        sprt_report(args)
     print(f"total: {time.perf_counter() - start:.0f} s")
 
 

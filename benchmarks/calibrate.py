@@ -2,6 +2,11 @@
 
     python benchmarks/calibrate.py                 # every design, 1,000 repetitions each
     python benchmarks/calibrate.py --reps 200      # quicker, wider binomial intervals
+    python benchmarks/calibrate.py --designs mixed --no-sprt --reps 400   # mixed fields only
+
+Mixed fields (MIXED) put two aliases of one bot among *different* bots, tables of 3 to 7,
+with and without duplicate: a design that left each bot the same neighbours shows there
+as a "difference" between two copies of one bot. Only the alias pair's truth is known.
 
 One bot plays itself under several aliases, so every true difference is zero. Each
 design is a whole tournament played in-process through the runner's own booking

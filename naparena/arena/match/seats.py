@@ -225,6 +225,18 @@ class Channel:
             log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
                      self.stderr_seen, _STDERR_CAP)
 
+    def _drain_rest(self) -> None:
+        """After the kill, what the stderr pipe still holds (a crash's last words), without
+        waiting: a seat abandoned at once has had no time to have it read."""
+        for _ in range(16):  # at most 1 MiB: a child the kill missed may still be writing
+            chunk = self._read(self.efd)
+            if not chunk:
+                break
+            self.stderr_seen += len(chunk)
+            if len(self.stderr) < _STDERR_CAP:
+                self.stderr += chunk
+        self._log_stderr(final=True)
+
     def _exit_reason(self) -> str:
         """Why the pipe closed: the process's exit, if it comes within a moment."""
         try:
@@ -271,7 +283,7 @@ class Channel:
                     self.readable.unregister(self.rfd)
         self.kill()
         if stderr_open:
-            self._log_stderr(final=True)
+            self._drain_rest()
         for f in self.pipes[1:]:
             f.close()
         shutil.rmtree(self.home, ignore_errors=True)

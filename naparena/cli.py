@@ -412,7 +412,8 @@ def _external_bots(file: Path) -> None:
 
 @_command
 def check(
-    bot: str = typer.Argument(..., help="bot name (with --tournament: an alias or name in that file)"),
+    bot: str | None = typer.Argument(None, help="bot name (with --tournament: an alias or name in that file; "
+                                     "with --command: only the name shown, by default the command's file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
     timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", min=0.001, max=3600,
@@ -432,6 +433,10 @@ def check(
     from naparena.tools.check import check_bot, checked_entry
     registry = load_registry(bots_dir)
     how: dict[str, Any] = {"isolation": isolation, "params": parse_params(params) if params else None}
+    if bot is None:
+        if command is None or tournament is not None:
+            raise RunError("name a bot to check (BOT), or give an external bot's --command")
+        bot = _command_name(shlex.split(command))
     if tournament is not None:
         how.update(checked_entry(tournament, bot))
     elif command is not None:
@@ -442,16 +447,23 @@ def check(
     results = check_bot(registry, bot, hands=hands, timeout=timeout,
                         progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
                                                                     highlight=False, markup=False), **how)
-    render.check(out, bot, results)
+    render.check(out, bot, results)  # with each variant's first error, in full
+    for r in results:
+        if (near := r.near_limit(timeout)) is not None:
+            say("[yellow]warning:[/] {} in {}: {}; a harder position or a busier machine may time out",
+                bot, r.variant, near)
     failed = [r.variant for r in results if not r.ok]
-    for r in results:  # in full: a protocol violation quotes the offending line
-        if not r.ok:
-            err.print(f"{r.variant}: {r.first_error}", highlight=False, markup=False, soft_wrap=True)
     if failed:
         say("[red]{} failed in {} variant(s)[/]: {}", bot, len(failed), ", ".join(failed))
         raise typer.Exit(1)
     out.print(f"{bot}: every decision legal in {len(results)} variants, at every table size from 2 to 7 "
               "seats each allows")
+
+
+def _command_name(argv: list[str]) -> str:
+    """What `check --command` calls a bot without a name: the last file its command names."""
+    files = [Path(a).name for a in argv if Path(a).is_file()]
+    return files[-1] if files else Path(argv[0]).name if argv else "bot"
 
 
 @_command

@@ -42,3 +42,10 @@ class RunError(NaparenaError):
     reported or verified, an unknown variant name, a hand a log does not have."""
 
     exit_code = 2
+
+
+class HandshakeError(NaparenaError):
+    """A bot under `naparena check` that could not start or shake hands: it misbehaved,
+    so exit 1 as for any other fault, with the reason and its stderr."""
+
+    exit_code = 1

@@ -104,7 +104,7 @@ def test_an_illegal_card_is_reported_with_the_legal_ones_and_the_type():
         h.apply("three" if h.to_act == 0 else "pass")
     h.apply("AS")  # a card name, not an int
     [(_, seat, kind, reason)] = h.faults
-    expected = ", ".join(map(str, sorted(cards.parse_many("AS KS QS 8H 9C"))))
+    expected = ", ".join(f"{cards.name(c)}={c}" for c in sorted(cards.parse_many("AS KS QS 8H 9C")))
     assert reason == f"illegal answer 'AS': play wants a card (int), one of ({expected})"
 
 

@@ -132,7 +132,7 @@ def test_the_terminal_tables_show_the_dead_bot_without_a_rate(garbage):
     text = " ".join(shown.stdout.split())
     assert "bad: *no hands of its own" in text
     assert "the stand-in held it): bad 80;" in text  # its boards left out
-    assert "faults = exceptions, time-outs, crashes, protocol faults and illegal answers" in text
+    assert "faults = every fault: illegal answers (in play a revoke), exceptions, time-outs, hangs, crashes" in text
 
 
 def test_a_worker_crash_mid_match_books_the_rest_to_the_stand_in(crashing):

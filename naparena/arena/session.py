@@ -457,7 +457,14 @@ def _note(spec: dict, summary: dict) -> None:
             faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
             log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
         if "crashed_at" in s:
-            log.warning("match %d seat %d (%s) crashed in hand %d", spec["index"], seat, alias, s["crashed_at"])
+            log.warning("match %d seat %d (%s) %s in hand %d; the stand-in plays it from there (run.log has "
+                        "its stderr)", spec["index"], seat, alias, _DIED.get(s.get("crashed_by", ""), "crashed"),
+                        s["crashed_at"])
+
+
+#: How a seat's end reads in a sentence, by the kind of the fault that ended it.
+_DIED = {"crash": "crashed", "time-out": "timed out", "protocol": "broke the protocol (stray stdout?)",
+         "exception": "crashed", "illegal": "crashed"}
 
 
 # --- signals and run.log --------------------------------------------------------------

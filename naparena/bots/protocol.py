@@ -23,9 +23,15 @@ VERSION = 1
 #: and the largest request (a Sir Garnet discard, 252 legal answers) is under 8 KiB.
 MAX_LINE = 1 << 16
 
+#: The largest integer every JSON reader holds exactly (an IEEE double's 53-bit mantissa:
+#: JavaScript's `JSON.parse`, jq). Every integer naparena sends is within ±this.
+MAX_SAFE_INT = (1 << 53) - 1
+
 # A view travels without its rules: they are in the match message, once per match.
+# Its two properties go along, so a bot in any language has what an inline bot has.
 _RULES = View._fields.index("rules")
 VIEW_KEYS = tuple(f for f in View._fields if f != "rules")
+VIEW_PROPERTIES = ("led", "pack")
 _KEEP = tuple(i for i in range(len(View._fields)) if i != _RULES)
 
 
@@ -40,8 +46,19 @@ def hello(params: dict) -> bytes:
 
 
 def match_start(info: dict, seed: int) -> bytes:
-    """`info` is what an inline bot's `start_match` gets; its `Rules` go as their options."""
-    return _line({"type": "match", **info, "rules": info["rules"].as_dict(), "seed": seed})
+    """`info` is what an inline bot's `start_match` gets; its `Rules` go as their options.
+
+    The bot's seed is 64 bits, more than a double holds: `seed` is it reduced to 53 bits
+    (exact in every language), `seed_text` the whole seed in decimal, which a Python seat
+    uses so that it plays as the same bot inline would.
+    """
+    return _line({"type": "match", **info, "rules": info["rules"].as_dict(), "seed": wire_seed(seed),
+                  "seed_text": str(seed)})
+
+
+def wire_seed(seed: int) -> int:
+    """A seed as the protocol's `seed` carries it: its low 53 bits."""
+    return seed & MAX_SAFE_INT
 
 
 def request(view: View) -> bytes:
@@ -66,7 +83,10 @@ SHUTDOWN = b'{"type":"shutdown"}\n'
 
 
 def _view_json(view: View) -> bytes:
-    return orjson.dumps(dict(zip(VIEW_KEYS, [view[i] for i in _KEEP])))
+    fields = dict(zip(VIEW_KEYS, [view[i] for i in _KEEP]))
+    fields["led"] = view.led
+    fields["pack"] = view.pack
+    return orjson.dumps(fields)
 
 
 def _line(data: dict) -> bytes:

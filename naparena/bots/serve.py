@@ -73,9 +73,9 @@ def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Calla
             write(_decide(bot, view))
         elif kind == "match":
             rules = Rules.from_dict(message["rules"])
-            info = {"match": message["match"], "seat": message["seat"], "seats": message["seats"],
-                    "players": message["players"], "rules": rules, "hands": message["hands"]}
-            bot = entry.cls(random.Random(message["seed"]), message["seat"], **params)
+            info = {key: message[key] for key in MATCH_INFO_KEYS if key in message}
+            info["rules"] = rules
+            bot = entry.cls(random.Random(_seed(message)), message["seat"], **params)
             _quietly(bot.start_match, info)
         elif kind == "hand_end":
             assert bot is not None, "a hand ended before the match began"
@@ -93,6 +93,16 @@ def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Calla
             return 0
         # Any other type is from a later protocol version: ignored, as the protocol says.
     return 0
+
+
+#: What an inline bot's `start_match(info)` holds, and so what a served one is given.
+MATCH_INFO_KEYS = ("match", "seat", "seats", "players", "rules", "hands", "timeout")
+
+
+def _seed(message: dict) -> int:
+    """The whole 64-bit seed (an older match sent it only as `seed`)."""
+    text = message.get("seed_text")
+    return int(text) if isinstance(text, str) and text.isdigit() else message["seed"]
 
 
 def _decide(bot: Bot | None, view: View) -> bytes:

@@ -1,5 +1,7 @@
 """Cards as small ints (suit * 13 + rank), their names, packs and lookup tables."""
 
+from functools import cache
+
 SUIT_LETTERS = "CDHS"
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 DECK_SIZE = 52
@@ -30,6 +32,7 @@ def parse_many(text: str) -> list[int]:
     return [parse(t) for t in text.split()]
 
 
+@cache  # every view's `pack` asks, once a decision
 def pack(size: int) -> tuple[int, ...]:
     """The reduced pack of `size` cards: the top size/4 ranks of every suit."""
     lowest = 13 - size // 4

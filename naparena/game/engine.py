@@ -382,8 +382,8 @@ class Hand:
         if ok and kind == PLAY:
             return self._play(seat, answer)
         if not ok:
-            return self.fault(f"illegal answer {_short_repr(answer)}: {kind} wants {_WANTED[kind]}, "
-                              f"one of {_short_legal(self.legal())}")
+            return self.fault(f"illegal answer {_short_repr(answer, kind)}: {kind} wants {_WANTED[kind]}, "
+                              f"one of {_short_legal(self.legal(), kind)}")
         self.decisions += 1
         self._decide(kind, seat, answer)
 
@@ -703,11 +703,13 @@ def _lowest_of_each_suit(hand: tuple[int, ...]) -> tuple[int, ...]:
 _SHOWN = (str, int, bool, type(None))
 
 
-def _short_repr(answer: Any) -> str:
+def _short_repr(answer: Any, decision: str | None = None) -> str:
     kind = type(answer)
     if kind is int and answer.bit_length() > 64:
         return "of type int (too large to show)"  # repr of a huge int is slow, or refused
-    if kind in _SHOWN:
+    if decision in _CARD_ANSWERS and (kind is int or _plain_cards(answer)):
+        text = _named(answer)
+    elif kind in _SHOWN:
         text = repr(answer[:61] if kind is str else answer)
     elif _plain_cards(answer):
         text = repr(answer)
@@ -726,8 +728,23 @@ _WANTED = {
 }
 
 
-def _short_legal(legal: tuple[Any, ...]) -> str:
-    shown = ", ".join(map(repr, legal[:8]))
+# The decisions whose answers are cards or arrays of cards: their faults name each card
+# as well as its int (QH=36), for a person reading the message and a program its int.
+_CARD_ANSWERS = frozenset((PLAY, FLOATER_DISCARD, PEEP_EXCHANGE, EXCHANGE, GARNET_DISCARD))
+
+
+def _named(value: Any) -> str:
+    """A card as `QH=36`, an array of cards as `(5D=3, 6D=17)`; other values as written."""
+    if type(value) is int:
+        return f"{cards.NAMES[value]}={value}" if 0 <= value < cards.DECK_SIZE else repr(value)
+    if type(value) in (list, tuple):
+        return "(" + ", ".join(map(_named, value)) + ")"
+    return repr(value)
+
+
+def _short_legal(legal: tuple[Any, ...], decision: str | None = None) -> str:
+    show = _named if decision in _CARD_ANSWERS else repr
+    shown = ", ".join(map(show, legal[:8]))
     return f"({shown})" if len(legal) <= 8 else f"({shown}, … {len(legal)} in all)"
 
 

@@ -56,8 +56,8 @@ def standings(console: Console, result: dict, wide: bool = False) -> None:
 BOT_LEGEND = ("per 100 = chips per 100 hands; 95% CI of it over boards (a board = one hand of a deal "
               "set, in all its rotations; line-ups are strata); hands = hands its own bot played (from "
               "the hand a seat dies in, the stand-in plays it and is booked for it); made = contracts "
-              "made / contracts played as bidder; faults = exceptions, time-outs, crashes, protocol "
-              "faults and illegal answers (in play a fault is a revoke)")
+              "made / contracts played as bidder; faults = every fault: illegal answers (in play a "
+              "revoke), exceptions, time-outs, hangs, crashes and protocol faults")
 
 
 def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = False) -> None:
@@ -276,7 +276,9 @@ def check(console: Console, name: str, results) -> None:
     print_table(console, f"naparena check {name}", cols, rows)
     for r in results:
         if r.first_error:
-            console.print(f"first error in {r.variant}: {r.first_error}", highlight=False, markup=False)
+            # In full, unwrapped: a protocol violation quotes the offending line.
+            console.print(f"first error in {r.variant}: {r.first_error}", highlight=False, markup=False,
+                          soft_wrap=True)
 
 
 def card(c: int, trumps: int | None = None) -> str:

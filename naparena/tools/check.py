@@ -5,8 +5,13 @@ file's external bots for their handshake (`naparena bots --tournament`)."""
 
 from __future__ import annotations
 
+import logging
 import random
+import re
 import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,17 +20,18 @@ import orjson
 
 from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
-from naparena.arena.match.seats import probe
+from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
 from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
 from naparena.bots.protocol import ProtocolError
-from naparena.errors import RulesError, RunError
+from naparena.errors import HandshakeError, RulesError, RunError
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
+NEAR_LIMIT = 0.5  # a decision taking this share of the time-out is warned about
 
 
 @dataclass
@@ -43,6 +49,15 @@ class VariantCheck:
     @property
     def ok(self) -> bool:
         return not self.faults
+
+    def near_limit(self, timeout: float) -> str | None:
+        """How close its slowest decisions came to the time-out, when it is within 50%:
+        the check's positions are not the hardest a tournament deals."""
+        p95, slowest = self.percentile(0.95), self.percentile(1.0)
+        if slowest < NEAR_LIMIT * timeout:
+            return None
+        return (f"p95 {p95 * 1e3:.0f} ms, max {slowest * 1e3:.0f} ms against a {timeout:g} s time-out "
+                f"({slowest / timeout:.0%} of it)")
 
     def percentile(self, q: float) -> float:
         if not self.times:
@@ -79,10 +94,13 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     process, and a protocol violation is a fault quoting the offending line.
     """
     if command is not None or isolation == Isolation.PROCESS:
+        confinement = confinement or Confinement()
+        if command is not None:
+            _shake_hands(name, params or {}, command, confinement)
         names, results = variants or list(VARIANTS), []
         for n, variant in enumerate(names, 1):
             results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
-                                          confinement or Confinement()))
+                                          confinement))
             if progress:
                 progress(n, len(names), variant)
         return results
@@ -135,6 +153,15 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor, 
     return report
 
 
+def _shake_hands(name: str, params: dict, command: list[str], confinement: Confinement) -> None:
+    """One handshake before any play: an external bot that cannot start fails once, not
+    at every variant and table size (each would wait out `start_timeout`)."""
+    try:
+        probe(command, params, confinement)
+    except ProtocolError as e:
+        raise HandshakeError(f"{name} failed its handshake: {e}") from None
+
+
 def _check_process(registry, name, params, variant, hands, timeout, command, confinement) -> VariantCheck:
     """One variant through real matches at every table size it allows, the bot a seat
     process in seat 0 (one process a match, as in a tournament)."""
@@ -154,7 +181,8 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
               timing=Timing(timeout), confinement=confinement.as_dict())
-    data = orjson.loads(bytes(play_job(job, registry, report.times)))
+    with _stderr_of_seat(0) as stderr:
+        data = orjson.loads(bytes(play_job(job, registry, report.times)))
     mine = data["summary"]["seats"][0]
     report.hands += len(data["hands"])
     report.decisions += mine["decisions"]
@@ -164,6 +192,36 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
         for _, seat, kind, reason in record.get("faults", ()):
             if seat == 0 and not report.first_error:
                 report.first_error = f"{players} seats, hand {record['n']}, {kind}: {reason}"
+                if fault_kind(reason) in DEADLY:
+                    report.first_error += with_stderr(stderr)
+
+
+#: The faults that end a seat process: its stderr is shown with them.
+DEADLY = ("crash", "time-out", "protocol")
+
+
+@contextmanager
+def _stderr_of_seat(seat: int) -> Iterator[deque[str]]:
+    """The last lines seat `seat`'s process wrote to stderr during the block, as the
+    match logs them (the seat's tag, then 'stderr: ')."""
+    lines: deque[str] = deque(maxlen=STDERR_TAIL)
+    mark = re.compile(rf" seat {seat} \(.*?\) stderr: ")
+
+    class Tail(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            found = mark.search(text := record.getMessage())
+            if found:
+                lines.append(text[found.end():])
+
+    logger, handler = logging.getLogger("naparena"), Tail(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(min(level or logging.WARNING, logging.INFO))
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @dataclass(frozen=True)

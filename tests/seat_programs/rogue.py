@@ -118,7 +118,7 @@ def main():
             send({"type": "hello", "protocol": 1, "name": "rogue", "version": "1",
                   "params": PARAMS, "events": False, "hand_start": False})
         elif kind == "match":
-            rng, calls, fired = random.Random(msg["seed"]), 0, 0
+            rng, calls, fired = random.Random(int(msg["seed_text"])), 0, 0  # the whole seed, as steady inline
             armed = p["match"] in (-1, msg["match"])
             if p["mode"] == "probe":
                 limits = {name: resource.getrlimit(getattr(resource, name))[0]

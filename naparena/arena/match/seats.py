@@ -15,6 +15,7 @@ fallback bounds a broken seat's cost to one time-out a match.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import logging
 import math
@@ -39,6 +40,10 @@ log = logging.getLogger("naparena")
 #: The package's source root, so a Python seat imports the same naparena as its match.
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[3])
 _STDERR_CAP = 1 << 16  # bytes of a seat's stderr logged per match; the rest is counted, not kept
+STDERR_TAIL = 10  # last lines of a seat's stderr shown with a failed handshake
+#: Said with a handshake that timed out: the usual cause is an output buffer.
+FLUSH_HINT = ("does the bot flush its stdout after each line? (jq needs --unbuffered, "
+              "Python print(..., flush=True), C fflush(stdout))")
 
 
 class SeatFault(Exception):
@@ -120,6 +125,7 @@ class Channel:
         self.buf = bytearray()
         self.stderr = bytearray()
         self.stderr_seen = 0
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         try:
             self.proc = subprocess.Popen(
                 list(confinement.sandbox) + argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -213,10 +219,23 @@ class Channel:
         cut = len(text) if final else text.rfind(b"\n") + 1
         for line in bytes(text[:cut]).decode("utf-8", "replace").splitlines():
             log.info("%s stderr: %s", self.tag, line)
+            self.stderr_tail.append(line)
         del text[:cut]
         if final and self.stderr_seen > _STDERR_CAP:
             log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
                      self.stderr_seen, _STDERR_CAP)
+
+    def _drain_rest(self) -> None:
+        """After the kill, what the stderr pipe still holds (a crash's last words), without
+        waiting: a seat abandoned at once has had no time to have it read."""
+        for _ in range(16):  # at most 1 MiB: a child the kill missed may still be writing
+            chunk = self._read(self.efd)
+            if not chunk:
+                break
+            self.stderr_seen += len(chunk)
+            if len(self.stderr) < _STDERR_CAP:
+                self.stderr += chunk
+        self._log_stderr(final=True)
 
     def _exit_reason(self) -> str:
         """Why the pipe closed: the process's exit, if it comes within a moment."""
@@ -264,7 +283,7 @@ class Channel:
                     self.readable.unregister(self.rfd)
         self.kill()
         if stderr_open:
-            self._log_stderr(final=True)
+            self._drain_rest()
         for f in self.pipes[1:]:
             f.close()
         shutil.rmtree(self.home, ignore_errors=True)
@@ -414,15 +433,17 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
     return bots
 
 
+PARAM_REFUSED = "the bot does not accept parameter"
+
+
 def check_params(hello: dict, params: dict) -> None:
-    """A bot that lists the params it accepts must accept every one it is sent."""
-    accepted = hello.get("params")
-    if accepted is None:
-        return
+    """A bot accepts exactly the params its hello lists: a hello without `params` lists
+    none, as `"params": {}` does, so a tournament that gives it any is refused."""
+    accepted = hello.get("params") or {}
     unknown = [k for k in params if k not in accepted]
     if unknown:
         listed = ", ".join(sorted(accepted)) or "none"
-        raise ProtocolError(f"the bot does not accept parameter '{unknown[0]}'; it accepts: {listed}")
+        raise ProtocolError(f"{PARAM_REFUSED} '{unknown[0]}'; it accepts: {listed}")
 
 
 def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
@@ -438,11 +459,13 @@ def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
 
 
 def probe(argv: list[str], params: dict, confinement: Confinement, python: bool = False) -> dict:
-    """Start a bot, shake hands, shut it down: its hello, or `ProtocolError` saying why not."""
+    """Start a bot, shake hands, shut it down: its hello, or `ProtocolError` saying why
+    not, with the last lines of the bot's stderr (a syntax error, a wrong path)."""
     try:
         channel = Channel(argv, confinement, python, tag="probe")
     except _Broken as e:
         raise ProtocolError(e.reason.removeprefix("crash: ")) from None
+    reason = ""
     try:
         deadline = time.monotonic() + confinement.start_timeout
         channel.send(protocol.hello(params), deadline)
@@ -450,12 +473,21 @@ def probe(argv: list[str], params: dict, confinement: Confinement, python: bool 
         check_params(hello, params)
         return hello
     except _Broken as e:
-        reason = (f"no hello within {confinement.start_timeout:g} s" if e.reason == "time-out"
+        reason = (f"no hello within {confinement.start_timeout:g} s; {FLUSH_HINT}" if e.reason == "time-out"
                   else e.reason.removeprefix("crash: "))
-        raise ProtocolError(reason) from None
+    except ProtocolError as e:
+        reason = str(e)
     finally:
         channel.begin_close(protocol.SHUTDOWN)
         channel.finish_close(time.monotonic() + 1.0)
+    raise ProtocolError(reason + with_stderr(channel.stderr_tail))
+
+
+def with_stderr(lines) -> str:
+    """The last lines a bot wrote to stderr, to follow a message about it ('' if none)."""
+    if not lines:
+        return ""
+    return "\n  the bot's stderr ended with:\n" + "\n".join(f"    {line}" for line in lines)
 
 
 def preflight(t) -> None:
@@ -467,5 +499,5 @@ def preflight(t) -> None:
         try:
             probe(t.command_of(bot), bot.params, t.seats)
         except ProtocolError as e:
-            key = f"bots[{i}].params" if "parameter" in str(e) else f"bots[{i}].command"
+            key = f"bots[{i}].params" if str(e).startswith(PARAM_REFUSED) else f"bots[{i}].command"
             raise ConfigError(t.path, key, f"bot '{bot.alias}' failed its handshake: {e}") from None

@@ -179,6 +179,7 @@ class MatchSummary:
                           "faults": self.faults[s], "decisions": decisions[s]})
         for hand_no, s, decision, reason in crashes:
             seats[s]["crashed_at"] = hand_no
+            seats[s]["crashed_by"] = fault_kind(reason)
             if decision < 0:  # a crash in a lifecycle call: no decision faulted, count it here
                 seats[s]["faults"][fault_kind(reason)] = seats[s]["faults"].get(fault_kind(reason), 0) + 1
         return {"seats": seats, "final": list(final), "kitty": kitty, "hands": self.hands,

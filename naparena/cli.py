@@ -39,12 +39,30 @@ PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
 WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
+WORKERS_HELP = "worker processes, 0 = one per core (default: the file's workers)"
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
 
 
 def main() -> None:
-    """Console-script entry point (`python -m naparena` too)."""
-    app()
+    """Console-script entry point (`python -m naparena` too). A usage error (an unknown
+    option, a value out of range) is Typer's framed box on a terminal, one line elsewhere."""
+    if err.is_terminal:
+        app()
+        return
+    try:
+        code = app(standalone_mode=False)
+    except Exception as e:
+        # Click's exceptions, by their shape: newer Typer releases carry their own copy of Click.
+        if type(e).__name__ == "Abort":
+            say("aborted")
+            sys.exit(1)
+        if not hasattr(e, "format_message") or not isinstance(getattr(e, "exit_code", None), int):
+            raise
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        say("[red]error:[/] {}{}", e.format_message(), hint)
+        sys.exit(e.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def say(markup: str, *texts) -> None:
@@ -103,8 +121,7 @@ SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:por
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
-                                          help="worker processes (default: the file's, 0 there = one per core)"),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
     log_dir: Path | None = typer.Option(None, "--log-dir",
                                         help="where run directories go (default: the file's log_dir)"),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
@@ -126,7 +143,7 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
@@ -154,6 +171,8 @@ def report(
     from naparena.arena.records.rundir import RunDir
     from naparena.arena.records.verify import sound
     sound(run_dir)
+    if html is not None:
+        _check_output(html, "--html")  # before the tables: a bad path must not print them first
     result = load_standings(run_dir).result()
     if not RunDir(run_dir).is_complete():
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
@@ -161,8 +180,21 @@ def report(
     if html is not None:
         from naparena.report.html import write_report
         started = time.monotonic()
-        size = write_report(run_dir, html)
+        try:
+            size = write_report(run_dir, html)
+        except OSError as e:
+            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
+
+
+def _check_output(path: Path, what: str) -> None:
+    """A file the command is about to write: its folder must exist and it must not be one."""
+    if path.is_dir():
+        raise RunError(f"{what} {path} is a folder; give a file name, e.g. {path / 'report.html'}")
+    folder = path.parent
+    if not folder.is_dir():
+        problem = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise RunError(f"{what} {path}: the folder {folder} {problem}")
 
 
 class _Shown:
@@ -182,8 +214,8 @@ class _Shown:
 
     def started(self, session, done: int) -> None:
         self.total, self.started_at = session.matches, time.monotonic()
-        say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
-            session.t.name, session.matches, session.hands, session.where, session.run_dir, done)
+        say("{}: {}, {} hands, {} → {}" + (" ({} already done)" if done else ""), session.t.name,
+            _count(session.matches, "match"), session.hands, session.where, session.run_dir, _count(done, "match"))
 
     @contextlib.contextmanager
     def live(self):
@@ -195,8 +227,8 @@ class _Shown:
             task = bar.add_task("matches", total=self.total, hands="0", rate="")
 
             def tick(matches: int, hands_done: int, session: int) -> None:
-                rate = session / max(time.monotonic() - self.started_at, 1e-9)
-                bar.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+                rate = _rate(session, time.monotonic() - self.started_at)
+                bar.update(task, completed=matches, hands=f"{hands_done}", rate=rate)
 
             self.tick = tick
             self.tell = lambda text: bar.console.print(text, highlight=False, markup=False)
@@ -217,13 +249,25 @@ def _play(session) -> dict:
     except KeyboardInterrupt:
         rd = session.run_dir
         if rd.started():
-            say("[yellow]interrupted[/]: {} of {} matches are kept in {}.\nResume with: {}",
-                rd.kept(), session.matches, rd, f"naparena resume {shlex.quote(str(rd))}")
+            say("[yellow]interrupted[/]: {} of {} {} kept in {}.\nResume with: {}",
+                rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", rd,
+                f"naparena resume {shlex.quote(str(rd))}")
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     say("done in {} s; logs in {}", f"{time.monotonic() - started:.1f}", session.run_dir)
     return result
+
+
+def _count(n: int, word: str) -> str:
+    """"1 match", "2 matches": English plurals for the few nouns counted here."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}{'es' if word.endswith(('s', 'ch')) else 's'}"
+
+
+def _rate(hands: int, seconds: float) -> str:
+    """Hands per second played in this session; nothing before a hand is played (a resumed
+    run first books the matches done earlier, at no rate at all)."""
+    return f"{hands / max(seconds, 1e-9):,.0f} hands/s" if hands else ""
 
 
 class _Lines:
@@ -242,8 +286,7 @@ class _Lines:
         self.tenth, self.last = tenth, now
         line = f"{self.what} {done}/{self.total}"
         if hands_done is not None:
-            rate = (session or 0) / max(now - self.started, 1e-9)
-            line += f", {hands_done} hands, {rate:,.0f} hands/s"
+            line += f", {hands_done} hands" + (f", {_rate(session, now - self.started)}" if session else "")
         err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
@@ -425,8 +468,8 @@ def check(
     params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
-    """Pre-flight a bot through every named variant at every table size it allows (2 to 7
-    seats); exit 1 if it misbehaved."""
+    """Pre-flight a bot through every named variant at every table size it allows (2 to 7 \
+seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot, checked_entry
@@ -478,10 +521,14 @@ def init(
     from naparena.game.rules import VARIANTS
     if path.exists() and not force:
         raise RunError(f"{path} exists; use --force to overwrite it")
+    _check_output(path, "init:")
     registry = load_registry("bots")
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
-    path.write_text(text)
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise RunError(f"{path}: cannot write it: {e.strerror or e}") from None
     out.print(escape(f"wrote {path}; run it with: naparena run {path}"))
 
 
@@ -491,8 +538,8 @@ def bench(
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
     repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="runs of each measure (CPU time)"),
 ) -> None:
-    """Hands per second on one core: the bare engine with random legal answers, then the
-    same through bots, supervision and JSON logging."""
+    """Hands per second on one core: the bare engine with random legal answers, then the \
+same through bots, supervision and JSON logging."""
     from naparena.report.fit import Col, print_table
     from naparena.tools.bench import match_rate, measures, spread
     todo = measures(hands, every_variant)

@@ -139,7 +139,8 @@ class Session:
         self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
         self.resuming = resuming
         self.watcher = watcher or Quiet()
-        self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
+        # None: the file's; 0, on the command line as in the file: one per core.
+        self.workers = (t.workers if workers is None else workers) or os.cpu_count() or 1
         # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
         self.specs = [s.as_dict() for s in schedule(t)]

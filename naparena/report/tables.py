@@ -12,6 +12,7 @@ from rich.table import Table
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table
+from naparena.report.numbers import signed
 from naparena.stats.ratings import pair_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
@@ -203,7 +204,7 @@ def crosstable_table(console: Console, variant: str, data: dict) -> None:
         for b in bots:
             c = cells[a].get(b)
             sure = c is not None and c["ci95"] is not None and (c["ci95"][0] > 0 or c["ci95"][1] < 0)
-            row.append("" if c is None else f"{c['diff']:+.1f}{'*' if sure else ''}")
+            row.append("" if c is None else f"{signed(c['diff'], 1)}{'*' if sure else ''}")
         table.add_row(a, *row)
     console.print(table)
 

@@ -42,6 +42,10 @@ def load_match(path: str | Path) -> dict:
         raise RunError(f"{path}: damaged match log: {what}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RunError(f"{path}: {other_format(data)}")
+    if not isinstance(data.get("hands"), list) and "skipped" not in data:
+        # The manifest and the standings carry the same format number: name what was given.
+        raise RunError(f"{path}: not a match log (it has no hands); a run's match logs are its "
+                       "matches/NNNNNN.json files")
     return data
 
 

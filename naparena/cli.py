@@ -56,12 +56,13 @@ def main() -> None:
         if type(e).__name__ == "Abort":
             say("aborted")
             sys.exit(1)
-        if not hasattr(e, "format_message") or not isinstance(getattr(e, "exit_code", None), int):
+        exit_code = getattr(e, "exit_code", None)
+        if not hasattr(e, "format_message") or not isinstance(exit_code, int):
             raise
         ctx = getattr(e, "ctx", None)
         hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
         say("[red]error:[/] {}{}", e.format_message(), hint)
-        sys.exit(e.exit_code)
+        sys.exit(exit_code)
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -202,7 +203,7 @@ class _Shown:
     progress bar, or plain lines when stderr is no terminal (a CI log)."""
 
     def __init__(self) -> None:
-        self.total, self.started_at = 0, time.monotonic()
+        self.total, self.hands, self.started_at = 0, 0, time.monotonic()
         self.tick: Callable[[int, int, int], None] = lambda matches, hands, session: None
         self.tell: Callable[[str], None] = lambda text: err.print(text, highlight=False, markup=False)
 
@@ -213,22 +214,23 @@ class _Shown:
         say("[yellow]warning:[/] {}", text)
 
     def started(self, session, done: int) -> None:
-        self.total, self.started_at = session.matches, time.monotonic()
+        self.total, self.hands, self.started_at = session.matches, session.hands, time.monotonic()
         say("{}: {}, {} hands, {} → {}" + (" ({} already done)" if done else ""), session.t.name,
             _count(session.matches, "match"), session.hands, session.where, session.run_dir, _count(done, "match"))
 
     @contextlib.contextmanager
     def live(self):
         if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
-            self.tick = _Lines("matches", self.total, self.started_at)
+            self.tick = _Lines("matches", self.total, self.started_at, hands_total=self.hands)
             yield
             return
+        # The bar counts hands, so that it moves within a long match; the matches are text.
         with _progress() as bar:
-            task = bar.add_task("matches", total=self.total, hands="0", rate="")
+            task = bar.add_task("playing", total=self.hands, matches=f"0/{self.total} matches", rate="")
 
             def tick(matches: int, hands_done: int, session: int) -> None:
                 rate = _rate(session, time.monotonic() - self.started_at)
-                bar.update(task, completed=matches, hands=f"{hands_done}", rate=rate)
+                bar.update(task, completed=hands_done, matches=f"{matches}/{self.total} matches", rate=rate)
 
             self.tick = tick
             self.tell = lambda text: bar.console.print(text, highlight=False, markup=False)
@@ -249,8 +251,10 @@ def _play(session) -> dict:
     except KeyboardInterrupt:
         rd = session.run_dir
         if rd.started():
-            say("[yellow]interrupted[/]: {} of {} {} kept in {}.\nResume with: {}",
-                rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", rd,
+            partly, hands = rd.checkpointed()
+            saved = f" (and {_count(hands, 'hand')} of {_count(partly, 'unfinished match')})" if partly else ""
+            say("[yellow]interrupted[/]: {} of {} {} kept{} in {}.\nResume with: {}",
+                rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", saved, rd,
                 f"naparena resume {shlex.quote(str(rd))}")
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
@@ -274,25 +278,30 @@ class _Lines:
     """Progress as plain lines on stderr when it is not a terminal: one at every tenth of
     the work and at least every `every` seconds, so a CI log shows the run moving."""
 
-    def __init__(self, what: str, total: int, started: float, every: float = 30.0):
+    def __init__(self, what: str, total: int, started: float, every: float = 30.0, hands_total: int = 0):
         self.what, self.total, self.started, self.every = what, total, started, every
+        self.hands_total = hands_total  # when known, tenths of the hands: a long match moves them
         self.tenth, self.last = 0, started
 
     def __call__(self, done: int, hands_done: int | None = None, session: int | None = None) -> None:
         now = time.monotonic()
-        tenth = done * 10 // max(self.total, 1)
-        if tenth == self.tenth and now - self.last < self.every:
+        if self.hands_total and hands_done is not None:
+            tenth = hands_done * 10 // self.hands_total
+        else:
+            tenth = done * 10 // max(self.total, 1)
+        if tenth == self.tenth and now - self.last < self.every and done < self.total:
             return
         self.tenth, self.last = tenth, now
         line = f"{self.what} {done}/{self.total}"
         if hands_done is not None:
-            line += f", {hands_done} hands" + (f", {_rate(session, now - self.started)}" if session else "")
+            line += f", {hands_done} hands" + (f" of {self.hands_total}" if self.hands_total else "")
+            line += f", {_rate(session, now - self.started)}" if session else ""
         err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[hands]} hands"), TextColumn("{task.fields[rate]}"),
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[matches]},"),
+                    TextColumn("{task.completed:,.0f}/{task.total:,.0f} hands"), TextColumn("{task.fields[rate]}"),
                     TimeRemainingColumn(), console=err, transient=False)
 
 
@@ -374,20 +383,13 @@ def replay(
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
     from naparena.arena.records.verify import verify_run
-    started = time.monotonic()
-    if err.is_terminal:
-        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
-                      TimeRemainingColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("verify", total=None, hands="")
-            matches, hands, problems, missing = verify_run(run_dir, lambda done, total, hands: bar.update(
-                task, completed=done, total=total, hands=f"{hands} hands"))
-    else:
-        lines = _Lines("verify: matches", 0, started)
-
-        def tick(done: int, total: int, hands: int) -> None:
-            lines.total = total
-            lines(done)
-        matches, hands, problems, missing = verify_run(run_dir, tick)
+    seen = [0, 0]  # matches checked, of how many: for the message if interrupted
+    try:
+        matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
+    except KeyboardInterrupt:
+        say("[yellow]interrupted[/]: verify stopped after {} of {}; nothing was changed",
+            seen[0], _count(seen[1], "match"))
+        raise typer.Exit(130) from None
     for name, problem in problems:
         say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
@@ -395,6 +397,28 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
               + (f", {missing} matches not played yet" if missing else ""))
     if problems:
         raise typer.Exit(1)
+
+
+def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
+    """`verify_run` with a bar on a terminal, plain lines elsewhere; `seen` follows it."""
+    started = time.monotonic()
+    if err.is_terminal:
+        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("verify", total=None, hands="")
+
+            def show(done: int, total: int, hands: int) -> None:
+                seen[:] = done, total
+                bar.update(task, completed=done, total=total, hands=f"{hands} hands")
+            return verify_run(run_dir, show)
+    lines = _Lines("verify: matches", 0, started)
+
+    def tick(done: int, total: int, hands: int) -> None:
+        seen[:] = done, total
+        lines.total = total
+        if done:
+            lines(done)
+    return verify_run(run_dir, tick)
 
 
 # --- bots, variants, set-up -----------------------------------------------------------

@@ -30,6 +30,7 @@ from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, ma
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match.play import Job, play_job
 from naparena.arena.match.seats import preflight
+from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
@@ -40,6 +41,9 @@ from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
 
 log = logging.getLogger("naparena")
+
+# Seconds between progress reports while a long match is under way.
+PROGRESS_TICK = 0.5
 
 # A match whose worker is lost this often to something outside any bot stops the run.
 MAX_LOSSES = 5
@@ -69,6 +73,8 @@ def run_job(job: Job) -> dict | tuple[dict, bytes]:
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
+    if job.checkpoint is not None:
+        discard_checkpoint(job.checkpoint)  # the log holds it all now
     return match_log.summary
 
 
@@ -264,6 +270,7 @@ class Session:
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
                    path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
+                   checkpoint=str(self.run_dir.checkpoint_path(spec["index"])),
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 
@@ -282,6 +289,7 @@ class Session:
         self.losses = {}
         self._play_all(ledger, executor, watcher)
         self._check_files()
+        self.run_dir.drop_checkpoints()
         result = ledger.result()
         self.run_dir.write_standings(result)
         return result
@@ -302,6 +310,7 @@ class Session:
         futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
+        in_play = getattr(executor, "in_play", None)  # hands played in each match under way, if it can tell
         submitted = 0
         while next_index < len(self.specs):
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
@@ -315,7 +324,11 @@ class Session:
                 else:
                     futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
             if next_index not in ready:
-                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                done, _ = wait(list(futures), timeout=PROGRESS_TICK if in_play else None,
+                               return_when=FIRST_COMPLETED)
+                if not done and in_play is not None:  # a long match under way: its hands so far
+                    playing = _hands_under_way(in_play(), ready)
+                    watcher.progress(next_index, hands_done + playing, session_hands + playing)
                 for f in done:
                     spec, crashes, stand_ins = futures.pop(f)
                     self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
@@ -334,7 +347,8 @@ class Session:
                 if outcome is not None:
                     session_hands += summary["hands"]
             next_index += 1
-            watcher.progress(next_index, hands_done, session_hands)
+            playing = _hands_under_way(in_play(), ready) if in_play else 0
+            watcher.progress(next_index, hands_done + playing, session_hands + playing)
 
     def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
         try:
@@ -410,6 +424,12 @@ class Session:
             summary = outcome["summary"]
         _note(ledger.book(spec, summary, plan.stand_ins), summary)
         return summary
+
+
+def _hands_under_way(playing: dict[int, int], ready: dict[int, dict | None]) -> int:
+    """Hands of matches not booked yet: being played, or finished ahead of their turn."""
+    finished = sum(o["summary"]["hands"] for o in ready.values() if o is not None and "summary" in o)
+    return sum(playing.values()) + finished
 
 
 def _scheduler(text: str | Scheduler) -> Scheduler:

@@ -347,6 +347,8 @@ MATCH_INFO = {
     "rules": "the variant's `Rules`",
     "hands": "hands in the match",
     "timeout": "seconds allowed for each decision (the tournament's `timeout`)",
+    "first_hand": "0, or the hand a match resumed from its checkpoint goes on from: the bot is new, "
+                  "its `rng` as it was then; other state it kept across hands starts afresh",
 }
 
 #: The dicts `observe(event)` receives, by `type`: their other keys.

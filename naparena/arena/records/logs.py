@@ -148,6 +148,14 @@ class MatchSummary:
         self.hand_chips: list[list[int]] = []
         self.deal_keys: list[int] = []
 
+    def state(self) -> dict:
+        """The totals so far, as JSON-ready data (a match's checkpoint)."""
+        return dict(vars(self))
+
+    def restore(self, state: dict) -> None:
+        for key in vars(self):
+            setattr(self, key, state[key])
+
     def add(self, r: dict) -> None:
         """Book one hand record; kept lean because it runs once per hand."""
         self.hands += 1

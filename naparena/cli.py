@@ -30,7 +30,10 @@ from naparena.arena.setup.settings import SETTINGS, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
-app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
+# Plain help (rich_markup_mode=None): Click's layout, which fills each paragraph to the
+# width and shows no type on a flag; Typer's framed help writes "<bool>" on every flag.
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"max_content_width": 120},
                   help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
 out = Console()  # results, so they can be piped; the width is set per command (_width)
 err = Console(stderr=True)    # errors, warnings and progress
@@ -114,8 +117,7 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
-# Help text is rich markup: the backslash keeps "[dask]" from being read as a style.
-SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:port, a scheduler file, "
+SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port, a scheduler file, "
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
 

@@ -118,7 +118,7 @@ def test_workers_0_on_the_command_line_means_one_per_core_as_in_the_file(finishe
 
 
 @pytest.mark.parametrize("args", [("run", "t.toml", "--workers", "-1"), ("run", "t.toml", "--bogus"),
-                                  ("resume",), ("check", "random", "--hands", "0")])
+                                  ("variants", "classic", "pagat"), ("check", "random", "--hands", "0")])
 def test_a_usage_error_is_one_line_when_stderr_is_no_terminal(tmp_path, args):
     said = one_message(naparena(*args, cwd=tmp_path))
     assert "╭" not in said and "--help" in said

@@ -31,6 +31,7 @@ from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match.play import Job, play_job
 from naparena.arena.match.seats import preflight
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
+from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
@@ -155,6 +156,8 @@ class Session:
         # How each bot is run: nothing extra inline; a seat process, and its argv if external.
         self.processes = {b.alias: _process(t, b) for b in t.bots}
         self.losses: dict[int, list] = {}
+        # Hands each match had in its checkpoint when this session took it up: not played now.
+        self.earlier: dict[int, int] = {}
 
     # --- opening ---
 
@@ -270,9 +273,14 @@ class Session:
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
                    path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
-                   checkpoint=str(self.run_dir.checkpoint_path(spec["index"])),
+                   checkpoint=self._checkpoint(spec["index"]),
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
+
+    def _checkpoint(self, index: int) -> str:
+        path = self.run_dir.checkpoint_path(index)
+        self.earlier.setdefault(index, saved_hands(path))
+        return str(path)
 
     def open_executor(self) -> Any:
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
@@ -327,8 +335,8 @@ class Session:
                 done, _ = wait(list(futures), timeout=PROGRESS_TICK if in_play else None,
                                return_when=FIRST_COMPLETED)
                 if not done and in_play is not None:  # a long match under way: its hands so far
-                    playing = _hands_under_way(in_play(), ready)
-                    watcher.progress(next_index, hands_done + playing, session_hands + playing)
+                    playing, now = self._under_way(in_play(), ready)
+                    watcher.progress(next_index, hands_done + playing, session_hands + now)
                 for f in done:
                     spec, crashes, stand_ins = futures.pop(f)
                     self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
@@ -345,10 +353,17 @@ class Session:
             if summary is not None:
                 hands_done += summary["hands"]
                 if outcome is not None:
-                    session_hands += summary["hands"]
+                    session_hands += summary["hands"] - self.earlier.get(spec["index"], 0)
             next_index += 1
-            playing = _hands_under_way(in_play(), ready) if in_play else 0
-            watcher.progress(next_index, hands_done + playing, session_hands + playing)
+            playing, now = self._under_way(in_play(), ready) if in_play else (0, 0)
+            watcher.progress(next_index, hands_done + playing, session_hands + now)
+
+    def _under_way(self, playing: dict[int, int], ready: dict[int, dict | None]) -> tuple[int, int]:
+        """Hands of matches not booked yet (being played, or done ahead of their turn): all
+        of them, and those played in this session (not the ones a checkpoint brought)."""
+        hands = dict(playing)
+        hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
+        return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
 
     def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
         try:
@@ -424,12 +439,6 @@ class Session:
             summary = outcome["summary"]
         _note(ledger.book(spec, summary, plan.stand_ins), summary)
         return summary
-
-
-def _hands_under_way(playing: dict[int, int], ready: dict[int, dict | None]) -> int:
-    """Hands of matches not booked yet: being played, or finished ahead of their turn."""
-    finished = sum(o["summary"]["hands"] for o in ready.values() if o is not None and "summary" in o)
-    return sum(playing.values()) + finished
 
 
 def _scheduler(text: str | Scheduler) -> Scheduler:

@@ -65,7 +65,10 @@ def main() -> None:
             sys.exit("naparena bots does not list highcard from its package:\n" + listed)
 
         print("== the README's bot tests", flush=True)
-        (package / "test_highcard.py").write_text(blocks("python", "from naparena.testing import"))
+        # The README's test imports the drop-in file; in the package the module is highcard_bot.
+        test = blocks("python", "from naparena.testing import").replace("from bots.highcard import",
+                                                                         "from highcard_bot import")
+        (package / "test_highcard.py").write_text(test)
         sh(".venv/bin/pip install --quiet pytest && .venv/bin/python -m pytest -q highcard-bot", work)
 
 

@@ -30,7 +30,10 @@ from naparena.arena.setup.settings import SETTINGS, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
-app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
+# Plain help (rich_markup_mode=None): Click's layout, which fills each paragraph to the
+# width and shows no type on a flag; Typer's framed help writes "<bool>" on every flag.
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"max_content_width": 120},
                   help="Seeded round-robin tournaments for bots that play Napoleon (Nap).")
 out = Console()  # results, so they can be piped; the width is set per command (_width)
 err = Console(stderr=True)    # errors, warnings and progress
@@ -39,12 +42,31 @@ PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
 WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
+WORKERS_HELP = "worker processes, 0 = one per core (default: the file's workers)"
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
 
 
 def main() -> None:
-    """Console-script entry point (`python -m naparena` too)."""
-    app()
+    """Console-script entry point (`python -m naparena` too). A usage error (an unknown
+    option, a value out of range) is Typer's framed box on a terminal, one line elsewhere."""
+    if err.is_terminal:
+        app()
+        return
+    try:
+        code = app(standalone_mode=False)
+    except Exception as e:
+        # Click's exceptions, by their shape: newer Typer releases carry their own copy of Click.
+        if type(e).__name__ == "Abort":
+            say("aborted")
+            sys.exit(1)
+        exit_code = getattr(e, "exit_code", None)
+        if not hasattr(e, "format_message") or not isinstance(exit_code, int):
+            raise
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        say("[red]error:[/] {}{}", e.format_message(), hint)
+        sys.exit(exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def say(markup: str, *texts) -> None:
@@ -95,16 +117,14 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
-# Help text is rich markup: the backslash keeps "[dask]" from being read as a style.
-SCHEDULER_HELP = ("play on Dask (pip install 'naparena\\[dask]'): tcp://host:port, a scheduler file, "
+SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port, a scheduler file, "
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
 
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
-                                          help="worker processes (default: the file's, 0 there = one per core)"),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
     log_dir: Path | None = typer.Option(None, "--log-dir",
                                         help="where run directories go (default: the file's log_dir)"),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
@@ -126,7 +146,7 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
@@ -154,6 +174,8 @@ def report(
     from naparena.arena.records.rundir import RunDir
     from naparena.arena.records.verify import sound
     sound(run_dir)
+    if html is not None:
+        _check_output(html, "--html")  # before the tables: a bad path must not print them first
     result = load_standings(run_dir).result()
     if not RunDir(run_dir).is_complete():
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
@@ -161,8 +183,21 @@ def report(
     if html is not None:
         from naparena.report.html import write_report
         started = time.monotonic()
-        size = write_report(run_dir, html)
+        try:
+            size = write_report(run_dir, html)
+        except OSError as e:
+            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
+
+
+def _check_output(path: Path, what: str) -> None:
+    """A file the command is about to write: its folder must exist and it must not be one."""
+    if path.is_dir():
+        raise RunError(f"{what} {path} is a folder; give a file name, e.g. {path / 'report.html'}")
+    folder = path.parent
+    if not folder.is_dir():
+        problem = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise RunError(f"{what} {path}: the folder {folder} {problem}")
 
 
 class _Shown:
@@ -170,7 +205,7 @@ class _Shown:
     progress bar, or plain lines when stderr is no terminal (a CI log)."""
 
     def __init__(self) -> None:
-        self.total, self.started_at = 0, time.monotonic()
+        self.total, self.hands, self.started_at = 0, 0, time.monotonic()
         self.tick: Callable[[int, int, int], None] = lambda matches, hands, session: None
         self.tell: Callable[[str], None] = lambda text: err.print(text, highlight=False, markup=False)
 
@@ -181,22 +216,23 @@ class _Shown:
         say("[yellow]warning:[/] {}", text)
 
     def started(self, session, done: int) -> None:
-        self.total, self.started_at = session.matches, time.monotonic()
-        say("{}: {} matches, {} hands, {} → {}" + (" ({} matches already done)" if done else ""),
-            session.t.name, session.matches, session.hands, session.where, session.run_dir, done)
+        self.total, self.hands, self.started_at = session.matches, session.hands, time.monotonic()
+        say("{}: {}, {} hands, {} → {}" + (" ({} already done)" if done else ""), session.t.name,
+            _count(session.matches, "match"), session.hands, session.where, session.run_dir, _count(done, "match"))
 
     @contextlib.contextmanager
     def live(self):
         if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
-            self.tick = _Lines("matches", self.total, self.started_at)
+            self.tick = _Lines("matches", self.total, self.started_at, hands_total=self.hands)
             yield
             return
+        # The bar counts hands, so that it moves within a long match; the matches are text.
         with _progress() as bar:
-            task = bar.add_task("matches", total=self.total, hands="0", rate="")
+            task = bar.add_task("playing", total=self.hands, matches=f"0/{self.total} matches", rate="")
 
             def tick(matches: int, hands_done: int, session: int) -> None:
-                rate = session / max(time.monotonic() - self.started_at, 1e-9)
-                bar.update(task, completed=matches, hands=f"{hands_done}", rate=f"{rate:,.0f} hands/s")
+                rate = _rate(session, time.monotonic() - self.started_at)
+                bar.update(task, completed=hands_done, matches=f"{matches}/{self.total} matches", rate=rate)
 
             self.tick = tick
             self.tell = lambda text: bar.console.print(text, highlight=False, markup=False)
@@ -217,8 +253,11 @@ def _play(session) -> dict:
     except KeyboardInterrupt:
         rd = session.run_dir
         if rd.started():
-            say("[yellow]interrupted[/]: {} of {} matches are kept in {}.\nResume with: {}",
-                rd.kept(), session.matches, rd, f"naparena resume {shlex.quote(str(rd))}")
+            partly, hands = rd.checkpointed()
+            saved = f" (and {_count(hands, 'hand')} of {_count(partly, 'unfinished match')})" if partly else ""
+            say("[yellow]interrupted[/]: {} of {} {} kept{} in {}.\nResume with: {}",
+                rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", saved, rd,
+                f"naparena resume {shlex.quote(str(rd))}")
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
@@ -226,30 +265,45 @@ def _play(session) -> dict:
     return result
 
 
+def _count(n: int, word: str) -> str:
+    """"1 match", "2 matches": English plurals for the few nouns counted here."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}{'es' if word.endswith(('s', 'ch')) else 's'}"
+
+
+def _rate(hands: int, seconds: float) -> str:
+    """Hands per second played in this session; nothing before a hand is played (a resumed
+    run first books the matches done earlier, at no rate at all)."""
+    return f"{hands / max(seconds, 1e-9):,.0f} hands/s" if hands else ""
+
+
 class _Lines:
     """Progress as plain lines on stderr when it is not a terminal: one at every tenth of
     the work and at least every `every` seconds, so a CI log shows the run moving."""
 
-    def __init__(self, what: str, total: int, started: float, every: float = 30.0):
+    def __init__(self, what: str, total: int, started: float, every: float = 30.0, hands_total: int = 0):
         self.what, self.total, self.started, self.every = what, total, started, every
+        self.hands_total = hands_total  # when known, tenths of the hands: a long match moves them
         self.tenth, self.last = 0, started
 
     def __call__(self, done: int, hands_done: int | None = None, session: int | None = None) -> None:
         now = time.monotonic()
-        tenth = done * 10 // max(self.total, 1)
-        if tenth == self.tenth and now - self.last < self.every:
+        if self.hands_total and hands_done is not None:
+            tenth = hands_done * 10 // self.hands_total
+        else:
+            tenth = done * 10 // max(self.total, 1)
+        if tenth == self.tenth and now - self.last < self.every and done < self.total:
             return
         self.tenth, self.last = tenth, now
         line = f"{self.what} {done}/{self.total}"
         if hands_done is not None:
-            rate = (session or 0) / max(now - self.started, 1e-9)
-            line += f", {hands_done} hands, {rate:,.0f} hands/s"
+            line += f", {hands_done} hands" + (f" of {self.hands_total}" if self.hands_total else "")
+            line += f", {_rate(session, now - self.started)}" if session else ""
         err.print(line + f", {now - self.started:.0f} s", highlight=False)
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[hands]} hands"), TextColumn("{task.fields[rate]}"),
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[matches]},"),
+                    TextColumn("{task.completed:,.0f}/{task.total:,.0f} hands"), TextColumn("{task.fields[rate]}"),
                     TimeRemainingColumn(), console=err, transient=False)
 
 
@@ -331,20 +385,13 @@ def replay(
 def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch."""
     from naparena.arena.records.verify import verify_run
-    started = time.monotonic()
-    if err.is_terminal:
-        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
-                      TimeRemainingColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("verify", total=None, hands="")
-            matches, hands, problems, missing = verify_run(run_dir, lambda done, total, hands: bar.update(
-                task, completed=done, total=total, hands=f"{hands} hands"))
-    else:
-        lines = _Lines("verify: matches", 0, started)
-
-        def tick(done: int, total: int, hands: int) -> None:
-            lines.total = total
-            lines(done)
-        matches, hands, problems, missing = verify_run(run_dir, tick)
+    seen = [0, 0]  # matches checked, of how many: for the message if interrupted
+    try:
+        matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
+    except KeyboardInterrupt:
+        say("[yellow]interrupted[/]: verify stopped after {} of {}; nothing was changed",
+            seen[0], _count(seen[1], "match"))
+        raise typer.Exit(130) from None
     for name, problem in problems:
         say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
@@ -352,6 +399,28 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
               + (f", {missing} matches not played yet" if missing else ""))
     if problems:
         raise typer.Exit(1)
+
+
+def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
+    """`verify_run` with a bar on a terminal, plain lines elsewhere; `seen` follows it."""
+    started = time.monotonic()
+    if err.is_terminal:
+        with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("verify", total=None, hands="")
+
+            def show(done: int, total: int, hands: int) -> None:
+                seen[:] = done, total
+                bar.update(task, completed=done, total=total, hands=f"{hands} hands")
+            return verify_run(run_dir, show)
+    lines = _Lines("verify: matches", 0, started)
+
+    def tick(done: int, total: int, hands: int) -> None:
+        seen[:] = done, total
+        lines.total = total
+        if done:
+            lines(done)
+    return verify_run(run_dir, tick)
 
 
 # --- bots, variants, set-up -----------------------------------------------------------
@@ -426,8 +495,8 @@ def check(
     params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
 ) -> None:
-    """Pre-flight a bot through every named variant at every table size it allows (2 to 7
-    seats); exit 1 if it misbehaved."""
+    """Pre-flight a bot through every named variant at every table size it allows (2 to 7 \
+seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot, checked_entry
@@ -490,10 +559,14 @@ def init(
     from naparena.game.rules import VARIANTS
     if path.exists() and not force:
         raise RunError(f"{path} exists; use --force to overwrite it")
+    _check_output(path, "init:")
     registry = load_registry("bots")
     names = sorted(registry.bots, key=lambda n: (n != "heuristic", n != "random", n))
     text = starter_toml(names, list(VARIANTS), name=path.stem if path.stem.isidentifier() else "starter")
-    path.write_text(text)
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise RunError(f"{path}: cannot write it: {e.strerror or e}") from None
     out.print(escape(f"wrote {path}; run it with: naparena run {path}"))
 
 
@@ -503,8 +576,8 @@ def bench(
     every_variant: bool = typer.Option(True, "--all/--classic", help="also time every named variant"),
     repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="runs of each measure (CPU time)"),
 ) -> None:
-    """Hands per second on one core: the bare engine with random legal answers, then the
-    same through bots, supervision and JSON logging."""
+    """Hands per second on one core: the bare engine with random legal answers, then the \
+same through bots, supervision and JSON logging."""
     from naparena.report.fit import Col, print_table
     from naparena.tools.bench import match_rate, measures, spread
     todo = measures(hands, every_variant)

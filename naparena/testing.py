@@ -21,7 +21,7 @@ from naparena.bots.bot import Bot
 from naparena.bots.plugins import load_registry
 from naparena.game import cards
 from naparena.game.engine import BID, PASS, PLAY, Hand, Match, deal_order
-from naparena.game.rules import make_rules
+from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.game.view import View
 
 __all__ = ["IllegalAnswer", "deal", "play_hand", "view"]
@@ -36,7 +36,7 @@ def deal(hands: Mapping[int, str], *, variant: str = "classic", players: int = 4
     """A fresh engine hand in which each seat in `hands` holds the cards written there
     ("AS KS 10H QD 2C"); every other card is dealt from the rest of the pack, in order.
     `dealer` defaults to the seat on the right of the lowest seat named."""
-    rules = make_rules(variant, dict(rules_overrides or {}))
+    rules = _rules(variant, rules_overrides)
     rules.check_players(players)
     if dealer is None:
         dealer = (min(hands, default=0) - 1) % players
@@ -54,15 +54,23 @@ def deal(hands: Mapping[int, str], *, variant: str = "classic", players: int = 4
         if outside:
             raise ValueError(f"{' '.join(outside)} not in the {len(pack)}-card pack of {variant} at "
                              f"{players} players (its cards: {' '.join(map(cards.name, pack))})")
-        twice = used.intersection(chosen)
+        twice = used.intersection(chosen) | {c for i, c in enumerate(chosen) if c in chosen[:i]}
         if twice:
-            raise ValueError(f"{' '.join(map(cards.name, sorted(twice)))} dealt twice")
+            raise ValueError(f"{' '.join(map(cards.name, sorted(twice)))} dealt twice (seat {seat}: {text!r});"
+                             " a pack holds each card once")
         for position, c in zip(slots[seat], chosen):
             deck[position] = c
         used.update(chosen)
     rest = iter(c for c in pack if c not in used)
     return Hand(rules, players, dealer, [c if c is not None else next(rest) for c in deck],
                 (0,) * players, 0)
+
+
+def _rules(variant: str, overrides: Mapping[str, Any] | None) -> Rules:
+    """The variant's rules; an unknown name is named as the caller wrote it."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    return make_rules(variant, dict(overrides or {}))
 
 
 def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classic", players: int = 4,
@@ -143,7 +151,7 @@ def play_hand(bots: Sequence[Bot | type[Bot] | str], *, variant: str = "classic"
     if hands is not None:
         h = deal(hands, variant=variant, players=players, dealer=dealer, rules_overrides=rules_overrides)
     else:
-        match = Match(make_rules(variant, dict(rules_overrides or {})), players, seed)
+        match = Match(_rules(variant, rules_overrides), players, seed)
         h = match.next_hand()
     while not h.over:
         seat, kind = h.to_act, h.kind

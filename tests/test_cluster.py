@@ -311,7 +311,7 @@ def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_pa
     assert 3 <= kept < total
     done = naparena("resume", local_first, "--scheduler", cluster.file, cwd=tmp_path, timeout=WAIT)
     assert done.returncode == 0, done.stderr
-    assert f"({kept} matches already done)" in " ".join(done.stderr.split())
+    assert f"({kept} {'match' if kept == 1 else 'matches'} already done)" in " ".join(done.stderr.split())
     assert_same_files(snapshot(local_first), expected)
 
     cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3,

@@ -281,7 +281,7 @@ def resume_and_compare(folder: Path, log_dir: str, reference: dict, reference_js
     assert 1 <= kept < SLOW_MATCHES, "the run must be interrupted part-way"
     done = naparena("run", "t.toml", "--resume", "--log-dir", log_dir, "--workers", 2, "--json", cwd=folder)
     assert done.returncode == 0, done.stderr
-    assert f"{kept} matches already done" in " ".join(done.stderr.split())
+    assert f"{kept} {'match' if kept == 1 else 'matches'} already done" in " ".join(done.stderr.split())
     assert run_dir_in(folder / log_dir) == run_dir, "resume must continue the same run directory"
     assert not list((run_dir / MATCHES).glob("*.tmp*")), "half-written logs must be cleaned away"
     assert_same_files(snapshot(run_dir), reference)
@@ -316,7 +316,7 @@ def test_sigterm_and_ctrl_c_stop_cleanly_say_how_to_resume_and_resume_completes(
     assert "Traceback" not in err
     assert "interrupted" in message
     kept = played_matches(run_dir_in(folder / log_dir))
-    assert f"{kept} of {SLOW_MATCHES} matches are kept" in message
+    assert f"{kept} of {SLOW_MATCHES} matches {'is' if kept == 1 else 'are'} kept" in message
     assert f"Resume with: naparena resume {log_dir}/" in message
     resume_and_compare(folder, log_dir, reference, reference_json)
 

@@ -30,6 +30,8 @@ from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, ma
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match.play import Job, play_job
 from naparena.arena.match.seats import preflight
+from naparena.arena.records.checkpoint import discard as discard_checkpoint
+from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
@@ -40,6 +42,9 @@ from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
 
 log = logging.getLogger("naparena")
+
+# Seconds between progress reports while a long match is under way.
+PROGRESS_TICK = 0.5
 
 # A match whose worker is lost this often to something outside any bot stops the run.
 MAX_LOSSES = 5
@@ -69,6 +74,8 @@ def run_job(job: Job) -> dict | tuple[dict, bytes]:
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
+    if job.checkpoint is not None:
+        discard_checkpoint(job.checkpoint)  # the log holds it all now
     return match_log.summary
 
 
@@ -139,7 +146,8 @@ class Session:
         self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
         self.resuming = resuming
         self.watcher = watcher or Quiet()
-        self.workers = workers if workers else (t.workers or os.cpu_count() or 1)
+        # None: the file's; 0, on the command line as in the file: one per core.
+        self.workers = (t.workers if workers is None else workers) or os.cpu_count() or 1
         # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
         self.specs = [s.as_dict() for s in schedule(t)]
@@ -148,6 +156,8 @@ class Session:
         # How each bot is run: nothing extra inline; a seat process, and its argv if external.
         self.processes = {b.alias: _process(t, b) for b in t.bots}
         self.losses: dict[int, list] = {}
+        # Hands each match had in its checkpoint when this session took it up: not played now.
+        self.earlier: dict[int, int] = {}
 
     # --- opening ---
 
@@ -263,8 +273,14 @@ class Session:
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
                    path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
+                   checkpoint=self._checkpoint(spec["index"]),
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
+
+    def _checkpoint(self, index: int) -> str:
+        path = self.run_dir.checkpoint_path(index)
+        self.earlier.setdefault(index, saved_hands(path))
+        return str(path)
 
     def open_executor(self) -> Any:
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
@@ -281,6 +297,7 @@ class Session:
         self.losses = {}
         self._play_all(ledger, executor, watcher)
         self._check_files()
+        self.run_dir.drop_checkpoints()
         result = ledger.result()
         self.run_dir.write_standings(result)
         return result
@@ -301,6 +318,7 @@ class Session:
         futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
+        in_play = getattr(executor, "in_play", None)  # hands played in each match under way, if it can tell
         submitted = 0
         while next_index < len(self.specs):
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
@@ -314,7 +332,11 @@ class Session:
                 else:
                     futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
             if next_index not in ready:
-                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                done, _ = wait(list(futures), timeout=PROGRESS_TICK if in_play else None,
+                               return_when=FIRST_COMPLETED)
+                if not done and in_play is not None:  # a long match under way: its hands so far
+                    playing, now = self._under_way(in_play(), ready)
+                    watcher.progress(next_index, hands_done + playing, session_hands + now)
                 for f in done:
                     spec, crashes, stand_ins = futures.pop(f)
                     self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
@@ -331,9 +353,17 @@ class Session:
             if summary is not None:
                 hands_done += summary["hands"]
                 if outcome is not None:
-                    session_hands += summary["hands"]
+                    session_hands += summary["hands"] - self.earlier.get(spec["index"], 0)
             next_index += 1
-            watcher.progress(next_index, hands_done, session_hands)
+            playing, now = self._under_way(in_play(), ready) if in_play else (0, 0)
+            watcher.progress(next_index, hands_done + playing, session_hands + now)
+
+    def _under_way(self, playing: dict[int, int], ready: dict[int, dict | None]) -> tuple[int, int]:
+        """Hands of matches not booked yet (being played, or done ahead of their turn): all
+        of them, and those played in this session (not the ones a checkpoint brought)."""
+        hands = dict(playing)
+        hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
+        return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
 
     def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
         try:

@@ -799,6 +799,21 @@ class Match:
         self.dealer = (self.dealer + 1) % self.players
         self.hand_no += 1
 
+    def state(self) -> dict[str, Any]:
+        """Everything the next hands depend on, as JSON-ready data: with `restore` a match
+        continues from a checkpoint exactly as if it had never stopped."""
+        version, internal, gauss = self.rng.getstate()
+        return {"rng": [version, list(internal), gauss], "chips": list(self.chips), "kitty": self.kitty,
+                "deck": list(self.deck), "dealer": self.dealer, "hand_no": self.hand_no, "shuffle": self._shuffle}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from `state()` taken in a match of the same rules, table and boards."""
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self.chips, self.kitty = list(state["chips"]), state["kitty"]
+        self.deck, self.dealer = list(state["deck"]), state["dealer"]
+        self.hand_no, self._shuffle = state["hand_no"], state["shuffle"]
+
     def close(self) -> list[int]:
         """End the match; with `kitty_at_end = "split"` share the kitty, the remainder stays."""
         if self.rules.kitty_at_end == "split" and self.kitty:

@@ -69,6 +69,12 @@ def chunks(cols: list[Col], rows: list[list[str]], width: int, keys: int = 1) ->
     return out
 
 
+def titled(title: str | None, width: int) -> Table:
+    """A table at least as wide as its title where the console allows: Rich wraps a title
+    to the table's width, which cut phrases like "chips per 100 | hands" in two."""
+    return Table(title=title, min_width=min(len(title), width) if title else None)
+
+
 def print_table(console: Console, title: str | None, cols: list[Col], rows: list[list[str]],
                 keys: int = 1, caption: str | None = None) -> None:
     """Print `rows` under `cols`, split into as many tables as the console's width needs."""
@@ -78,7 +84,7 @@ def print_table(console: Console, title: str | None, cols: list[Col], rows: list
         heading = title
         if title and len(parts) > 1:
             heading = f"{title} ({n + 1}/{len(parts)})"
-        table = Table(title=heading)
+        table = titled(heading, console.width)
         for i in part:
             col = cols[i]
             if col.wrap:

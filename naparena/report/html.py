@@ -17,6 +17,7 @@ from pathlib import Path
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
+from naparena.report.numbers import signed
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
 
@@ -524,7 +525,7 @@ def heatmap(bots: list[str], pairs: list[dict]) -> str:
             body.append(f"<rect x='{cx}' y='{cy}' width='{cell}' height='{cell}' fill='{_diverging(value, scale)}' "
                         f"stroke='#fff'><title>{escape(row)} − {escape(col)}: {value:+.2f}</title></rect>"
                         f"<text x='{cx + cell / 2:.0f}' y='{cy + cell / 2 + 4:.0f}' text-anchor='middle' "
-                        f"font-weight='{weight}'>{value:+.0f}{'*' if clear else ''}</text>")
+                        f"font-weight='{weight}'>{signed(value, 0)}{'*' if clear else ''}</text>")
     return _svg(width, height, body, "head to head heat map")
 
 

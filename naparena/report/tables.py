@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
-from naparena.report.fit import Col, print_table
+from naparena.report.fit import Col, print_table, titled
+from naparena.report.numbers import signed
 from naparena.stats.ratings import pair_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
@@ -180,7 +180,8 @@ def board_tables(console: Console, variant: str, data: dict) -> None:
     if len(data["bots"]) > 2 and data["pairs"]:
         crosstable_table(console, variant, data)
     if data.get("positions"):
-        table = Table(title=f"{variant}: chips per 100 hands by position (0 = eldest hand, left of the dealer)")
+        title = f"{variant}: chips per 100 hands by position (0 = eldest hand, left of the dealer)"
+        table = titled(title, console.width)
         for col in ("position", "boards", "per 100", "95% CI"):
             table.add_column(col, justify="right")
         for p in data["positions"]:
@@ -194,7 +195,7 @@ def crosstable_table(console: Console, variant: str, data: dict) -> None:
 
     bots = [r["bot"] for r in data["bots"]]
     cells = crosstable(data["pairs"], bots)
-    table = Table(title=f"{variant}: crosstable, row − column chips per 100 hands (* = 95% CI excludes 0)")
+    table = titled(f"{variant}: crosstable, row − column chips per 100 hands (* = 95% CI excludes 0)", console.width)
     table.add_column("bot")
     for b in bots:
         table.add_column(b, justify="right")
@@ -203,7 +204,7 @@ def crosstable_table(console: Console, variant: str, data: dict) -> None:
         for b in bots:
             c = cells[a].get(b)
             sure = c is not None and c["ci95"] is not None and (c["ci95"][0] > 0 or c["ci95"][1] < 0)
-            row.append("" if c is None else f"{c['diff']:+.1f}{'*' if sure else ''}")
+            row.append("" if c is None else f"{signed(c['diff'], 1)}{'*' if sure else ''}")
         table.add_row(a, *row)
     console.print(table)
 
@@ -213,7 +214,7 @@ def ranking_table(console: Console, result: dict) -> None:
     rows = result.get("ranking") or []
     if len(result["variants"]) < 2 or not rows:
         return
-    table = Table(title="ranking over all variants: mean chips per 100 hands, 95% CI")
+    table = titled("ranking over all variants: mean chips per 100 hands, 95% CI", console.width)
     for col in ("rank", "bot", "variants", "per 100", "95% CI"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for r in rows:

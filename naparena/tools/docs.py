@@ -76,6 +76,14 @@ INTERPRETATIONS = (
     " unfinished trick, the cards still held (seat by seat), the cards put out face down, the peep"
     " card or floater if still out, the Sir Garnet hand if untaken, then the undealt stock. Each hand"
     " dealt from a gathered pack logs that order (`gathered`) and the cut.",
+    "In a duplicate run (`duplicate = true`) the shuffle-after-Nap variants (`pagat`, `pagat-full`,"
+    " `purchase`, `floater`) are not gathered and cut: every hand is shuffled and cut afresh, board"
+    " by board, from its own seed, hashed from the deal seed and the hand's number (`\"boards\": true`"
+    " in the match specs, `duplicate_boards` in the manifest). Why: gathering takes the cards in the"
+    " order they were played, so each seating's later deals would follow its own play, and the"
+    " seatings of a deal set would share only their first deal, which is what duplicate play exists"
+    " to compare. This is the largest departure from the sources; without duplicate, gather-and-cut"
+    " stays as written above.",
     "Seven-card hands are dealt in the 3-2 pattern repeated and cut short at seven (3, 2, 2).",
     "A purchase stock must hold at least five cards, so that one player can exchange a whole hand.",
     "Écarté Nap is allowed with five to seven players, as long as the pack holds the stock, but"
@@ -347,6 +355,8 @@ MATCH_INFO = {
     "rules": "the variant's `Rules`",
     "hands": "hands in the match",
     "timeout": "seconds allowed for each decision (the tournament's `timeout`)",
+    "first_hand": "0, or the hand a match resumed from its checkpoint goes on from: the bot is new, "
+                  "its `rng` as it was then; other state it kept across hands starts afresh",
 }
 
 #: The dicts `observe(event)` receives, by `type`: their other keys.

@@ -152,7 +152,7 @@ def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple
     problem = mismatch(worker.address, worker_report(sorted(expected["bots"]), drop_ins), expected)
     if problem:
         return ("mismatch", problem)
-    job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None)
+    job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None, checkpoint=None)
     try:
         summary, data, records = _pool(worker.state.nthreads).submit(_with_logs, fn, job).result()
     except WorkerDied as died:
@@ -326,7 +326,7 @@ class ClusterExecutor(Executor):
         future: Future = Future()
         future.set_running_or_notify_cancel()
         # Paths of this machine mean nothing on a worker: the drop-ins travel by content.
-        wire = dataclasses.replace(job, bots_dir=None, path=None)
+        wire = dataclasses.replace(job, bots_dir=None, path=None, checkpoint=None)
         remote = self.client.submit(play_remote, fn, wire, self._drop_ins, self._expected, pure=False)
         with self._guard:
             self._open[remote.key] = (remote, future, job.path)

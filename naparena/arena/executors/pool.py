@@ -219,6 +219,17 @@ class ForkPool(Executor):
         self._thread = threading.Thread(target=self._manage, name="naparena-pool", daemon=True)
         self._thread.start()
 
+    def in_play(self) -> dict[int, int]:
+        """Hands finished so far in each match being played, read from the workers' slots
+        (a slot names its match, so a worker between two matches shows no stale count)."""
+        playing = {}
+        for w in self._workers:
+            task = w.task
+            job = next((a for a in task[3] if isinstance(a, Job)), None) if task else None
+            if job is not None and w.slot[MATCH] == job.index:
+                playing[job.index] = max(0, min(w.slot[HAND], job.hands))
+        return playing
+
     def _spawn(self) -> _Worker:
         slot = self._ctx.RawArray("q", SLOT_SIZE)
         slot[SEAT] = -1

@@ -18,15 +18,20 @@ Misbehaviour rules (also in the README):
 
 from __future__ import annotations
 
+import hashlib
 import random
 import signal
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
+from naparena.arena.records.checkpoint import Checkpoint
+from naparena.arena.records.checkpoint import every as checkpoint_every
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
 from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.bots.bot import DECISIONS, Bot, wants_events
@@ -65,6 +70,7 @@ class Job:
     crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
     confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
     boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
+    checkpoint: str | None = None  # where a long match keeps its checkpoint (records/checkpoint.py)
 
 
 class Seat:
@@ -128,29 +134,44 @@ def play_job(job: Job, registry, times: list | None = None) -> MatchLog:
 
 
 def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
-    seats = [Seat(remotes[i] if i in remotes else
-                  registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
-             for i, s in enumerate(job.seats)]
+    # Each inline bot's random source, kept here so that a checkpoint can save its state.
+    rngs = [random.Random(s["seed"]) for s in job.seats]
+    seats = [Seat(remotes[i] if i in remotes else registry.make(s["name"], s.get("params", {}), rngs[i], i),
+                  s["alias"]) for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
                    {(c[0], c[1], c[2]): c[3] for c in job.crashes})
     match = Match(rules, len(seats), job.seed, job.stack, job.boards)
-    watch.slot[MATCH] = job.index
-    watch.new_hand(-1)
-    for i, seat in enumerate(seats):
-        watch.hook(seat, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i)))
     summary = MatchSummary(len(seats))
     # The hands' JSON text, comma-joined, in one growing buffer: thousands of small bytes
     # objects kept alive cost a tenth of the match in allocator and cache work.
     body = bytearray()
+    decided = [0] * len(seats)  # decisions per seat before this worker took the match up
+    counts = [0] * len(seats)
+    saver = Checkpoint(job.checkpoint, fingerprint(job)) if job.checkpoint else None
+    saved = saver.load() if saver is not None else None
+    if saved is not None:
+        state, body = saved
+        match.restore(state["match"])
+        summary.restore(state["summary"])
+        for rng, rng_state in zip(rngs, state["rngs"]):
+            rng.setstate((rng_state[0], tuple(rng_state[1]), rng_state[2]))
+        decided = state["decisions"]
+    first = match.hand_no
+    watch.slot[MATCH] = job.index
+    watch.new_hand(-1)
+    for i, seat in enumerate(seats):
+        watch.hook(seat, i, lambda b=seat.bot, i=i: b.start_match(_match_info(job, rules, i, first)))
+    save = None if saver is None else _saving(saver, job, match, seats, rngs, summary, body, decided, counts,
+                                               remotes)
     # Most matches need no events, no hand hooks and no crash replay: keep that path lean.
     fast = not job.crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
-    decide, counts = [s.decide for s in seats], [0] * len(seats)
+    decide = [s.decide for s in seats]
     told = [s.bot for s in seats if s.remote]  # seat processes: each is sent the hand's end
     if fast:
-        _fast_hands(match, job.hands, decide, counts, watch, summary, body,
-                    [i if s.watched else -1 for i, s in enumerate(seats)], told)
+        _fast_hands(match, job.hands - first, decide, counts, watch, summary, body,
+                    [i if s.watched else -1 for i, s in enumerate(seats)], told, save)
     else:
-        for _ in range(job.hands):
+        for _ in range(job.hands - first):
             hand = match.next_hand()
             watch.new_hand(hand.hand_no)
             _play_hand(hand, seats, watch)
@@ -159,6 +180,8 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
             _book(record, summary, body)
             if told:
                 _tell_hand_end(told, record)
+            if save is not None:
+                save()
     won = [c - job.stack for c in match.chips]  # every hand's chips, before the kitty is shared
     final = match.close()
     watch.new_hand(job.hands)
@@ -171,9 +194,42 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
         # A worker's crashes (replayed), then seat processes that broke, in order of play.
         "crashes": job.crashes + sorted(b.crash for b in remotes.values() if b.crash),
     }
-    decisions = [s.decisions + n - (s.bot.fallbacks if s.remote else 0) for s, n in zip(seats, counts)]
+    decisions = _decisions(seats, counts, decided)
     tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
     return MatchLog(head, body[:-1], tail)
+
+
+def _decisions(seats: list[Seat], counts: list[int], decided: list[int]) -> list[int]:
+    """Each seat's decisions asked of its bot: before a checkpoint, and since."""
+    return [d + s.decisions + n - (s.bot.fallbacks if s.remote else 0) for s, n, d in zip(seats, counts, decided)]
+
+
+def fingerprint(job: Job) -> str:
+    """What a match's play depends on: a checkpoint of any other job is not this match's."""
+    what = {"index": job.index, "seed": job.seed, "variant": job.variant, "rules": job.rules,
+            "seats": job.seats, "hands": job.hands, "stack": job.stack, "timing": repr(job.timing),
+            "spec": job.spec, "boards": job.boards is not None}
+    return hashlib.sha256(orjson.dumps(what, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
+
+
+def _saving(saver: Checkpoint, job: Job, match: Match, seats: list[Seat], rngs: list[random.Random],
+            summary: MatchSummary, body: bytearray, decided: list[int], counts: list[int],
+            remotes: dict) -> Callable[[], None]:
+    """`save()`, called after every hand: a checkpoint once `every()` seconds have passed.
+    Only while no seat has crashed: a replay after a crash starts from the last clean one,
+    and the crash, found again, is booked as in any replay."""
+    interval = checkpoint_every()
+    due = [time.monotonic() + interval]
+
+    def save() -> None:
+        now = time.monotonic()
+        if now < due[0] or job.crashes or any(s.dead for s in seats) or any(b.crash for b in remotes.values()):
+            return
+        saver.save({"hand": match.hand_no, "match": match.state(), "summary": summary.state(),
+                    "rngs": [[v, list(internal), g] for v, internal, g in (r.getstate() for r in rngs)],
+                    "decisions": _decisions(seats, counts, decided)}, body)
+        due[0] = time.monotonic() + interval
+    return save
 
 
 def _tell_hand_end(told: list, record: dict) -> None:
@@ -199,9 +255,12 @@ class MatchLog:
         return b"".join((head.encode(), b',"hands":[', self.hands, b"],", tail.encode(), b"\n"))
 
 
-def _match_info(job: Job, rules: Rules, seat: int) -> dict:
+def _match_info(job: Job, rules: Rules, seat: int, first_hand: int = 0) -> dict:
+    """`first_hand`: 0, or the hand a match resumed from its checkpoint goes on from (the bot
+    is new then, its random source as it was at that hand)."""
     return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
-            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timing.timeout}
+            "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timing.timeout,
+            "first_hand": first_hand}
 
 
 class Supervisor:
@@ -301,7 +360,8 @@ def _book(record: dict, summary: MatchSummary, body: bytearray) -> None:
 
 
 def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int], watch: Supervisor,
-                summary: MatchSummary, body: bytearray, marks: list[int], told: list) -> None:
+                summary: MatchSummary, body: bytearray, marks: list[int], told: list,
+                save: Callable[[], None] | None) -> None:
     """The common case, kept lean: every seat alive, nobody listening for events.
 
     The same supervision as `Supervisor.ask` and the same booking as `_book`, written out
@@ -343,6 +403,8 @@ def _fast_hands(match: Match, hands: int, decide: list[dict], counts: list[int],
         body += b","
         if told:
             _tell_hand_end(told, record)
+        if save is not None:
+            save()
 
 
 def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -> None:

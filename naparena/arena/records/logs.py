@@ -40,8 +40,13 @@ def load_match(path: str | Path) -> dict:
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         what = "empty" if not raw.strip() else f"not valid JSON ({e})"
         raise RunError(f"{path}: damaged match log: {what}") from None
+    where = "; a run's match logs are its matches/NNNNNN.json files"
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise RunError(f"{path}: {other_format(data)}")
+        problem = other_format(data)
+        raise RunError(f"{path}: {problem}{where if problem.startswith('not a match log') else ''}")
+    if not isinstance(data.get("hands"), list) and "skipped" not in data:
+        # The manifest carries the log format's number too: say what was given instead.
+        raise RunError(f"{path}: not a match log (it has no hands){where}")
     return data
 
 
@@ -143,6 +148,14 @@ class MatchSummary:
         self.dealer: int | None = None
         self.hand_chips: list[list[int]] = []
         self.deal_keys: list[int] = []
+
+    def state(self) -> dict:
+        """The totals so far, as JSON-ready data (a match's checkpoint)."""
+        return dict(vars(self))
+
+    def restore(self, state: dict) -> None:
+        for key in vars(self):
+            setattr(self, key, state[key])
 
     def add(self, r: dict) -> None:
         """Book one hand record; kept lean because it runs once per hand."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
+from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
 from naparena.arena.setup.tournament import Tournament
@@ -29,6 +30,7 @@ from naparena.errors import RunError
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
+CHECKPOINTS = "checkpoints"  # long matches part-played (records/checkpoint.py)
 
 
 def write_file(path: str | Path, data: bytes) -> None:
@@ -224,6 +226,23 @@ class RunDir:
     def kept(self) -> int:
         return len(self.match_files())
 
+    def checkpoint_path(self, index: int) -> Path:
+        """Where match `index`'s checkpoint state goes while it is played (absolute, as a log's)."""
+        return self.path / CHECKPOINTS / f"{index:06d}.json"
+
+    def checkpointed(self) -> tuple[int, int]:
+        """(matches, hands) kept part-played in checkpoints, to be continued by a resume."""
+        folder = self.given / CHECKPOINTS
+        hands = [saved_hands(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+        return sum(1 for h in hands if h), sum(hands)
+
+    def drop_checkpoints(self) -> None:
+        """The finished run's empty checkpoints folder goes: the run is its logs."""
+        try:
+            (self.path / CHECKPOINTS).rmdir()
+        except OSError:
+            pass
+
     def has_match(self, index: int) -> bool:
         return self.match_path(index).exists()
 
@@ -243,7 +262,7 @@ class RunDir:
 
     def clean(self) -> None:
         """Delete temporary files a stopped worker left half-written."""
-        for tmp in self.matches.glob("*.tmp*"):
+        for tmp in [*self.matches.glob("*.tmp*"), *(self.path / CHECKPOINTS).glob("*.tmp*")]:
             try:
                 tmp.unlink()
             except OSError:

@@ -146,6 +146,8 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     specs = [s.as_dict() for s in schedule(t)]
     audit.problems += [(MANIFEST, p) for p in _manifest_problems(manifest, t, specs)]
     names = {rd.match_path(s["index"]).name for s in specs}
+    if progress:
+        progress(0, len(specs), 0)  # the total, before the first (maybe long) match
     for f in sorted(rd.matches.iterdir()) if rd.matches.is_dir() else ():
         if f.name not in names:
             audit.problems.append((f"{MATCHES}/{f.name}", "not a match of this run's schedule"))

@@ -30,11 +30,12 @@ def starter_toml(bot_names: Sequence[str], variant_names: Sequence[str], name: s
 
 
 # Where a starter file leaves the defaults, and why: one seed stream is one deal set per
-# variant, and a confidence interval needs at least two; eight give useful ones in
-# seconds. Its two bots at four seats play 6 seatings of each deal, and 35 hands a match
-# keep the run as short, and its intervals as narrow, as 100 hands of the 2 seatings
-# that once put the bots on alternate seats.
-STARTER = {"seeds": (8, "for confidence intervals"),
+# variant; the standings give intervals from one, as its boards are the units, and eight
+# make them narrow enough to tell bots apart in seconds. Its two bots at four seats
+# play 6 seatings of each deal, and 35 hands a match keep the run as short, and its
+# intervals as narrow, as 100 hands of the 2 seatings that once put the bots on
+# alternate seats.
+STARTER = {"seeds": (8, "eight deal sets narrow the intervals"),
            "hands": (35, "as every deal is played in each seating of the design")}
 
 

@@ -137,3 +137,19 @@ def test_a_checkpoint_of_another_job_is_ignored(tmp_path: Path, monkeypatch):
     assert bytes(play_job(other, registry)) != fresh
     # The checkpoint is `other`'s now: this job starts afresh and plays its own match.
     assert bytes(play_job(job, registry)) == fresh
+
+
+def test_a_match_with_an_isolated_python_bot_keeps_no_checkpoint(tmp_path: Path, monkeypatch):
+    """Its rng lives in the seat process, out of the checkpoint's reach: the match restarts on
+    resume instead, so isolation changes no byte. The same job inline does keep one (control)."""
+    monkeypatch.setenv(EVERY_ENV, "0")
+    registry = load_registry(None)
+    seats = [{"alias": a, "name": "random", "params": {}, "seed": i, "isolation": iso}
+             for i, (a, iso) in enumerate((("a", "inline"), ("b", "process")))]
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats,
+              hands=6, checkpoint=str(tmp_path / "served" / "000000.json"))
+    inline = dataclasses.replace(job, seats=[{**s, "isolation": "inline"} for s in seats],
+                                 checkpoint=str(tmp_path / "inline" / "000000.json"))
+    assert bytes(play_job(job, registry)) == bytes(play_job(inline, registry))
+    assert saved_hands(inline.checkpoint) == 6
+    assert saved_hands(job.checkpoint) == 0

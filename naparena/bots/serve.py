@@ -96,7 +96,7 @@ def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Calla
 
 
 #: What an inline bot's `start_match(info)` holds, and so what a served one is given.
-MATCH_INFO_KEYS = ("match", "seat", "seats", "players", "rules", "hands", "timeout")
+MATCH_INFO_KEYS = ("match", "seat", "seats", "players", "rules", "hands", "timeout", "first_hand")
 
 
 def _seed(message: dict) -> int:

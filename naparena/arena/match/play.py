@@ -147,7 +147,9 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     body = bytearray()
     decided = [0] * len(seats)  # decisions per seat before this worker took the match up
     counts = [0] * len(seats)
-    saver = Checkpoint(job.checkpoint, fingerprint(job)) if job.checkpoint else None
+    # An isolated Python bot's rng lives in its own process, out of the checkpoint's reach:
+    # such a match restarts on resume, so that it still ends in the inline bytes.
+    saver = Checkpoint(job.checkpoint, fingerprint(job)) if job.checkpoint and not _served(job) else None
     saved = saver.load() if saver is not None else None
     if saved is not None:
         state, body = saved
@@ -197,6 +199,11 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     decisions = _decisions(seats, counts, decided)
     tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
     return MatchLog(head, body[:-1], tail)
+
+
+def _served(job: Job) -> bool:
+    """Whether a seat is a Python bot served in a process of its own (`naparena serve`)."""
+    return any(s.get("isolation") == Isolation.PROCESS and not s.get("command") for s in job.seats)
 
 
 def _decisions(seats: list[Seat], counts: list[int], decided: list[int]) -> list[int]:

@@ -48,7 +48,7 @@ _GAME_TYPE = pyspiel.GameType(
 # Variants where another seat's private decisions (an exchange, a discard, a peep card
 # taken) change what it holds: a determinization would have to guess them, so the
 # resampling that ISMCTS needs covers only the others.
-_HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
+HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
 
 
 def _bounds(rules: Rules, players: int) -> tuple[float, float]:
@@ -181,8 +181,8 @@ class NapState(pyspiel.State):
         consistently with every card and void this seat has seen, and the same actions
         replayed. `sampler()` gives the randomness (a float in [0, 1))."""
         rules = self.nap_game.rules
-        if any(getattr(rules, o) not in (False, "none") for o in _HIDDEN_DECISIONS):
-            raise NotImplementedError(f"resampling needs a variant without {', '.join(_HIDDEN_DECISIONS)}")
+        if any(getattr(rules, o) not in (False, "none") for o in HIDDEN_DECISIONS):
+            raise NotImplementedError(f"resampling needs a variant without {', '.join(HIDDEN_DECISIONS)}")
         view = self.view(player)
         if view is None:
             return copy.deepcopy(self)

@@ -47,7 +47,9 @@ class NapSeatEnv(gym.Env):
     Observation: {"observation": the seat's view as a vector, "action_mask": its legal
     actions}, as in the PettingZoo environment. Reward: the seat's chips when a hand
     settles. An episode is a match of `hands` hands dealt from the reset seed as `naparena
-    run` deals match seed. The bots' seeds derive from that seed and their seats.
+    run` deals match seed. The bots' seeds derive from that seed and their seats, unless
+    `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
+    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
     """
 
     metadata = {"render_modes": []}
@@ -89,7 +91,7 @@ class NapSeatEnv(gym.Env):
         while True:
             self._close_bots()
             self.table = Table(self.rules, self.players, self.hands, match_seed, 0, (options or {}).get("boards"))
-            self._seat_bots(match_seed)
+            self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
             self._start_hand()
             reward = self._play_others()
             if not self.table.over:
@@ -115,8 +117,9 @@ class NapSeatEnv(gym.Env):
 
     # --- the other seats ---------------------------------------------------------------
 
-    def _seat_bots(self, match_seed: int) -> None:
+    def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
         seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
+        seeds.update(given or {})
         process = [{**self.specs[s], "seed": seeds[s]} if s in self.specs else {"alias": "learner", "name": ""}
                    for s in range(self.players)]
         self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")

@@ -278,10 +278,10 @@ class NapObserver:
         return " / ".join(parts)
 
 
-def chance_actions(rules: Rules, players: int, seed: int) -> list[int]:
-    """The chance actions that deal the first hand `naparena run` deals for match `seed`:
-    the dealer, then the pack as shuffled and cut, top first."""
-    match = Match(rules, players, seed)
+def chance_actions(rules: Rules, players: int, seed: int, boards: tuple[int, ...] | None = None) -> list[int]:
+    """The chance actions that deal the first hand `naparena run` deals for match `seed`
+    (and `boards`, a duplicate run's): the dealer, then the pack as shuffled and cut, top first."""
+    match = Match(rules, players, seed, boards=boards)
     hand = match.next_hand()
     return [hand.dealer, *match.deck]
 

@@ -30,7 +30,7 @@ class NapEnv(AECEnv):
     (`"view"`: the View's fields as a dict) and, when a hand settles, its log record.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "nap_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "nap_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str | Rules = "classic", players: int = 4, hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, stack: int = 0, render_mode: str | None = None):

@@ -27,7 +27,7 @@ _BID_INDEX = {b: i for i, b in enumerate(BID_NAMES)}
 # Sir Garnet's discard: five of the ten cards held, by their places in the sorted hand.
 GARNET_HELD = 10
 _GARNET_COMBOS = tuple(combinations(range(GARNET_HELD), 5))
-_GARNET_INDEX = {c: i for i, c in enumerate(_GARNET_COMBOS)}
+_GARNET_INDEX: dict[tuple[int, ...], int] = {c: i for i, c in enumerate(_GARNET_COMBOS)}
 EXCHANGE_HELD = 5  # an exchange is asked only in the five-card game
 
 # The action space, in blocks. A card is its int; an exchange is the bit mask of the

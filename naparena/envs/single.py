@@ -19,6 +19,7 @@ from naparena.arena.match.play import public_record
 from naparena.arena.match.seats import close_seats, start_seats
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.plugins import load_registry
 from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
 from naparena.envs.table import Table, rules_of
@@ -29,7 +30,7 @@ Opponent = str | Mapping[str, Any]
 
 def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
     """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]] entry."""
-    spec = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
+    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
     unknown = set(spec) - {"name", "params", "isolation", "command"}
     if unknown or "name" not in spec:
         raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
@@ -57,7 +58,7 @@ class NapSeatEnv(gym.Env):
     def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
-                 timeout: float = 1.0, confinement: Confinement = Confinement()):
+                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None):
         self.rules = rules_of(variant, overrides)
         self.rules.check_players(players)
         if not 0 <= seat < players:
@@ -70,7 +71,7 @@ class NapSeatEnv(gym.Env):
             raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
         self.players, self.seat, self.hands = players, seat, hands
         self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
-        self.bots_dir, self.timeout, self.confinement = bots_dir, timeout, confinement
+        self.bots_dir, self.timeout, self.confinement = bots_dir, timeout, confinement or Confinement()
         self.registry = load_registry(bots_dir or "bots")
         for spec in self.specs.values():
             if "command" not in spec:
@@ -145,6 +146,7 @@ class NapSeatEnv(gym.Env):
         assert table is not None
         while not table.over and table.to_act != self.seat:
             bot, view = self.bots[table.to_act], table.hand.acting_view()
+            assert view.kind is not None  # someone is to act until the match is over
             try:
                 answer = getattr(bot, view.kind)(view)
             except Exception as e:  # the bot's own failure: a fault, as in a run
@@ -197,4 +199,4 @@ class NapSeatEnv(gym.Env):
 
 # `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is imported.
 if "naparena/Nap-v0" not in gym.registry:
-    gym.register("naparena/Nap-v0", entry_point=NapSeatEnv)
+    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv")

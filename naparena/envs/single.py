@@ -53,7 +53,7 @@ class NapSeatEnv(gym.Env):
     `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
     """
 
-    metadata = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,

@@ -48,6 +48,7 @@ class NapEnv(AECEnv):
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.table: Table | None = None
+        self._settled = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -64,6 +65,7 @@ class NapEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._settled = False
         self._turn()
 
     def _turn(self) -> None:
@@ -72,8 +74,7 @@ class NapEnv(AECEnv):
         if table.over:
             return
         self.agent_selection = agent_name(table.to_act)
-        self.infos[self.agent_selection] = {**self.infos[self.agent_selection],
-                                            "view": table.hand.acting_view()._asdict()}
+        self.infos[self.agent_selection] = {**self.infos[self.agent_selection], "view": table.acting_view()}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
@@ -81,7 +82,7 @@ class NapEnv(AECEnv):
         seat = int(agent.rpartition("_")[2])
         acting = not table.over and table.to_act == seat
         mask = table.decision().mask() if acting else np.zeros(NUM_ACTIONS, np.int8)
-        view = table.hand.acting_view() if acting else table.view(seat)
+        view = table.acting_view() if acting else table.view(seat)
         return {"observation": encode(view), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -92,15 +93,18 @@ class NapEnv(AECEnv):
         table = self.table
         assert table is not None and action is not None
         self._cumulative_rewards[agent] = 0
-        self.rewards = {a: 0 for a in self.agents}
-        for a in self.agents:
-            self.infos[a] = {}
+        if self._settled:  # the last step settled a hand: its rewards and records are spent
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self.infos = {a: {} for a in self.agents}
+            self._settled = False
+        self.infos[agent] = {}
         chips = table.act(int(action))
         if chips is not None:
             record = table.records[-1]
             for s, a in enumerate(self.agents):
                 self.rewards[a] = chips[s]
                 self.infos[a] = {"record": record}
+            self._settled = True
         if table.over:
             self.terminations = {a: True for a in self.agents}
         self._turn()

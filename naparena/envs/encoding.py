@@ -62,7 +62,9 @@ def _blocks() -> dict[str, tuple[int, int]]:
 
 BLOCKS = _blocks()
 OBS_SIZE = sum(size for _, size in BLOCKS.values())
-_B = {name: start for name, (start, _) in BLOCKS.items()}
+(_KIND, _HAND, _SEEN, _TRICK, _PLAYED, _WON, _BIDS, _BIDDER, _CONTRACT, _TRUMPS, _LED, _DEALER, _ACTIVE,
+ _PLAYERS, _PEEPS, _EXCHANGES, _GARNET, _KITTY) = (start for start, _ in BLOCKS.values())
+_NBIDS = len(BID_NAMES)
 
 
 def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
@@ -72,41 +74,37 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
     if out is not None:
         v.fill(0)
     me, n = view.seat, view.players
-    hand_size = view.rules.hand_size
+    # The ones go in by one fancy assignment: item by item costs a numpy call each.
+    ones = [_HAND + c for c in view.hand]
+    ones += [_SEEN + c for c in view.seen]
+    ones += [_TRICK + (s - me) % n * 52 + c for s, c in view.trick]
+    ones += [_PLAYED + c for _, plays, _ in view.tricks for _, c in plays]
+    ones += [_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b] for s, b in view.bids]
+    ones += [_ACTIVE + (s - me) % n for s in view.active]
+    ones += [_PEEPS + (s - me) % n for s in view.peeps]
+    ones.append(_DEALER + (view.dealer - me) % n)
+    ones.append(_PLAYERS + n - 1)
     if view.kind is not None:
-        v[_B["kind"] + _KIND_INDEX[view.kind]] = 1
-    for c in view.hand:
-        v[_B["hand"] + c] = 1
-    for c in view.seen:
-        v[_B["seen"] + c] = 1
-    for s, c in view.trick:
-        v[_B["trick"] + (s - me) % n * 52 + c] = 1
-    for _, plays, _ in view.tricks:
-        for _, c in plays:
-            v[_B["played"] + c] = 1
-    for s, w in enumerate(view.won):
-        v[_B["won"] + (s - me) % n] = w / hand_size
-    for s, b in view.bids:
-        v[_B["bids"] + (s - me) % n * len(BID_NAMES) + _BID_INDEX[b]] = 1
+        ones.append(_KIND + _KIND_INDEX[view.kind])
     if view.bidder is not None:
-        v[_B["bidder"] + (view.bidder - me) % n] = 1
+        ones.append(_BIDDER + (view.bidder - me) % n)
     if view.contract is not None:
-        v[_B["contract"] + _BID_INDEX[view.contract]] = 1
+        ones.append(_CONTRACT + _BID_INDEX[view.contract])
     if view.trumps is not None:
-        v[_B["trumps"] + view.trumps] = 1
+        ones.append(_TRUMPS + view.trumps)
     if view.trick:
-        v[_B["led"] + view.trick[0][1] // 13] = 1
-    v[_B["dealer"] + (view.dealer - me) % n] = 1
-    for s in view.active:
-        v[_B["active"] + (s - me) % n] = 1
-    v[_B["players"] + n - 1] = 1
-    for s in view.peeps:
-        v[_B["peeps"] + (s - me) % n] = 1
-    for s, k in view.exchanges:
-        v[_B["exchanges"] + (s - me) % n] = k / EXCHANGE_HELD
+        ones.append(_LED + view.trick[0][1] // 13)
     if view.garnet_taker is not None:
-        v[_B["garnet_taker"] + (view.garnet_taker - me) % n] = 1
-    v[_B["kitty"]] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
+        ones.append(_GARNET + (view.garnet_taker - me) % n)
+    v[ones] = 1
+    hand_size = view.rules.hand_size
+    for s, w in enumerate(view.won):
+        if w:
+            v[_WON + (s - me) % n] = w / hand_size
+    for s, k in view.exchanges:
+        v[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
+    if view.kitty:
+        v[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
     return v
 
 
@@ -134,13 +132,14 @@ def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
 class Decision:
     """The legal answers of one decision as actions: the mask and the way back."""
 
-    __slots__ = ("answers", "actions")
+    __slots__ = ("answers", "actions", "_mask")
 
     def __init__(self, kind: str, hand: Sequence[int], legal: Sequence[Any]):
         self.answers: dict[int, Any] = {action_of(kind, hand, a): a for a in legal}
         if len(self.answers) != len(legal):
             raise AssertionError(f"two legal {kind} answers share an action")  # the map must be one to one
         self.actions = sorted(self.answers)
+        self._mask: np.ndarray | None = None
 
     @classmethod
     def of(cls, view: View) -> Decision:
@@ -148,9 +147,11 @@ class Decision:
         return cls(view.kind, view.hand, view.legal)
 
     def mask(self) -> np.ndarray:
-        m = np.zeros(NUM_ACTIONS, np.int8)
-        m[self.actions] = 1
-        return m
+        """The legal actions as NUM_ACTIONS int8 flags (a fresh array each call: a caller may write it)."""
+        if self._mask is None:
+            self._mask = np.zeros(NUM_ACTIONS, np.int8)
+            self._mask[self.actions] = 1
+        return self._mask.copy()
 
     def answer(self, action: int) -> Any:
         """The engine's answer for a legal action; KeyError for an illegal one."""

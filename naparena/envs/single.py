@@ -24,6 +24,7 @@ from naparena.bots.plugins import load_registry
 from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
+from naparena.game.view import View
 
 Opponent = str | Mapping[str, Any]
 
@@ -46,7 +47,8 @@ class NapSeatEnv(gym.Env):
     """One seat (`seat`) of a Nap table; `opponents` fill the other seats in order.
 
     Observation: {"observation": the seat's view as a vector, "action_mask": its legal
-    actions}, as in the PettingZoo environment. Reward: the seat's chips when a hand
+    actions}, as in the PettingZoo environment; `info["view"]` is the seat's full `View`.
+    Reward: the seat's chips when a hand
     settles. An episode is a match of `hands` hands dealt from the reset seed as `naparena
     run` deals match seed. The bots' seeds derive from that seed and their seats, unless
     `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
@@ -96,7 +98,7 @@ class NapSeatEnv(gym.Env):
             self._start_hand()
             reward = self._play_others()
             if not self.table.over:
-                return self._obs(), {"view": self._view_dict(), "reward": reward}
+                return self._obs(), {"view": self._view(), "reward": reward}
             # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
             match_seed = derive_seed(match_seed, "again")
 
@@ -108,7 +110,7 @@ class NapSeatEnv(gym.Env):
         reward += self._play_others()
         info: dict[str, Any] = {"records": table.records}
         if not table.over:
-            info["view"] = self._view_dict()
+            info["view"] = self._view()
         else:
             self._end_match()
         return self._obs(), float(reward), table.over, False, info
@@ -190,11 +192,11 @@ class NapSeatEnv(gym.Env):
         assert table is not None
         if table.over:
             return {"observation": encode(table.view(self.seat)), "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
-        return {"observation": encode(table.hand.acting_view()), "action_mask": table.decision().mask()}
+        return {"observation": encode(table.acting_view()), "action_mask": table.decision().mask()}
 
-    def _view_dict(self) -> dict[str, Any]:
+    def _view(self) -> View:
         assert self.table is not None
-        return self.table.hand.acting_view()._asdict()
+        return self.table.acting_view()
 
 
 # `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is imported.

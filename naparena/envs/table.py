@@ -41,6 +41,7 @@ class Table:
         self.records: list[dict[str, Any]] = []
         self.over = False
         self._decision: Decision | None = None
+        self._view: View | None = None
 
     @property
     def to_act(self) -> int:
@@ -50,6 +51,12 @@ class Table:
 
     def view(self, seat: int) -> View:
         return self.hand.view(seat)
+
+    def acting_view(self) -> View:
+        """The acting seat's view (cached until the next answer)."""
+        if self._view is None:
+            self._view = self.hand.acting_view()
+        return self._view
 
     def decision(self) -> Decision:
         """The acting seat's legal answers as actions (cached until the next answer)."""
@@ -65,7 +72,7 @@ class Table:
         chips when a hand settles (and the kitty's share at the end under `kitty_at_end =
         "split"`), else None."""
         decision = self.decision()
-        self._decision = None
+        self._decision = self._view = None
         answer = decision.answers.get(int(action), _ILLEGAL)
         if answer is _ILLEGAL:
             self.hand.fault(f"illegal action {int(action)}")
@@ -75,13 +82,13 @@ class Table:
 
     def answer(self, answer: Any) -> list[int] | None:
         """Answer with the engine's own answer (a bot's), checked by the engine as in a run."""
-        self._decision = None
+        self._decision = self._view = None
         self.hand.apply(answer)
         return self._settle() if self.hand.over else None
 
     def fault(self, reason: str) -> list[int] | None:
         """The acting seat gave no answer (its bot raised): the engine's default, as in a run."""
-        self._decision = None
+        self._decision = self._view = None
         self.hand.fault(reason)
         return self._settle() if self.hand.over else None
 

@@ -4,6 +4,8 @@ engine, PettingZoo's and Gymnasium's own checkers, and trained policies as bots.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from naparena.envs import encoding  # noqa: E402
 from naparena.envs.aec import NapEnv  # noqa: E402
-from naparena.envs.policy import PolicyBot, linear_policy, policy_bot  # noqa: E402
+from naparena.envs.policy import PolicyBot, linear_policy, load_linear_policy, policy_bot  # noqa: E402
 from naparena.envs.single import NapSeatEnv  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.engine import DECISION_KINDS, Match  # noqa: E402
@@ -235,3 +237,88 @@ def test_a_policy_drop_in_plays_a_tournament_and_check(tmp_path, run_session):
     assert standings
     result = invoke("check", "highest-action", "--bots-dir", tmp_path / "bots")
     assert result.exit_code == 0, result.output
+
+
+# --- docs/ENVIRONMENTS.md --------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "ENVIRONMENTS.md"
+
+
+def _doc_rows(first_header: str) -> list[list[str]]:
+    lines = DOC.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first_header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_documented_observation_table_is_the_encoding():
+    rows = _doc_rows("| block | start | size |")
+    assert [(name, int(start), int(size)) for name, start, size, _ in rows] == \
+        [(name, start, size) for name, (start, size) in encoding.BLOCKS.items()]
+    assert f"`float32` vector of {encoding.OBS_SIZE} values" in DOC.read_text()
+
+
+def test_the_documented_action_map_is_the_encoding():
+    rows = _doc_rows("| actions | decision kinds | answer |")
+    firsts = [int(cell.replace(",", "–").split("–")[0]) for cell, _, _ in rows]
+    assert firsts == [encoding.CARD, encoding.BID, encoding.NO, encoding.KEEP, encoding.SUIT_ACTION,
+                      encoding.EXCHANGE_ACTION, encoding.GARNET_ACTION]
+    assert rows[-1][0] == f"{encoding.GARNET_ACTION}–{encoding.NUM_ACTIONS - 1}"
+    text = " ".join(DOC.read_text().split())
+    assert ", ".join(f"`{b}`" for b in encoding.BID_NAMES) in text
+
+
+def _quick_start(framework: str) -> str:
+    text = DOC.read_text()
+    section = text.split(f"## Quick start: {framework}", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.parametrize("framework", ["PettingZoo", "Gymnasium", "OpenSpiel"])
+def test_each_quick_start_is_at_most_fifteen_lines(framework):
+    assert len(_quick_start(framework).strip().splitlines()) <= 15
+
+
+def test_the_pettingzoo_quick_start_runs(capsys):
+    exec(compile(_quick_start("PettingZoo"), "quick start", "exec"), {})
+    chips = eval(capsys.readouterr().out)
+    assert len(chips) == 4 and sum(chips) == 0  # pagat has no kitty: what one seat wins, others lose
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", ["Gymnasium", "OpenSpiel"])
+def test_the_other_quick_starts_run(framework, capsys):
+    if framework == "OpenSpiel":
+        pytest.importorskip("pyspiel", reason="the OpenSpiel game needs the openspiel extra")
+    exec(compile(_quick_start(framework), "quick start", "exec"), {})
+    assert capsys.readouterr().out.strip()
+
+
+# --- the learning example ----------------------------------------------------------------------
+
+LEARNING = Path(__file__).resolve().parent.parent / "examples" / "learning"
+
+
+def test_the_shipped_policy_beats_random_with_an_interval_that_excludes_zero(tmp_path, run_session):
+    """The README's claim, from the committed policy.npz and tournament file as shipped."""
+    _, standings = run_session(LEARNING / "tournament.toml", log_dir=str(tmp_path))
+    learned = next(r for r in standings["ranking"] if r["bot"] == "learned")
+    assert learned["ci95"][0] > 0 and learned["rank"] == 1
+
+
+def test_the_training_script_saves_a_policy_a_bot_plays(tmp_path):
+    out = tmp_path / "policy.npz"
+    done = subprocess.run([sys.executable, str(LEARNING / "train.py"), "--episodes", "200", "--batch", "50",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    cls = policy_bot("trained-here", load_linear_policy(str(out)))
+    table = Table(make_rules("classic"), 4, 2, seed=3)
+    bots = [cls(random.Random(s), s) for s in range(4)]
+    while not table.over:
+        view = table.hand.acting_view()
+        table.answer(getattr(bots[view.seat], view.kind)(view))
+    assert not any(r.get("faults") for r in table.records)

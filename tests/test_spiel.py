@@ -14,6 +14,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs the op
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 from naparena.envs import spiel  # noqa: E402
+from naparena.envs.encoding import action_name  # noqa: E402
 from naparena.envs.policy import SpielBot, spiel_bot  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.engine import Match  # noqa: E402
@@ -152,3 +153,26 @@ def test_an_openspiel_bot_refuses_a_variant_it_cannot_determinize():
         table.act(table.decision().actions[0])
     with pytest.raises(ValueError, match="hidden exchanges"):
         cls(random.Random(0), table.to_act).bid(table.hand.acting_view())
+
+
+def test_resampling_respects_a_wellington_opening_lead():
+    """Classic's Wellington bidder leads the lowest card of a suit: a deal that gives him a
+    lower one could not have led it, and the replay would refuse it."""
+    game = _game("classic", 4)
+    checked = 0
+    for seed in range(40):
+        state = _dealt(game, seed)
+        for _ in range(4):  # the first seat bids Nap, the next Wellington, the rest pass
+            names = [action_name(a) for a in state.legal_actions()]
+            want = "nap" if "nap" in names and "wellington" not in names else "wellington"
+            choice = want if want in names else "pass"
+            state.apply_action(state.legal_actions()[names.index(choice)])
+        if state.hand.contract != "wellington":
+            continue
+        state.apply_action(state.legal_actions()[-1])  # the bidder's opening lead
+        defender = state.current_player()
+        for draw in range(25):
+            again = state.resample_from_infostate(defender, random.Random(draw).random)
+            assert again.information_state_string(defender) == state.information_state_string(defender)
+        checked += 1
+    assert checked >= 3

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from naparena.bots.bot import Bot
-from naparena.envs.encoding import BID, BID_NAMES, Decision, encode
+from naparena.envs.encoding import Decision, encode
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.game.view import View
 
@@ -83,23 +83,12 @@ class SpielBot(Bot):
         from naparena.envs import spiel
 
         game = _game_for(view.rules, view.players)
-        state = game.new_initial_state()
-        rng = random.Random(self.rng.random())
-        for action in [view.dealer, *spiel._deck_for(view, rng)]:
-            state.apply_action(action)
-        for action in _history(view):
-            state.apply_action(action)
+        state = spiel.determinize(game, view, spiel.history_of(view), random.Random(self.rng.random()))
         bot = self.make_bot(game, self.rng.randrange(2 ** 31))
         action = int(bot.step(state))
         return Decision.of(view).answers.get(action, f"illegal action {action}")
 
     bid = play = _decide
-
-
-def _history(view: View) -> list[int]:
-    """The hand's actions so far, for variants whose only decisions are bids and cards."""
-    plays = [c for _, trick, _ in view.tricks for _, c in trick] + [c for _, c in view.trick]
-    return [BID + BID_NAMES.index(b) for _, b in view.bids] + plays
 
 
 _GAMES: dict[tuple[Rules, int], Any] = {}

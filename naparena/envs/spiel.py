@@ -17,7 +17,7 @@ import numpy as np
 import pyspiel
 
 from naparena.bots.pimc import unseen_for_play
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
+from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
 from naparena.game import cards
 from naparena.game.engine import Hand, Match, base_bid, deal_order
 from naparena.game.rules import VARIANTS, Rules, canonical, make_rules, stakes
@@ -186,13 +186,35 @@ class NapState(pyspiel.State):
         view = self.view(player)
         if view is None:
             return copy.deepcopy(self)
-        rng = random.Random(int(sampler() * 2 ** 53))
-        state = self.nap_game.new_initial_state()
+        return determinize(self.nap_game, view, self.answers, random.Random(int(sampler() * 2 ** 53)))
+
+
+def determinize(game: NapGame, view: View, answers: list[int], rng: random.Random) -> NapState:
+    """A state of `game` that `view.seat` cannot tell from the real one: the cards it cannot
+    see dealt to fit every card and void it has seen, and `answers` (the hand's actions so
+    far) replayed. A deal the replay refuses (a Wellington's opening lead must be the lowest
+    of its suit, which the deal does not model) is drawn again."""
+    for _ in range(_DEAL_TRIES):
+        state = game.new_initial_state()
         for action in [view.dealer, *_deck_for(view, rng)]:
             state.apply_action(action)
-        for action in self.answers:
-            state.apply_action(action)
+        try:
+            for action in answers:
+                state.apply_action(action)
+        except KeyError:
+            continue
         return state
+    raise RuntimeError(f"no deal of the unseen cards fits seat {view.seat}'s view in {_DEAL_TRIES} draws")
+
+
+_DEAL_TRIES = 200
+
+
+def history_of(view: View) -> list[int]:
+    """The hand's actions so far as `view` shows them, for variants whose only decisions
+    are bids and cards (outside HIDDEN_DECISIONS): the bids in order, then every card."""
+    plays = [c for _, trick, _ in view.tricks for _, c in trick] + [c for _, c in view.trick]
+    return [BID + BID_NAMES.index(b) for _, b in view.bids] + plays
 
 
 def _copy_hand(h: Hand) -> Hand:

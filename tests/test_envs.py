@@ -4,6 +4,7 @@ engine, PettingZoo's and Gymnasium's own checkers, and trained policies as bots.
 from __future__ import annotations
 
 import random
+import shutil
 import subprocess
 import sys
 import warnings
@@ -177,15 +178,15 @@ def test_gymnasium_rewards_are_the_learners_chips_and_seeds_repeat():
 
 
 @pytest.mark.slow
-def test_gymnasium_opponents_in_seat_processes_and_external_programs():
+def test_gymnasium_opponents_in_seat_processes_and_external_programs(bots_dir):
     example = Path(__file__).resolve().parent.parent / "examples" / "js" / "napbot.js"
-    node = pytest.importorskip("shutil").which("node")
-    opponents = [{"name": "heuristic", "isolation": "process"}]
+    node = shutil.which("node")
+    opponents: list = [{"name": "example", "isolation": "process"}]  # a drop-in, in its own process
     if node:
         opponents.append({"name": "napbot-js", "command": [node, str(example)]})
     else:
-        opponents.append({"name": "random", "isolation": "process"})
-    env = NapSeatEnv("classic", 3, opponents=opponents, hands=3)
+        opponents.append({"name": "heuristic", "isolation": "process"})
+    env = NapSeatEnv("classic", 3, opponents=opponents, hands=3, bots_dir=str(bots_dir(example=True)))
     total, records = _gym_episode(env, 4)
     assert total == sum(r["chips"][0] for r in records)
     assert not any(r.get("faults") for r in records)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -73,8 +74,11 @@ class NapSeatEnv(gym.Env):
             raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
         self.players, self.seat, self.hands = players, seat, hands
         self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
-        self.bots_dir, self.timeout, self.confinement = bots_dir, timeout, confinement or Confinement()
-        self.registry = load_registry(bots_dir or "bots")
+        # Absolute, as a run gives it: seat processes start in an empty directory.
+        folder = Path(bots_dir or "bots")
+        self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
+        self.timeout, self.confinement = timeout, confinement or Confinement()
+        self.registry = load_registry(self.bots_dir)
         for spec in self.specs.values():
             if "command" not in spec:
                 self.registry.get(spec["name"])  # an unknown name fails here, not mid-episode

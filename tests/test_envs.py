@@ -110,9 +110,12 @@ def _masked_random_match(env: NapEnv, seed: int) -> dict[str, float]:
     return totals
 
 
-@pytest.mark.parametrize(("variant", "players", "hands"), [("classic", 4, 5), ("floater", 3, 6), ("peel", 2, 4)])
-def test_pettingzoo_rewards_add_up_to_the_matchs_chips(variant, players, hands):
-    env = NapEnv(variant, players, hands=hands)
+@pytest.mark.parametrize(("variant", "overrides", "players", "hands"), [
+    ("classic", None, 4, 5), ("floater", None, 3, 6), ("peel", None, 2, 4),
+    ("floater", {"kitty_at_end": "split"}, 4, 6),  # the kitty's shares come with the last hand
+])
+def test_pettingzoo_rewards_add_up_to_the_matchs_chips(variant, overrides, players, hands):
+    env = NapEnv(variant, players, hands=hands, overrides=overrides)
     totals = _masked_random_match(env, seed=3)
     assert env.table is not None
     final = env.table.match.chips

@@ -14,7 +14,20 @@ from typing import Any
 import numpy as np
 
 from naparena.game.cards import NAMES
-from naparena.game.engine import DECISION_KINDS, EXCHANGE, GARNET_DISCARD, PASS, PLAY
+from naparena.game.engine import BID as BID_KIND
+from naparena.game.engine import (
+    DECISION_KINDS,
+    EXCHANGE,
+    FLOATER_DISCARD,
+    FLOATER_PEEP,
+    GARNET,
+    GARNET_DISCARD,
+    PASS,
+    PEEP,
+    PEEP_EXCHANGE,
+    PLAY,
+    TRUMPS,
+)
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
 from naparena.game.view import View
 
@@ -110,15 +123,15 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
 
 def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
     """The action index of one legal `answer` to a `kind` decision, holding `hand` (sorted)."""
-    if kind in (PLAY, "floater_discard"):
+    if kind in (PLAY, FLOATER_DISCARD):
         return CARD + answer
-    if kind == "bid":
+    if kind == BID_KIND:
         return BID + _BID_INDEX[answer]
-    if kind in ("peep", "floater_peep", "garnet"):
+    if kind in (PEEP, FLOATER_PEEP, GARNET):
         return YES if answer else NO
-    if kind == "peep_exchange":
+    if kind == PEEP_EXCHANGE:
         return KEEP if answer is None else CARD + answer
-    if kind == "trumps":
+    if kind == TRUMPS:
         return SUIT_ACTION + answer
     if kind == EXCHANGE:
         if len(hand) > EXCHANGE_HELD:
@@ -135,7 +148,10 @@ class Decision:
     __slots__ = ("answers", "actions", "_mask")
 
     def __init__(self, kind: str, hand: Sequence[int], legal: Sequence[Any]):
-        self.answers: dict[int, Any] = {action_of(kind, hand, a): a for a in legal}
+        if kind == PLAY:  # most decisions: a card is its own action (CARD is 0)
+            self.answers: dict[int, Any] = dict(zip(legal, legal))
+        else:
+            self.answers = {action_of(kind, hand, a): a for a in legal}
         if len(self.answers) != len(legal):
             raise AssertionError(f"two legal {kind} answers share an action")  # the map must be one to one
         self.actions = sorted(self.answers)

@@ -218,12 +218,15 @@ def history_of(view: View) -> list[int]:
 
 
 def _copy_hand(h: Hand) -> Hand:
-    """A copy that shares the immutable parts (tuples, rules, tables): fast enough for search."""
+    """A copy sharing the hand's immutable parts (tuples, rules, tables) and copying its
+    lists, whatever they are called: fast enough for search, and no copy of the engine."""
     clone = copy.copy(h)
-    clone.hands, clone.dealt, clone.seen = list(h.hands), list(h.dealt), list(h.seen)
-    clone.delta, clone.discards, clone.stock = list(h.delta), list(h.discards), list(h.stock)
-    clone.pre, clone.faults, clone._queue = [list(p) for p in h.pre], [list(f) for f in h.faults], list(h._queue)
-    clone.garnet = list(h.garnet) if h.garnet is not None else None
+    for name in Hand.__slots__:
+        value = getattr(h, name, None)
+        if isinstance(value, list):
+            setattr(clone, name, [list(x) if isinstance(x, list) else x for x in value])
+        elif isinstance(value, (dict, set)):
+            setattr(clone, name, copy.copy(value))
     return clone
 
 

@@ -54,6 +54,9 @@ class NapSeatEnv(gym.Env):
     run` deals match seed. The bots' seeds derive from that seed and their seats, unless
     `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
     `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
+    `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
+    first turn (a dealer sitting out at six). A match in which the learner would never act
+    is dealt again from a seed derived from the first.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}

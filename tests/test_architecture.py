@@ -30,7 +30,13 @@ ALLOWED = {
     "testing": {"errors", "_version", "game", "bots"},
     # The public surface for bot authors re-exports from the layers below it.
     "__init__": {"_version", "game", "bots"},
+    # Faces for learners (PettingZoo, Gymnasium, OpenSpiel) and policies as bots: they wrap
+    # the engine and play the arena's bots and seat processes; nothing imports them back.
+    "envs": {"errors", "_version", "game", "bots", "arena"},
 }
+# Third-party packages only naparena.envs may import: they come with the envs and
+# openspiel extras, so the rest of naparena must run without them.
+LEARNING = {"numpy", "pettingzoo", "gymnasium", "pyspiel", "open_spiel"}
 # Third-party packages that belong to presentation only.
 PRESENTATION = {"rich", "typer", "click"}
 PRESENTATION_MODULES = {"naparena.cli", "naparena.report.tables", "naparena.report.fit"}
@@ -105,6 +111,8 @@ def violations(module: str, path: Path) -> list[str]:
                 wrong.append(f"line {line}: {layer} must not import {target}")
         elif top in PRESENTATION and module not in PRESENTATION_MODULES:
             wrong.append(f"line {line}: only the CLI and the report's tables may import {top}")
+        elif top in LEARNING and layer != "envs":
+            wrong.append(f"line {line}: only naparena.envs may import {top} (an optional extra)")
     return wrong
 
 
@@ -135,6 +143,21 @@ def test_no_import_circle_between_modules():
     for node in sorted(graph):
         if node not in state and (cycle := visit(node)):
             pytest.fail("import circle: " + " → ".join(cycle))
+
+
+def test_nothing_imports_the_learning_environments():
+    for layer, allowed in ALLOWED.items():
+        assert "envs" not in allowed, f"{layer} may not import naparena.envs: it needs an extra"
+
+
+def test_the_checker_sees_a_learning_import_outside_envs(tmp_path):
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("def f():\n    import numpy\n    from naparena.envs import encoding\n")
+    assert violations("naparena.arena.sneaky", sneaky) == [
+        "line 2: only naparena.envs may import numpy (an optional extra)",
+        "line 3: arena must not import naparena.envs",
+        "line 3: arena must not import naparena.envs.encoding"]
+    assert violations("naparena.envs.sneaky", sneaky) == []
 
 
 def test_no_circle_between_layers():

@@ -1,0 +1,123 @@
+"""Benchmark of the learning environments (not a test): steps per second of each face of
+naparena.envs against the bare engine's decisions per second, measured in the same run.
+
+    .venv/bin/python benchmarks/env_bench.py            # classic, four players
+    .venv/bin/python benchmarks/env_bench.py --hands 4000 --variant purchase --players 5
+
+Every step answers one decision with a uniformly random legal answer; the environments'
+figures include building the observation vector and the mask of every step, as a
+learner's loop would ask for them. CPU time of this process (one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from naparena.envs.aec import NapEnv
+from naparena.envs.encoding import encode
+from naparena.envs.single import NapSeatEnv
+from naparena.envs.table import Table
+from naparena.game.engine import Match
+from naparena.game.rules import make_rules
+
+
+def engine(variant: str, players: int, hands: int) -> int:
+    """Decisions of the bare engine: deal, random legal answer, settle."""
+    match, rng, steps = Match(make_rules(variant), players, 1), random.Random(1), 0
+    for _ in range(hands):
+        hand = match.next_hand()
+        while not hand.over:
+            hand.apply(rng.choice(hand.legal()))
+        steps += hand.decisions
+        match.finish(hand)
+    return steps
+
+
+def table(variant: str, players: int, hands: int) -> int:
+    """Steps of the shared driver with the observation vector and mask of each decision."""
+    t, rng, steps = Table(make_rules(variant), players, hands, 1), random.Random(1), 0
+    while not t.over:
+        decision = t.decision()
+        encode(t.hand.acting_view())
+        decision.mask()
+        t.act(rng.choice(decision.actions))
+        steps += 1
+    return steps
+
+
+def pettingzoo(variant: str, players: int, hands: int) -> int:
+    """Steps of the AEC loop PettingZoo's documentation shows: last(), then step()."""
+    env, rng, steps = NapEnv(variant, players, hands=hands), random.Random(1), 0
+    env.reset(seed=1)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        steps += 1
+    return steps
+
+
+def gymnasium(variant: str, players: int, hands: int) -> int:
+    """Decisions made in the Gymnasium loop: the learner's steps and the `random` bots' answers."""
+    env, rng = NapSeatEnv(variant, players, opponents=["random"], hands=hands), random.Random(1)
+    obs, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    return sum(len(r["bids"]) + sum(len(p) for _, p, _ in r["tricks"]) + len(r.get("pre", ()))
+               for r in info["records"])
+
+
+def openspiel(variant: str, players: int, hands: int) -> int:
+    """Player actions of python_nap (one hand a game; chance actions not counted)."""
+    import pyspiel
+
+    from naparena.envs import spiel
+
+    game = pyspiel.load_game(spiel.SHORT_NAME, {"variant": variant, "players": players})
+    rng, steps = random.Random(1), 0
+    for _ in range(hands):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.information_state_tensor()
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+    return steps
+
+
+def rate(run: Callable[[str, int, int], int], variant: str, players: int, hands: int) -> float:
+    start = time.process_time()
+    steps = run(variant, players, hands)
+    return steps / (time.process_time() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--hands", type=int, default=3000)
+    args = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min)")
+    reference = rate(engine, args.variant, args.players, args.hands)
+    print(f"{'engine decisions':38s} {reference:10,.0f} /s  1.00x")
+    faces: list[tuple[str, Callable[[str, int, int], int]]] = [
+        ("Table steps (vector + mask)", table), ("PettingZoo AEC steps (last + step)", pettingzoo),
+        ("Gymnasium decisions (learner + bots)", gymnasium), ("OpenSpiel steps (+ info-state tensor)", openspiel)]
+    for name, run in faces:
+        r = rate(run, args.variant, args.players, args.hands // (3 if run is openspiel else 1))
+        print(f"{name:38s} {r:10,.0f} /s  {r / reference:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

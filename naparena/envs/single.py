@@ -1,0 +1,211 @@
+"""Nap as a Gymnasium environment: one seat learns, naparena bots play the others.
+
+The other seats are any registered bots (drop-ins and installed plug-ins included), in
+this process or each in a seat process of its own (`isolation="process"`), or external
+programs (`command`), started and spoken to exactly as `naparena run` does.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from naparena.arena.match.play import public_record
+from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.setup.schedule import derive_seed
+from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.bots.bot import DEFAULT_TIMEOUT
+from naparena.bots.plugins import load_registry
+from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
+from naparena.envs.table import Table, rules_of
+from naparena.game.rules import Rules
+from naparena.game.view import View
+
+Opponent = str | Mapping[str, Any]
+
+
+def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
+    """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]] entry."""
+    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
+    unknown = set(spec) - {"name", "params", "isolation", "command"}
+    if unknown or "name" not in spec:
+        raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
+    out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
+    if spec.get("command") is not None or spec.get("isolation") == Isolation.PROCESS:
+        out["isolation"] = Isolation.PROCESS
+        if spec.get("command") is not None:
+            out["command"] = list(spec["command"])
+    return out
+
+
+class NapSeatEnv(gym.Env):
+    """One seat (`seat`) of a Nap table; `opponents` fill the other seats in order.
+
+    Observation: {"observation": the seat's view as a vector, "action_mask": its legal
+    actions}, as in the PettingZoo environment; `info["view"]` is the seat's full `View`.
+    Reward: the seat's chips when a hand
+    settles. An episode is a match of `hands` hands dealt from the reset seed as `naparena
+    run` deals match seed. The bots' seeds derive from that seed and their seats, unless
+    `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
+    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
+    `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
+    first turn (a dealer sitting out at six). A match in which the learner would never act
+    is dealt again from a seed derived from the first.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
+                 opponents: Sequence[Opponent] = ("random",), hands: int = 1,
+                 overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None):
+        self.rules = rules_of(variant, overrides)
+        self.rules.check_players(players)
+        if not 0 <= seat < players:
+            raise ValueError(f"seat {seat} is not at a table of {players}")
+        others = [s for s in range(players) if s != seat]
+        chosen = list(opponents)
+        if len(chosen) == 1:
+            chosen *= len(others)  # one name fills every other seat
+        if len(chosen) != len(others):
+            raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
+        self.players, self.seat, self.hands = players, seat, hands
+        self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
+        # Absolute, as a run gives it: seat processes start in an empty directory.
+        folder = Path(bots_dir or "bots")
+        self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
+        self.timeout, self.confinement = timeout, confinement or Confinement()
+        self.registry = load_registry(self.bots_dir)
+        for spec in self.specs.values():
+            if "command" not in spec:
+                self.registry.get(spec["name"])  # an unknown name fails here, not mid-episode
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.table: Table | None = None
+        self.bots: dict[int, Any] = {}
+        self.remotes: dict[int, Any] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        match_seed = seed if seed is not None else int(self.np_random.integers(2 ** 63))
+        while True:
+            self._close_bots()
+            self.table = Table(self.rules, self.players, self.hands, match_seed, 0, (options or {}).get("boards"))
+            self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
+            self._start_hand()
+            reward = self._play_others()
+            if not self.table.over:
+                return self._obs(), {"view": self._view(), "reward": reward}
+            # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
+            match_seed = derive_seed(match_seed, "again")
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        table = self.table
+        assert table is not None and not table.over, "reset() first"
+        assert table.to_act == self.seat
+        reward = self._book(table.act(int(action)))
+        reward += self._play_others()
+        info: dict[str, Any] = {"records": table.records}
+        if not table.over:
+            info["view"] = self._view()
+        else:
+            self._end_match()
+        return self._obs(), float(reward), table.over, False, info
+
+    def close(self) -> None:
+        self._close_bots()
+
+    # --- the other seats ---------------------------------------------------------------
+
+    def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
+        seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
+        seeds.update(given or {})
+        process = [{**self.specs[s], "seed": seeds[s]} if s in self.specs else {"alias": "learner", "name": ""}
+                   for s in range(self.players)]
+        self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")
+        self.bots = {s: self.remotes[s] if s in self.remotes else
+                     self.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
+                     for s, spec in self.specs.items()}
+        info = {"match": 0, "seats": [self.specs[s]["alias"] if s in self.specs else "learner"
+                                      for s in range(self.players)],
+                "players": self.players, "rules": self.rules, "hands": self.hands, "timeout": self.timeout}
+        for s, bot in self.bots.items():
+            self._hook(bot.start_match, {**info, "seat": s})
+
+    def _start_hand(self) -> None:
+        table = self.table
+        assert table is not None
+        for s, bot in self.bots.items():
+            if getattr(bot, "hand_start_wanted", not getattr(bot, "remote", False)):
+                self._hook(bot.start_hand, table.view(s))
+
+    def _play_others(self) -> float:
+        """Let the bots answer until it is the learner's turn or the match is over."""
+        table, reward = self.table, 0.0
+        assert table is not None
+        while not table.over and table.to_act != self.seat:
+            bot, view = self.bots[table.to_act], table.hand.acting_view()
+            assert view.kind is not None  # someone is to act until the match is over
+            try:
+                answer = getattr(bot, view.kind)(view)
+            except Exception as e:  # the bot's own failure: a fault, as in a run
+                reward += self._book(table.fault(f"exception: {type(e).__name__}: {str(e)[:200]}"))
+            else:
+                reward += self._book(table.answer(answer))
+        return reward
+
+    def _book(self, chips: list[int] | None) -> float:
+        if chips is None:
+            return 0.0
+        record = public_record(self.table.records[-1]) if self.table is not None else {}
+        for bot in self.bots.values():
+            self._hook(bot.end_hand, record)
+        if self.table is not None and not self.table.over:
+            self._start_hand()
+        return float(chips[self.seat])
+
+    def _end_match(self) -> None:
+        for bot in self.bots.values():
+            self._hook(bot.end_match)
+        self._close_bots()
+
+    def _close_bots(self) -> None:
+        if self.remotes:
+            close_seats(self.remotes)
+        self.remotes, self.bots = {}, {}
+
+    @staticmethod
+    def _hook(call: Any, *args: Any) -> None:
+        """A lifecycle call: its failure costs nothing in play, as in a run."""
+        try:
+            call(*args)
+        except Exception:
+            pass
+
+    # --- what the learner sees -----------------------------------------------------------
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        table = self.table
+        assert table is not None
+        if table.over:
+            return {"observation": encode(table.view(self.seat)), "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        return {"observation": encode(table.acting_view()), "action_mask": table.decision().mask()}
+
+    def _view(self) -> View:
+        assert self.table is not None
+        return self.table.acting_view()
+
+
+# `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is imported.
+if "naparena/Nap-v0" not in gym.registry:
+    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv")

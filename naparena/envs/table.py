@@ -1,0 +1,111 @@
+"""The engine's `Match`, driven one decision at a time from outside: what every face of
+`naparena.envs` steps. It adds no rule: deals, legal answers and settlements are the engine's."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from naparena.envs.encoding import Decision
+from naparena.game.engine import Hand, Match
+from naparena.game.rules import Rules, make_rules
+from naparena.game.view import View
+
+
+def rules_of(variant: str | Rules = "classic", overrides: Mapping[str, Any] | None = None) -> Rules:
+    """A named variant, or a custom one (a base variant and its overrides), as `Rules`."""
+    if isinstance(variant, Rules):
+        if overrides:
+            raise ValueError("give overrides with a variant name, not with Rules")
+        return variant
+    return make_rules(variant, overrides)
+
+
+def fresh_seed() -> int:
+    """A seed for `reset()` without one: from the system's entropy, never the global RNG."""
+    return random.SystemRandom().randrange(2 ** 63)
+
+
+class Table:
+    """A match of `hands` hands dealt from `seed` exactly as `naparena run` deals it
+    (`boards`: the duplicate deal seeds of each hand, as a duplicate run gives them)."""
+
+    def __init__(self, rules: Rules, players: int, hands: int, seed: int, stack: int = 0,
+                 boards: tuple[int, ...] | None = None):
+        if hands < 1:
+            raise ValueError("a match has at least one hand")
+        self.match = Match(rules, players, seed, stack, boards)
+        self.hands_left = hands - 1
+        self.hand: Hand = self.match.next_hand()
+        self.records: list[dict[str, Any]] = []
+        self.over = False
+        self._decision: Decision | None = None
+        self._view: View | None = None
+
+    @property
+    def to_act(self) -> int:
+        seat = self.hand.to_act
+        assert seat is not None, "the match is over"
+        return seat
+
+    def view(self, seat: int) -> View:
+        return self.hand.view(seat)
+
+    def acting_view(self) -> View:
+        """The acting seat's view (cached until the next answer)."""
+        if self._view is None:
+            self._view = self.hand.acting_view()
+        return self._view
+
+    def decision(self) -> Decision:
+        """The acting seat's legal answers as actions (cached until the next answer)."""
+        if self._decision is None:
+            h = self.hand
+            assert h.kind is not None and h.to_act is not None, "the match is over"
+            self._decision = Decision(h.kind, h.hands[h.to_act], h.legal())
+        return self._decision
+
+    def act(self, action: int) -> list[int] | None:
+        """Answer the acting seat's decision with `action`; an action outside the mask is the
+        engine's fault (its documented default; in card play a revoke). Returns each seat's
+        chips when a hand settles (and the kitty's share at the end under `kitty_at_end =
+        "split"`), else None."""
+        decision = self.decision()
+        self._decision = self._view = None
+        answer = decision.answers.get(int(action), _ILLEGAL)
+        if answer is _ILLEGAL:
+            self.hand.fault(f"illegal action {int(action)}")
+        else:
+            self.hand.apply(answer)
+        return self._settle() if self.hand.over else None
+
+    def answer(self, answer: Any) -> list[int] | None:
+        """Answer with the engine's own answer (a bot's), checked by the engine as in a run."""
+        self._decision = self._view = None
+        self.hand.apply(answer)
+        return self._settle() if self.hand.over else None
+
+    def fault(self, reason: str) -> list[int] | None:
+        """The acting seat gave no answer (its bot raised): the engine's default, as in a run."""
+        self._decision = self._view = None
+        self.hand.fault(reason)
+        return self._settle() if self.hand.over else None
+
+    def _settle(self) -> list[int]:
+        hand, match = self.hand, self.match
+        match.finish(hand)
+        self.records.append(hand.record())
+        chips = list(hand.chips)
+        if self.hands_left:
+            self.hands_left -= 1
+            self.hand = match.next_hand()
+        else:
+            before = list(match.chips)
+            after = match.close()
+            chips = [c + a - b for c, a, b in zip(chips, after, before)]
+            self.over = True
+        return chips
+
+
+_ILLEGAL = object()

@@ -1,0 +1,169 @@
+"""The environments are the engine, not a copy: the hands `naparena run` played and logged
+are played again through the PettingZoo, Gymnasium and OpenSpiel faces, from the same
+seeds, and every deal, every set of legal answers and every settlement is the log's."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import orjson
+import pytest
+import tomli_w
+
+np = pytest.importorskip("numpy", reason="the learning environments need the envs extra")
+pytest.importorskip("pettingzoo", reason="the learning environments need the envs extra")
+pytest.importorskip("gymnasium", reason="the learning environments need the envs extra")
+
+from naparena.arena.records.logs import load_match  # noqa: E402
+from naparena.arena.setup.schedule import board_seeds, bot_seed  # noqa: E402
+from naparena.envs.aec import NapEnv  # noqa: E402
+from naparena.envs.encoding import action_of  # noqa: E402
+from naparena.envs.single import NapSeatEnv  # noqa: E402
+from naparena.game.engine import BID, PLAY, Match  # noqa: E402
+from naparena.game.rules import VARIANTS, Rules, make_rules  # noqa: E402
+from tests.helpers import invoke  # noqa: E402
+
+SEED = 41
+# Two runs: duplicate boards at a table of three, fresh deals per seating at a table of five;
+# between them every decision kind, named variants and a custom one.
+RUNS = {
+    "three": {"table": 3, "duplicate": True, "bots": ["heuristic", "random", "bold"],
+              "variants": [{"name": "classic"}, {"name": "peep"}, {"name": "sir-garnet"}, {"name": "floater"},
+                           {"name": "my-peel", "base": "peel", "deal": "2-3", "pack": "auto", "dealer_ante": 2}]},
+    "five": {"table": 5, "duplicate": False, "bots": ["heuristic", "random", "cautious"],
+             "variants": [{"name": "purchase"}, {"name": "seven-card"}, {"name": "misere"}, {"name": "pagat"}]},
+}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict, dict]]:
+    """(tournament settings, match log) of every match both runs played."""
+    out = []
+    for name, run in RUNS.items():
+        folder = tmp_path_factory.mktemp(name)
+        settings = {"name": name, "seed": SEED, "seeds": 1, "hands": 4, "table": run["table"],
+                    "duplicate": run["duplicate"], "workers": 2, "timeout": 5.0}
+        path = folder / f"{name}.toml"
+        path.write_text(tomli_w.dumps({"tournament": settings, "bots": [{"name": b} for b in run["bots"]],
+                                       "variants": run["variants"]}))
+        result = invoke("run", path, "--log-dir", folder / "logs")
+        assert result.exit_code == 0, result.output
+        (run_dir,) = (folder / "logs").iterdir()
+        for match in sorted((run_dir / "matches").glob("*.json")):
+            out.append((settings, load_match(match)))
+    return out
+
+
+def plain(data: Any) -> Any:
+    return orjson.loads(orjson.dumps(data))
+
+
+def boards_of(log: dict) -> tuple[int, ...] | None:
+    return board_seeds(log["seed"], log["match"]["hands"]) if log["match"].get("boards") else None
+
+
+def decisions(log: dict) -> list[list[tuple[int, str, tuple, tuple, Any]]]:
+    """Per hand, every decision as the log has it: (seat, kind, cards held, legal answers,
+    answer), found by giving a fresh match the logged answers in order."""
+    rules, players = Rules.from_dict(log["rules"]), len(log["bots"])
+    match = Match(rules, players, log["seed"], log.get("stack", 0), boards_of(log))
+    out = []
+    for logged in log["hands"]:
+        assert "faults" not in logged  # well-behaved bots: every answer is in the log
+        hand, steps = match.next_hand(), []
+        bids, pre = deque(logged["bids"]), deque(logged.get("pre", ()))
+        plays = deque(c for _, trick, _ in logged["tricks"] for _, c in trick)
+        plays.extend(c for _, c in logged.get("trick", ()))
+        while not hand.over:
+            kind, seat = hand.kind, hand.to_act
+            if kind == BID:
+                while bids[0][0] != seat:
+                    bids.popleft()  # Sir Garnet's forced Nap: logged as a bid, never asked
+                answer = bids.popleft()[1]
+            elif kind == PLAY:
+                answer = plays.popleft()
+            else:
+                answer = pre.popleft()[2]
+                answer = tuple(answer) if isinstance(answer, list) else answer
+            steps.append((seat, kind, hand.hands[seat], hand.legal(), answer))
+            hand.apply(answer)
+        match.finish(hand)
+        assert plain(hand.record()) == logged
+        out.append(steps)
+    return out
+
+
+def test_the_runs_cover_every_decision_kind_at_both_tables(logs):
+    assert {len(log["bots"]) for _, log in logs} == {3, 5}
+    kinds = {kind for _, log in logs for steps in decisions(log) for _, kind, _, _, _ in steps}
+    assert kinds == {"bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
+                     "peep_exchange", "floater_discard", "trumps"}
+
+
+def test_pettingzoo_deals_offers_and_settles_what_the_run_logged(logs):
+    for _, log in logs:
+        players = len(log["bots"])
+        env = NapEnv(Rules.from_dict(log["rules"]), players, hands=len(log["hands"]), stack=log.get("stack", 0))
+        env.reset(seed=log["seed"], options={"boards": boards_of(log)})
+        for logged, steps in zip(log["hands"], decisions(log)):
+            assert env.table is not None
+            assert plain(env.table.hand.dealt) == logged["deal"] and env.table.hand.dealer == logged["dealer"]
+            chips = [0] * players
+            for seat, kind, held, legal, answer in steps:
+                assert env.agent_selection == f"seat_{seat}"
+                mask = env.observe(env.agent_selection)["action_mask"]
+                assert list(np.flatnonzero(mask)) == sorted(action_of(kind, held, a) for a in legal)
+                env.step(action_of(kind, held, answer))
+                for s in range(players):
+                    chips[s] += env.rewards[f"seat_{s}"]
+            assert plain(env.table.records[-1]) == logged
+            assert chips == logged["chips"]  # no variant here shares the kitty at the end
+
+
+def test_gymnasium_with_the_runs_bots_plays_the_runs_hands(logs):
+    for settings, log in logs:
+        players, index = len(log["bots"]), log["match"]["index"]
+        learner = index % players  # a different seat learns in different matches
+        others = [b for s, b in enumerate(log["bots"]) if s != learner]
+        env = NapSeatEnv(Rules.from_dict(log["rules"]), players, seat=learner, hands=len(log["hands"]),
+                         opponents=[{"name": b["name"], "params": b["params"]} for b in others])
+        mine = deque(step for steps in decisions(log) for step in steps if step[0] == learner)
+        seeds = {s: bot_seed(settings["seed"], index, s) for s in range(players) if s != learner}
+        obs, info = env.reset(seed=log["seed"], options={"boards": boards_of(log), "bot_seeds": seeds})
+        done, total = False, info["reward"]
+        while not done:
+            _, kind, held, legal, answer = mine.popleft()
+            assert list(np.flatnonzero(obs["action_mask"])) == sorted(action_of(kind, held, a) for a in legal)
+            obs, reward, done, _, info = env.step(action_of(kind, held, answer))
+            total += reward
+        assert not mine
+        assert plain(info["records"]) == log["hands"]
+        assert total == sum(h["chips"][learner] for h in log["hands"])
+
+
+def test_openspiel_deals_offers_and_settles_the_runs_first_hands(logs):
+    pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs the openspiel extra")
+    from naparena.envs import spiel
+
+    played = 0
+    for _, log in logs:
+        rules, players = Rules.from_dict(log["rules"]), len(log["bots"])
+        if log["variant"] not in VARIANTS or make_rules(log["variant"]) != rules:
+            continue  # OpenSpiel has the named variants
+        game = pyspiel.load_game(spiel.SHORT_NAME, {"variant": log["variant"], "players": players})
+        state = game.new_initial_state()
+        for action in spiel.chance_actions(rules, players, log["seed"], boards_of(log)):
+            state.apply_action(action)
+        logged, steps = log["hands"][0], decisions(log)[0]
+        assert plain(state.hand.dealt) == logged["deal"]
+        for seat, kind, held, legal, answer in steps:
+            assert state.current_player() == seat
+            assert state.legal_actions() == sorted(action_of(kind, held, a) for a in legal)
+            state.apply_action(action_of(kind, held, answer))
+        assert state.is_terminal()
+        record = {**plain(state.hand.record()), "cut": logged["cut"]}
+        assert record == logged
+        assert state.returns() == [float(c) for c in logged["chips"]]
+        played += 1
+    assert played >= 10

@@ -1,0 +1,178 @@
+"""Nap in OpenSpiel (`python_nap`): OpenSpiel's own checks for Python games, the
+observation API, the determinizing resampler, ISMCTS, and an OpenSpiel bot as a naparena bot."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+
+pytest.importorskip("numpy", reason="the learning environments need the envs extra")
+pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs the openspiel extra")
+
+from open_spiel.python.observation import make_observation  # noqa: E402
+
+from naparena.envs import spiel  # noqa: E402
+from naparena.envs.encoding import action_name  # noqa: E402
+from naparena.envs.policy import SpielBot, spiel_bot  # noqa: E402
+from naparena.envs.table import Table  # noqa: E402
+from naparena.game.engine import Match  # noqa: E402
+from naparena.game.rules import VARIANTS, default_table, make_rules  # noqa: E402
+
+NAMED = sorted(VARIANTS)
+
+
+def _game(variant: str, players: int):
+    return pyspiel.load_game(spiel.SHORT_NAME, {"variant": variant, "players": players})
+
+
+def _tables():
+    """Every named variant at its default table and at one other size it allows."""
+    out = []
+    for name in NAMED:
+        rules = make_rules(name)
+        first = default_table(rules)
+        other = next(n for n in (3, 5, 2, 6, 7, 4) if n != first and _deals(rules, n))
+        out += [(name, first), (name, other)]
+    return out
+
+
+def _deals(rules, players: int) -> bool:
+    try:
+        rules.check_players(players)
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("variant", "players"), _tables())
+def test_openspiel_random_simulation_and_serialization(variant, players):
+    game = _game(variant, players)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def _dealt(game, seed: int = 0):
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        assert abs(sum(probs) - 1) < 1e-9
+        state.apply_action(rng.choice(actions))
+    return state
+
+
+def _played(game, seed: int, decisions: int):
+    state, rng = _dealt(game, seed), random.Random(seed)
+    for _ in range(decisions):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def test_games_and_states_pickle_and_deserialize():
+    game = _game("pagat", 3)
+    state = _played(game, 4, 6)
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    assert str(pickle.loads(pickle.dumps(state))) == str(state)
+    again_game, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(again) == str(state) and again.history() == state.history()
+
+
+def test_the_observation_api_gives_each_seat_its_own_view():
+    game = _game("classic", 4)
+    state = _played(game, 2, 9)
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    plain = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    for player in range(4):
+        recall.set_from(state, player)
+        plain.set_from(state, player)
+        assert list(recall.tensor) == state.information_state_tensor(player)
+        assert list(plain.tensor) == state.observation_tensor(player)
+        assert recall.string_from(state, player) == state.information_state_string(player)
+        assert len(recall.tensor) == game.information_state_tensor_size()
+        hand = " ".join(spiel.cards.NAMES[c] for c in state.hand.hands[player])
+        assert f"hand {hand} " in state.information_state_string(player)
+    others = [state.information_state_string(p) for p in range(4)]
+    assert len(set(others)) == 4
+
+
+def test_chance_actions_deal_what_a_match_seed_deals():
+    rules = make_rules("hoyle")
+    game = _game("hoyle", 5)
+    state = game.new_initial_state()
+    for action in spiel.chance_actions(rules, 5, 1234):
+        state.apply_action(action)
+    hand = Match(rules, 5, 1234).next_hand()
+    assert state.hand.dealt == hand.dealt and state.hand.dealer == hand.dealer
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 4), ("seven-card", 5), ("peel", 2), ("misere", 3)])
+def test_resampling_keeps_what_the_seat_knows_and_deals_the_rest_afresh(variant, players):
+    game = _game(variant, players)
+    changed = False
+    for seed in range(6):
+        state = _played(game, seed, 3 + 2 * seed)
+        if state.is_terminal():
+            continue
+        player = state.current_player()
+        for draw in range(4):
+            other = state.resample_from_infostate(player, random.Random(draw).random)
+            assert other.information_state_string(player) == state.information_state_string(player)
+            assert other.legal_actions() == state.legal_actions()
+            changed |= other.hand.dealt != state.hand.dealt
+    assert changed
+
+
+def test_ismcts_plays_a_hand_to_the_end():
+    game = _game("classic", 3)
+    state = _dealt(game, 5)
+    bots = [spiel.ismcts_bot(game, seed=s, simulations=20) for s in range(3)]
+    while not state.is_terminal():
+        state.apply_action(bots[state.current_player()].step(state))
+    assert state.returns() == [float(c) for c in state.hand.chips]
+    assert state.hand.result in ("made", "lost", "passed")
+
+
+def test_an_openspiel_bot_plays_at_a_naparena_table():
+    cls = spiel_bot("ismcts-test", lambda game, seed: spiel.ismcts_bot(game, seed, simulations=10))
+    assert issubclass(cls, SpielBot)
+    table = Table(make_rules("classic"), 3, 2, seed=21)
+    bots = [cls(random.Random(s), s) for s in range(3)]
+    while not table.over:
+        view = table.hand.acting_view()
+        table.answer(getattr(bots[view.seat], view.kind)(view))
+    assert all(not r.get("faults") for r in table.records)
+
+
+def test_an_openspiel_bot_refuses_a_variant_it_cannot_determinize():
+    cls = spiel_bot("ismcts-test", lambda game, seed: spiel.ismcts_bot(game, seed, simulations=10))
+    table = Table(make_rules("purchase"), 3, 1, seed=2)
+    while table.hand.kind != "bid":
+        table.act(table.decision().actions[0])
+    with pytest.raises(ValueError, match="hidden exchanges"):
+        cls(random.Random(0), table.to_act).bid(table.hand.acting_view())
+
+
+def test_resampling_respects_a_wellington_opening_lead():
+    """Classic's Wellington bidder leads the lowest card of a suit: a deal that gives him a
+    lower one could not have led it, and the replay would refuse it."""
+    game = _game("classic", 4)
+    checked = 0
+    for seed in range(40):
+        state = _dealt(game, seed)
+        for _ in range(4):  # the first seat bids Nap, the next Wellington, the rest pass
+            names = [action_name(a) for a in state.legal_actions()]
+            want = "nap" if "nap" in names and "wellington" not in names else "wellington"
+            choice = want if want in names else "pass"
+            state.apply_action(state.legal_actions()[names.index(choice)])
+        if state.hand.contract != "wellington":
+            continue
+        state.apply_action(state.legal_actions()[-1])  # the bidder's opening lead
+        defender = state.current_player()
+        for draw in range(25):
+            again = state.resample_from_infostate(defender, random.Random(draw).random)
+            assert again.information_state_string(defender) == state.information_state_string(defender)
+        checked += 1
+    assert checked >= 3

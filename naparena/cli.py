@@ -305,6 +305,54 @@ def compare(
         render.comparison(out, str(run_a), str(run_b), result)
 
 
+# --- people at the table ---------------------------------------------------------------
+
+PLAY_HELP = "a tournament file with one [[bots]] entry named \"human\" (instead of --variant and --bots)"
+
+
+@_command
+def play(
+    file: Path | None = typer.Argument(None, help=PLAY_HELP),
+    variant: str = typer.Option("classic", "--variant", help="the variant to play (naparena variants)"),
+    bots: str = typer.Option("heuristic,random,random", "--bots", help="the bots at your table, comma-separated"),
+    hands: int = typer.Option(5, "--hands", min=1, max=1000, help="hands per match"),
+    seed: int = typer.Option(0, "--seed", min=0, help="master seed: the same seed deals the same cards"),
+    log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where the run directory goes"),
+    web: bool = typer.Option(False, "--web", help="play in the browser: serve the table on 127.0.0.1"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+) -> None:
+    """Sit at a table yourself: play bots in the terminal (or the browser with --web)."""
+    from naparena.arena.records.ledger import load_standings
+    from naparena.arena.session import Session
+    from naparena.people.play import PlayWatcher, TableServer, bot_list, file_tournament, quick_tournament
+    if file is not None:
+        t = file_tournament(file)
+    else:
+        t = quick_tournament(variant, bot_list(bots), hands, seed, str(log_dir))
+    if web:
+        from naparena.people.web import WebFront
+        front: Any = WebFront(port)
+        say("the table is at {} (loopback only); leave it with Ctrl-C", front.url)
+    else:
+        from naparena.people.terminal import TerminalFront
+        front = TerminalFront()
+    server = TableServer(front)
+    try:
+        session = Session.open(t, log_dir=log_dir if file is None else None, watcher=PlayWatcher(server))
+        try:
+            result = session.play()
+        except KeyboardInterrupt:
+            if not server.stopped:
+                raise typer.Exit(130) from None
+            result = load_standings(session.run_dir.path).result()
+            say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
+    finally:
+        server.close()
+        getattr(front, "close", lambda: None)()
+    _show(result, False)
+    say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
+
+
 # --- looking at logs ------------------------------------------------------------------
 
 @_command

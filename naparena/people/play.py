@@ -9,9 +9,9 @@ its messages to a front (the terminal or the web page), which asks the person.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import os
+import signal
 import socket
 import struct
 import sys
@@ -120,6 +120,8 @@ class TableServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """Serve seats (and the front's own threads): once the session's workers are forked."""
+        getattr(self.front, "start", lambda: None)()
         self._thread = threading.Thread(target=self._serve, name="table", daemon=True)
         self._thread.start()
 
@@ -144,7 +146,8 @@ class TableServer:
                     # The seat's connection stays open meanwhile: closed, it would fault the
                     # seat and let the match end as a crash, booked like any other.
                     self.stopped = True
-                    _thread.interrupt_main()
+                    # A real SIGINT to the main thread: it wakes a wait that a simulated one would not.
+                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
                     threading.Event().wait()
                 except (OSError, ValueError):
                     continue

@@ -142,6 +142,7 @@ class Table:
     finished: list[dict] = field(default_factory=list)  # hand records not yet shown
     won: list[int] = field(default_factory=list)        # chips won this match, per seat
     over: bool = False
+    turn: int = 0  # the person's decisions so far this match: a new screen has a new number
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -154,6 +155,7 @@ class Table:
             self.won = [0] * len(self.seats)
         elif kind in ("decide", "hand_start"):
             self.view = message.get("view", {})
+            self.turn += kind == "decide"
         elif kind == "event":
             line = self.event_text(message.get("event", {}))
             if line:
@@ -195,8 +197,8 @@ class Table:
     def screen(self) -> str:
         """The table at a decision: hand, bids, contract, trick, tricks won, chips, choices."""
         v = self.view
-        lines = [f"naparena · match {self.match} · hand {v.get('hand_no', 0) + 1} of {self.hands} · "
-                 f"you are {self.alias(self.seat)}",
+        lines = [f"naparena · match {self.match} · hand {v.get('hand_no', 0) + 1} of {self.hands} · turn {self.turn} · "
+                 f"your seat: {self.seat} ({self.seats[self.seat] if self.seat < len(self.seats) else '?'})",
                  f"dealer: {self.alias(v.get('dealer'))}   kitty: {v.get('kitty', 0)}",
                  "chips: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)),
                  "bids: " + ("; ".join(f"{self.alias(s)} {b}" for s, b in v.get("bids", ())) or "none yet")]
@@ -264,7 +266,7 @@ class Table:
         """The table as plain data for the web page."""
         v = self.view
         legal = v.get("legal", ())
-        return {"match": self.match, "hands": self.hands, "seat": self.seat, "seats": self.seats,
+        return {"match": self.match, "hands": self.hands, "turn": self.turn, "seat": self.seat, "seats": self.seats,
                 "view": v, "won": self.won, "screen": self.screen() if v else "",
                 "ask": self.ask() if v.get("kind") else "",
                 "choices": [choice_text(v.get("kind"), a) for a in legal] if len(legal) <= MAX_LISTED else [],

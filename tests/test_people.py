@@ -1,0 +1,201 @@
+"""People at the table: answers typed by a person, the human seat program, `naparena play`
+driven in tmux (keys in, screen read back) and in Chromium, each run then verified."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from naparena.game.cards import parse
+from naparena.people.table import Table, card_text, read_answer
+from tests.helpers import child_env, naparena, start_naparena, wait_for
+
+# --- typed answers ------------------------------------------------------------------------
+
+def test_a_card_is_read_by_number_or_by_name_in_any_case():
+    legal = [parse("QH"), parse("10S")]
+    assert read_answer("play", legal, "2") == (parse("10S"), None)
+    assert read_answer("play", legal, "qh") == (parse("QH"), None)
+    assert read_answer("play", legal, "10s") == (parse("10S"), None)
+
+
+@pytest.mark.parametrize(("text", "says"), [("XX", "not one of the choices"), ("AS", "not a legal choice"),
+                                             ("3", "not a choice: type 1 to 2"), ("", "not one of the choices")])
+def test_a_mistyped_or_illegal_card_is_explained_never_answered(text, says):
+    answer, error = read_answer("play", [parse("QH"), parse("10S")], text)
+    assert answer is None and says in error
+
+
+def test_bids_yes_no_trumps_keep_and_exchanges_by_their_words():
+    assert read_answer("bid", ["pass", "three", "nap"], "NAP") == ("nap", None)
+    assert read_answer("peep", [False, True], "y") == (True, None)
+    assert read_answer("trumps", [0, 1, 2, 3], "hearts") == (2, None)
+    assert read_answer("peep_exchange", [None, 5], "keep") == (None, None)
+    legal = [[], [parse("2C")], [parse("2C"), parse("QH")]]
+    assert read_answer("exchange", legal, "QH 2c") == ([parse("2C"), parse("QH")], None)
+    assert read_answer("exchange", legal, "none") == ([], None)
+    assert "cannot be thrown out" in read_answer("exchange", legal, "AS")[1]
+
+
+def test_the_table_reads_views_by_field_name_and_ignores_fields_it_does_not_know():
+    table = Table()
+    table.feed({"type": "match", "seat": 1, "seats": ["a", "you"], "hands": 3, "rules": {}, "later": 1})
+    table.feed({"type": "decide", "view": {"kind": "play", "legal": [parse("QH")], "hand": [parse("QH")],
+                                           "pack": 24, "led": None, "hand_no": 0}})
+    screen = table.screen()
+    assert f"your hand: {card_text(parse('QH'))}" in screen and "Q♥" in screen
+    assert table.choices() == ["1) Q♥"]
+
+
+def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "naparena.people.seat"], input='{"type":"hello","protocol":1}\n',
+                          capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=60)
+    assert proc.returncode == 2
+    assert '"type":"error"' in proc.stdout and "naparena play" in proc.stdout
+
+
+# --- the terminal, in tmux -----------------------------------------------------------------
+
+class Pane:
+    """`naparena play` in a tmux pane of its own server: keys in, the screen read back."""
+
+    def __init__(self, socket: str, command: str, cwd: Path):
+        if shutil.which("tmux") is None:
+            pytest.skip("tmux is not installed (apt-get install tmux)")
+        self.tmux = ["tmux", "-L", socket]
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in child_env({"LANG": "C.UTF-8"}).items()
+                       if k in ("PATH", "NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "PYTHONHASHSEED", "LANG"))
+        # The shell stays after play ends, so its last screen can still be read.
+        shell = f"cd {shlex.quote(str(cwd))} && env {env} {command} 2>&1; echo PLAY-EXIT=$?; sleep 600"
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", "150", "-y", "50", shell], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-J", "-S", "-2000", "-t", "play"],
+                              capture_output=True, text=True).stdout
+
+    def send(self, text: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "Enter"], check=True)
+
+    def wait(self, pattern: str, what: str) -> re.Match[str]:
+        return wait_for(lambda: re.search(pattern, self.screen()), what, 120)
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+PROMPT = r"(> |to go on )\s*$"
+
+
+def _play_one_match(pane: Pane, typo: bool) -> None:
+    """Answer every prompt of match 0 with the first choice (or no exchange), then stop."""
+    typed = False
+    while True:
+        screen = pane.wait(PROMPT, "a prompt").string.rstrip()
+        last = screen.splitlines()[-1]
+        if "q to stop here" in last:
+            pane.send("q")
+            return
+        if "to go on" in last:
+            assert "settlement:" in screen and "cards played:" in screen
+            pane.send("")
+        elif "type the cards" in last:
+            pane.send("none")
+        elif typo and not typed and "play a card" in screen:
+            pane.send("ZZ")
+            pane.wait(r"'ZZ' is not one of the choices.*try again", "the typo explained")
+            typed = True
+            pane.send("1")
+        else:
+            pane.send("1")
+        # Every answer redraws the screen, each turn numbered: wait for that before reading on.
+        wait_for(lambda: pane.screen().rstrip() != screen, "the answer to be taken", 120)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["classic", "peep", "purchase"])
+def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_path, variant):
+    command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
+               f"--hands 2 --seed 3 --log-dir logs")
+    pane = Pane(f"naparena-test-{variant}-{tmp_path.name}", command, tmp_path)
+    try:
+        screen = pane.wait(r"your turn", "the first decision").string
+        assert "your hand:" in screen and "bids:" in screen and "chips:" in screen
+        _play_one_match(pane, typo=variant == "classic")
+        done = pane.wait(r"PLAY-EXIT=(\d+)", "play to end")
+        assert done.group(1) == "0", pane.screen()
+        screen = pane.screen()
+        assert "stopped after 1 of 6 matches" in " ".join(screen.split()), screen.strip()[-1500:]
+        run_dir = tmp_path / re.search(r"naparena verify (\S+)", screen).group(1)
+    finally:
+        pane.close()
+    assert sorted(p.name for p in (run_dir / "matches").iterdir()) == ["000000.json"]
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0, verified.stderr
+    assert "verify ok: 1 matches, 2 hands replayed, 0 problems" in verified.stdout
+
+
+def test_play_refuses_a_file_without_exactly_one_human_seat(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text('[tournament]\nname = "t"\n[[bots]]\nname = "random"\n[[bots]]\nname = "heuristic"\n'
+                    '[[variants]]\nname = "classic"\n')
+    result = naparena("play", path, cwd=tmp_path)
+    assert result.returncode == 2
+    assert 'needs exactly one entry with name = "human"' in " ".join(result.stderr.split())
+
+
+# --- the browser ------------------------------------------------------------------------------
+
+def _browser():
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    return sync_api, chromium
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
+    sync_api, chromium = _browser()
+    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "1", "--seed", "5",
+                          "--log-dir", "logs", cwd=tmp_path)
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page.goto(url)
+            turn = ""
+            while True:
+                page.wait_for_function(f"!['', {turn!r}].includes(document.body.dataset.turn || '')"
+                                       " || document.querySelector('#next')", timeout=120_000)
+                if page.locator("#next").count():
+                    break
+                turn = page.evaluate("document.body.dataset.turn")
+                if page.locator(".card.legal").count():
+                    page.locator(".card.legal").first.click()
+                elif page.locator("#throw").count():
+                    page.locator("#throw").click()
+                else:
+                    page.locator(".choice").first.click()
+                if turn == "0.1":
+                    page.screenshot(path=str(tmp_path / "web-table.png"))
+            assert "match 0 over" in page.locator("#message").text_content()
+            assert "settlement:" in page.locator(".ended").first.text_content()
+            page.locator("#quit").click()
+            browser.close()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0 and "1 matches, 1 hands replayed, 0 problems" in verified.stdout

@@ -353,6 +353,32 @@ def play(
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
 
 
+@_command
+def view(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    out_file: Path | None = typer.Option(None, "--out", help="write the page here instead of serving it"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="the port to serve on (0: any free one)"),
+) -> None:
+    """The run's HTML report with its hand viewer: served on 127.0.0.1, or written with --out."""
+    from naparena.arena.records.verify import sound
+    from naparena.report.html import page, write_report
+    sound(run_dir)
+    if out_file is not None:
+        size = write_report(run_dir, out_file)
+        say("wrote {} ({} bytes)", out_file, f"{size:,}")
+        return
+    from naparena.people.serve_page import page_server
+    server = page_server(lambda: page(run_dir).encode(), port)
+    say("the report and hand viewer are at http://127.0.0.1:{}/ (loopback only); stop with Ctrl-C",
+        server.server_address[1])
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 # --- looking at logs ------------------------------------------------------------------
 
 @_command

@@ -14,7 +14,7 @@ import pytest
 
 from naparena.game.cards import parse
 from naparena.people.table import Table, card_text, read_answer
-from tests.helpers import child_env, naparena, start_naparena, wait_for
+from tests.helpers import child_env, naparena, run_dir_in, start_naparena, wait_for, write_tournament
 
 # --- typed answers ------------------------------------------------------------------------
 
@@ -199,3 +199,54 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
     run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
     verified = naparena("verify", run_dir, cwd=tmp_path)
     assert verified.returncode == 0 and "1 matches, 1 hands replayed, 0 problems" in verified.stdout
+
+
+# --- the hand viewer ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("viewer")
+    path = write_tournament(folder, bots=("random", "heuristic"), seeds=2, hands=3, table=3, example=False,
+                            workers=1)
+    result = naparena("run", path, "--log-dir", folder / "logs", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return run_dir_in(folder / "logs")
+
+
+def test_the_report_links_each_pair_to_the_hands_where_they_differed_most(small_run, tmp_path):
+    from naparena.report.viewer import viewer_data, widest_hands
+    matches, left = viewer_data(small_run)
+    widest = widest_hands(matches, "random", "heuristic")
+    diffs = [abs(h["chips"][m["seats"].index("random")] - h["chips"][m["seats"].index("heuristic")])
+             for m in matches for h in m["hands"]]
+    assert left == 0 and [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
+    result = naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "r.html").read_text()
+    match, hand, _ = widest[0]
+    assert f"href='#hand-{match}-{hand}'" in text and "id='viewer'" in text
+
+
+@pytest.mark.slow
+def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_path):
+    sync_api, chromium = _browser()
+    naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto((tmp_path / "r.html").as_uri())
+        page.locator("a.board").first.click()
+        target = page.locator("a.board").first.get_attribute("href")
+        m, h = re.fullmatch(r"#hand-(\d+)-(\d+)", target).groups()
+        step = page.locator("#v-step")
+        assert step.text_content().startswith(f"match {m}, hand {h}: step 1 of ")
+        assert page.locator("#v-table .vcard").count() >= 10  # the deal, face up
+        total = int(step.text_content().rsplit(" ", 1)[1])
+        for _ in range(total - 1):
+            page.locator("#v-next").click()
+        assert "settlement:" in page.locator("#v-log").text_content()
+        page.screenshot(path=str(tmp_path / "viewer-end.png"))
+        page.keyboard.press("ArrowLeft")
+        assert step.text_content().endswith(f"step {total - 1} of {total}")
+        assert "settlement:" not in page.locator("#v-log").text_content()
+        browser.close()

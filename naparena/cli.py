@@ -113,12 +113,22 @@ def run(
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    live: bool = typer.Option(False, "--live", help="serve a live page of progress and standings on 127.0.0.1"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.session import Session
+    watcher: Any = _Shown()
+    if live:
+        from naparena.people.live import LiveWatcher
+        watcher = LiveWatcher(watcher)
+        say("the live page is at {} (loopback only)", watcher.url)
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
-                           scheduler=scheduler, resume=resume, watcher=_Shown())
-    result = _play(session)
+                           scheduler=scheduler, resume=resume, watcher=watcher)
+    try:
+        result = _play(session)
+    finally:
+        if live:
+            watcher.close()
     _show(result, as_json, wide)
     _after_disqualification(result)
 

@@ -3,6 +3,7 @@ driven in tmux (keys in, screen read back) and in Chromium, each run then verifi
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -14,7 +15,16 @@ import pytest
 
 from naparena.game.cards import parse
 from naparena.people.table import Table, card_text, read_answer
-from tests.helpers import child_env, naparena, run_dir_in, start_naparena, wait_for, write_tournament
+from tests.helpers import (
+    assert_same_files,
+    child_env,
+    naparena,
+    run_dir_in,
+    snapshot,
+    start_naparena,
+    wait_for,
+    write_tournament,
+)
 
 # --- typed answers ------------------------------------------------------------------------
 
@@ -115,7 +125,7 @@ def _play_one_match(pane: Pane, typo: bool) -> None:
         else:
             pane.send("1")
         # Every answer redraws the screen, each turn numbered: wait for that before reading on.
-        wait_for(lambda: pane.screen().rstrip() != screen, "the answer to be taken", 120)
+        wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)
 
 
 @pytest.mark.slow
@@ -250,3 +260,91 @@ def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_p
         assert step.text_content().endswith(f"step {total - 1} of {total}")
         assert "settlement:" not in page.locator("#v-log").text_content()
         browser.close()
+
+
+# --- the live page --------------------------------------------------------------------------
+
+GATE_BOT = '''
+import os
+import time
+
+from naparena import Bot, hookimpl
+
+
+class GateBot(Bot):
+    """Plays the first legal answer; from match 2 on, waits at the match's start until the
+    file NAPARENA_TEST_GATE names exists, so a test can watch a run stand half done."""
+
+    name = "gate"
+
+    def start_match(self, info):
+        gate = os.environ.get("NAPARENA_TEST_GATE")
+        if gate and info["match"] >= 2:
+            while not os.path.exists(gate):
+                time.sleep(0.05)
+
+    def bid(self, view):
+        return view.legal[0]
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@hookimpl
+def register_bots(register):
+    register(GateBot)
+'''
+
+
+def _gated_tournament(folder: Path) -> Path:
+    return write_tournament(folder, bots=("gate", "random"), drop_ins={"gate": GATE_BOT}, example=False,
+                            seeds=3, hands=4, table=2, workers=1, timeout=600.0)
+
+
+def test_a_run_writes_the_same_files_with_and_without_the_live_page(tmp_path):
+    path = _gated_tournament(tmp_path)
+    dirs = []
+    for where, extra in (("plain", ()), ("live", ("--live",))):
+        result = naparena("run", path, "--log-dir", tmp_path / where, *extra, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert ("live page is at http://127.0.0.1:" in result.stderr) == bool(extra)
+        dirs.append(run_dir_in(tmp_path / where))
+    assert_same_files(snapshot(dirs[1]), snapshot(dirs[0]))
+
+
+@pytest.mark.slow
+def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
+    sync_api, chromium = _browser()
+    path = _gated_tournament(tmp_path)
+    gate = tmp_path / "gate"
+    proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
+                          env={"NAPARENA_TEST_GATE": str(gate)})
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 900, "height": 700})
+            page.goto(url)
+            # Matches 0 and 1 are booked; match 2 waits at the gate, so the page must say so.
+            page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
+                                   timeout=120_000)
+            total = page.locator("#done").text_content().split()[2]
+            manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
+            assert total == str(manifest["matches"])
+            rows = page.locator("table.standings tr")
+            assert rows.count() == 3  # the header, gate and random
+            assert "run is over" not in page.locator("#done").text_content()
+            page.screenshot(path=str(tmp_path / "live-half.png"))
+            gate.touch()
+            page.wait_for_function("document.querySelector('#done').textContent.includes('the run is over')",
+                                   timeout=120_000)
+            assert page.locator("#done").text_content().startswith(f"{total} of {total} matches booked")
+            assert page.locator("#bar").get_attribute("value") == total
+            page.screenshot(path=str(tmp_path / "live-done.png"))
+            browser.close()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err

@@ -19,8 +19,8 @@ from pathlib import Path
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
-from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.report import viewer
+from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
 
 # Bot colours: distinguishable, and readable on white.
@@ -79,7 +79,8 @@ def page(run_dir: Path) -> str:
     colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
     name = manifest["tournament"]["name"]
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena: {escape(name)}</title>"
-             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}{viewer.CSS}</style></head><body>",
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+             f"<style>{CSS}{viewer.CSS}</style></head><body>",
              f"<h1>naparena: {escape(name)}</h1>",
              f"<p class='meta'>{manifest['matches']} matches, {manifest['hands']:,} hands, "
              f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "

@@ -4,6 +4,7 @@ driven in tmux (keys in, screen read back) and in Chromium, each run then verifi
 from __future__ import annotations
 
 import json
+import random
 import re
 import shlex
 import shutil
@@ -11,10 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
+from naparena.bots import protocol
 from naparena.game.cards import parse
-from naparena.people.table import Table, card_text, read_answer
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, make_rules
+from naparena.people.table import Table, card_text, choice_text, read_answer
 from tests.helpers import (
     assert_same_files,
     child_env,
@@ -348,3 +353,25 @@ def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_legal_answer_of_every_decision_reads_back_from_its_words_and_its_number(variant):
+    """The table sees each view as the protocol sends it; every choice, typed as the screen
+    shows it or by its number, is read back as that very legal answer (every kind: bids,
+    peeps, exchanges, Sir Garnet, floater, trumps, cards)."""
+    rules, kinds = make_rules(variant), set()
+    match, rng = Match(rules, 4, 11), random.Random(5)
+    for _ in range(6):
+        hand = match.next_hand()
+        while not hand.over:
+            view = hand.view()
+            sent = orjson.loads(protocol.request(view))["view"]
+            kinds.add(sent["kind"])
+            for n, value in enumerate(sent["legal"], 1):
+                typed = choice_text(sent["kind"], value)
+                assert read_answer(sent["kind"], sent["legal"], typed) == (value, None), (sent["kind"], typed)
+                assert read_answer(sent["kind"], sent["legal"], str(n)) == (value, None)
+            hand.apply(rng.choice(view.legal))
+        match.finish(hand)
+    assert {"bid", "play"} <= kinds

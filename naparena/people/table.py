@@ -72,9 +72,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# A card as the screen shows it (Q♥) reads like its name (QH).
+_SYMBOL_LETTERS = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS)))
+
+
 def read_answer(kind: str | None, legal: list, text: str) -> tuple[Any, str | None]:
     """(the legal answer `text` names, None) or (None, why it names none)."""
     text = text.strip()
+    if kind != "trumps":
+        text = text.translate(_SYMBOL_LETTERS)
     choices = [_plain(v) for v in legal]
     if not choices:
         return None, "there is nothing to choose"
@@ -106,7 +112,7 @@ def _names(kind: str | None, value: Any) -> set[str]:
     if isinstance(value, bool):
         return {"y", "yes"} if value else {"n", "no"}
     if kind == "trumps" and isinstance(value, int) and 0 <= value < 4:
-        return {SUIT_LETTERS[value].lower(), SUIT_WORDS[value], SUIT_SYMBOLS[value]}
+        return {SUIT_LETTERS[value].lower(), SUIT_WORDS[value], SUIT_SYMBOLS[value], suit_text(value)}
     if value is None:
         return {"keep", "none", "-"}
     if value == ():

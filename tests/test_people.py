@@ -115,6 +115,7 @@ def _play_one_match(pane: Pane, typo: bool) -> None:
         screen = pane.wait(PROMPT, "a prompt").string.rstrip()
         last = screen.splitlines()[-1]
         if "q to stop here" in last:
+            assert re.search(r"what everybody held:\nhand 1: you .+\nhand 2: ", screen), screen[-800:]
             pane.send("q")
             return
         if "to go on" in last:
@@ -203,7 +204,8 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
                 if turn == "0.1":
                     page.screenshot(path=str(tmp_path / "web-table.png"))
             assert "match 0 over" in page.locator("#message").text_content()
-            assert "settlement:" in page.locator(".ended").first.text_content()
+            assert "what everybody held:" in page.locator("#ended").text_content()
+            assert "settlement:" in page.locator("#ended").text_content()
             page.locator("#quit").click()
             browser.close()
         out, err = proc.communicate(timeout=120)

@@ -23,12 +23,13 @@ from typing import Any, Protocol
 
 import orjson
 
+from naparena.arena.records.rundir import RunDir
 from naparena.arena.session import Quiet
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.settings import NAME
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
-from naparena.errors import ConfigError
+from naparena.errors import ConfigError, NaparenaError
 from naparena.people.seat import NAME as HUMAN
 from naparena.people.seat import table_address
 from naparena.people.table import Table
@@ -37,6 +38,8 @@ YOU = "you"
 #: A person needs no time-out: the longest a tournament file allows, one hour a decision
 #: (and the watchdog's stall limit, ten times the hard limit, follows from it).
 PERSON_TIMEOUT = 3600.0
+#: Seconds the table waits for a finished match to be booked before it shows the deals.
+BOOKING_WAIT = 30.0
 
 
 def seat_command() -> list[str]:
@@ -116,6 +119,9 @@ class TableServer:
         self.sock.bind(table_address(os.getpid()))
         self.sock.listen(4)
         self.left = 0        # matches still to play (told by the watcher at the start)
+        self.run_dir: RunDir | None = None
+        self.booked = 0      # matches the session has booked, in schedule order
+        self.booking = threading.Condition()
         self.stopped = False
         self._thread: threading.Thread | None = None
 
@@ -165,9 +171,28 @@ class TableServer:
             elif kind == "shutdown":
                 break
         if started:  # a handshake check (preflight) opens and closes without a match
+            table.held = self.held(table.match)
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
                 raise Stop()
+
+    def held(self, match: int) -> list[list]:
+        """What every seat was dealt in each hand of `match`, from its log once the session
+        has booked it (the seat itself is told only the public record); [] if it is not
+        there within BOOKING_WAIT seconds."""
+        with self.booking:
+            self.booking.wait_for(lambda: self.booked > match, BOOKING_WAIT)
+        if self.run_dir is None or not self.run_dir.has_match(match):
+            return []
+        try:
+            return [record.get("deal", []) for record in self.run_dir.read_match(match)["hands"]]
+        except (NaparenaError, KeyError):
+            return []
+
+    def book(self, matches: int) -> None:
+        with self.booking:
+            self.booked = matches
+            self.booking.notify_all()
 
 
 def _same_user(conn: socket.socket) -> bool:
@@ -185,6 +210,11 @@ class PlayWatcher(Quiet):
 
     def started(self, session: Any, done: int) -> None:
         self.server.left = session.matches - done
+        self.server.run_dir = session.run_dir
+        self.server.book(done)
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        self.server.book(matches)
 
     @contextlib.contextmanager
     def live(self) -> Iterator[None]:

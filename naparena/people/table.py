@@ -149,6 +149,7 @@ class Table:
     won: list[int] = field(default_factory=list)        # chips won this match, per seat
     over: bool = False
     turn: int = 0  # the person's decisions so far this match: a new screen has a new number
+    held: list[list] = field(default_factory=list)  # each hand's deal per seat, from the log at the match's end
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -266,6 +267,14 @@ class Table:
         chips = record.get("chips", ())
         lines.append("settlement: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(chips)))
         lines.append("match so far: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)))
+        return "\n".join(lines)
+
+    def deals(self) -> str:
+        """What everybody held, hand by hand (known once the match is logged)."""
+        lines = []
+        for n, deal in enumerate(self.held):
+            lines.append(f"hand {n + 1}: " + "   ".join(f"{self.alias(s)} {cards_text(cards)}"
+                                                         for s, cards in enumerate(deal) if cards))
         return "\n".join(lines)
 
     def snapshot(self) -> dict:

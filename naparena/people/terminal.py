@@ -74,6 +74,8 @@ class TerminalFront:
         self._hand_ends(table)
         totals = "   ".join(f"{table.alias(i)} {c:+d}" for i, c in enumerate(table.won))
         self._say(CLEAR + f"match {table.match} over: {totals}\n")
+        if table.held:
+            self._say("what everybody held:\n" + table.deals() + "\n")
         if not left:
             self._say("that was the last match: the standings follow\n")
             return True

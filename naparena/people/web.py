@@ -92,7 +92,10 @@ class WebFront:
 
     def match_over(self, table: Table, left: int) -> bool:
         totals = "   ".join(f"{table.alias(i)} {c:+d}" for i, c in enumerate(table.won))
-        self.board.publish(waiting=False, over=True, left=left, ended=self._ended(table),
+        ended = self._ended(table)
+        if table.held:
+            ended.append("what everybody held:\n" + table.deals())
+        self.board.publish(waiting=False, over=True, left=left, ended=ended,
                            message=f"match {table.match} over: {totals}")
         if not left:
             return True

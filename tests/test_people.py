@@ -234,8 +234,10 @@ def test_the_report_links_each_pair_to_the_hands_where_they_differed_most(small_
     from naparena.report.viewer import viewer_data, widest_hands
     matches, left = viewer_data(small_run)
     widest = widest_hands(matches, "random", "heuristic")
-    diffs = [abs(h["chips"][m["seats"].index("random")] - h["chips"][m["seats"].index("heuristic")])
-             for m in matches for h in m["hands"]]
+    def chips(m: dict, h: dict, bot: str) -> float:  # a bot the table repeats: its seats' mean
+        mine = [c for c, alias in zip(h["chips"], m["seats"]) if alias == bot]
+        return sum(mine) / len(mine)
+    diffs = [abs(chips(m, h, "random") - chips(m, h, "heuristic")) for m in matches for h in m["hands"]]
     assert left == 0 and [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
     result = naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -305,7 +307,8 @@ def register_bots(register):
 
 def _gated_tournament(folder: Path) -> Path:
     return write_tournament(folder, bots=("gate", "random"), drop_ins={"gate": GATE_BOT}, example=False,
-                            seeds=3, hands=4, table=2, workers=1, timeout=600.0)
+                            seeds=3, hands=4, table=2, workers=1, timeout=600.0,
+                            sprt={"a": "gate", "b": "random", "delta": 50.0})
 
 
 def test_a_run_writes_the_same_files_with_and_without_the_live_page(tmp_path):
@@ -342,6 +345,8 @@ def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
             rows = page.locator("table.standings tr")
             assert rows.count() == 3  # the header, gate and random
             assert "run is over" not in page.locator("#done").text_content()
+            assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
+                                page.locator("#sprt").text_content())
             page.screenshot(path=str(tmp_path / "live-half.png"))
             gate.touch()
             page.wait_for_function("document.querySelector('#done').textContent.includes('the run is over')",

@@ -45,24 +45,30 @@ def viewer_data(run_dir: Path) -> tuple[list[dict[str, Any]], int]:
     return matches, left
 
 
-def widest_hands(matches: list[dict[str, Any]], a: str, b: str) -> list[tuple[int, int, int]]:
+def _chips(hand: dict[str, Any], seats: list[int]) -> float:
+    """A bot's chips in a hand: over its seats' mean when the table repeats it, as the standings count it."""
+    return sum(hand["chips"][s] for s in seats) / len(seats)
+
+
+def widest_hands(matches: list[dict[str, Any]], a: str, b: str) -> list[tuple[int, int, float]]:
     """(match, hand, a's chips − b's) of the hands both played where that difference was
     largest either way, largest first."""
     found = []
     for m in matches:
-        seats = m["seats"]
-        if a not in seats or b not in seats:
+        sa = [s for s, alias in enumerate(m["seats"]) if alias == a]
+        sb = [s for s, alias in enumerate(m["seats"]) if alias == b]
+        if not sa or not sb:
             continue
-        sa, sb = seats.index(a), seats.index(b)
         for h in m["hands"]:
-            found.append((abs(h["chips"][sa] - h["chips"][sb]), m["index"], h["n"], h["chips"][sa] - h["chips"][sb]))
+            diff = _chips(h, sa) - _chips(h, sb)
+            found.append((abs(diff), m["index"], h["n"], diff))
     found.sort(key=lambda f: (-f[0], f[1], f[2]))
     return [(match, hand, diff) for _, match, hand, diff in found[:LINKS_PER_PAIR]]
 
 
 def pair_links(matches: list[dict[str, Any]], a: str, b: str) -> str:
     """Links to the hands where a and b differed most, for a head-to-head row."""
-    links = [f"<a href='#{hand_id(m, h)}' class='board'>m{m} h{h} ({d:+d})</a>" for m, h, d in
+    links = [f"<a href='#{hand_id(m, h)}' class='board'>m{m} h{h} ({d:+g})</a>" for m, h, d in
              widest_hands(matches, a, b)]
     return " ".join(links) or "—"
 
@@ -77,8 +83,8 @@ def section(matches: list[dict[str, Any]], left: int) -> str:
             f"bid, each card, the tricks, faults and the settlement. ← and → step; a link from the head-to-head "
             f"table opens its hand.{note}</p>"
             f"<p><select id='v-match'>{options}</select> hand <select id='v-hand'></select> "
-            "<button id='v-first'>⏮</button> <button id='v-back'>◀ back</button> "
-            "<button id='v-next'>next ▶</button> <button id='v-last'>⏭</button> "
+            "<button id='v-first'>first</button> <button id='v-back'>◀ back</button> "
+            "<button id='v-next'>next ▶</button> <button id='v-last'>last</button> "
             "<span id='v-step' class='meta'></span></p>"
             "<div id='v-table'></div><pre id='v-log'></pre>"
             f"<script type='application/json' id='v-data'>{data}</script><script>{SCRIPT}</script>")

@@ -382,3 +382,39 @@ def test_every_legal_answer_of_every_decision_reads_back_from_its_words_and_its_
             hand.apply(rng.choice(view.legal))
         match.finish(hand)
     assert {"bid", "play"} <= kinds
+
+
+# --- configuration and pages ------------------------------------------------------------------
+
+def test_the_human_seat_is_an_external_bot_with_the_longest_timeout_a_file_allows(tmp_path):
+    from naparena.arena.setup.settings import SETTINGS
+    from naparena.people.play import PERSON_TIMEOUT, file_tournament, quick_tournament
+    assert SETTINGS["timeout"].ok(PERSON_TIMEOUT) and not SETTINGS["timeout"].ok(PERSON_TIMEOUT + 1)
+    t = quick_tournament("peep", ["heuristic", "random", "random"], 3, 0, str(tmp_path))
+    human = t.bots[0]
+    assert (human.alias, human.command[1:]) == ("you", ("-m", "naparena.people.seat"))
+    assert [b.alias for b in t.bots[1:]] == ["heuristic", "random", "random-2"]
+    assert (t.timeout, t.workers, t.table) == (PERSON_TIMEOUT, 1, 4)
+    path = tmp_path / "t.toml"
+    path.write_text('[tournament]\nname = "mine"\ntimeout = 90.0\n[[bots]]\nname = "human"\n'
+                    '[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
+    mine = file_tournament(path)
+    assert mine.timeout == 90.0 and mine.bots[0].command is not None and mine.bots[0].alias == "you"
+
+
+@pytest.mark.parametrize("page", ["web", "live", "report"])
+def test_pages_load_nothing_from_the_network(page, small_run):
+    from naparena.people import live, web
+    from naparena.report.html import page as report_page
+    text = {"web": web.PAGE, "live": live.PAGE, "report": report_page(small_run) if page == "report" else ""}[page]
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
+    assert "@import" not in text and "url(" not in text
+
+
+def test_the_web_table_listens_on_loopback_only():
+    from naparena.people.web import WebFront
+    front = WebFront(0)
+    try:
+        assert front.httpd.server_address[0] == "127.0.0.1" and front.url.startswith("http://127.0.0.1:")
+    finally:
+        front.close()

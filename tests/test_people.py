@@ -135,11 +135,18 @@ def _play_one_match(pane: Pane, typo: bool) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["classic", "peep", "purchase"])
-def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_path, variant):
-    command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
-               f"--hands 2 --seed 3 --log-dir logs")
-    pane = Pane(f"naparena-test-{variant}-{tmp_path.name}", command, tmp_path)
+@pytest.mark.parametrize(("variant", "from_file"), [("classic", False), ("peep", False), ("purchase", False),
+                                                    ("floater", True), ("sir-garnet", True)])
+def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_path, variant, from_file):
+    if from_file:  # a tournament file with a human seat
+        (tmp_path / "t.toml").write_text(f'[tournament]\nname = "t"\nhands = 2\nseed = 3\ntable = 3\n'
+                                         f'[[bots]]\nname = "human"\n[[bots]]\nname = "heuristic"\n'
+                                         f'[[bots]]\nname = "random"\n[[variants]]\nname = "{variant}"\n')
+        command = f"{shlex.quote(sys.executable)} -m naparena play t.toml"
+    else:
+        command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
+                   f"--hands 2 --seed 3 --log-dir logs")
+    pane = Pane(f"naparena-test-{tmp_path.name}", command, tmp_path)
     try:
         screen = pane.wait(r"your turn", "the first decision").string
         assert "your hand:" in screen and "bids:" in screen and "chips:" in screen

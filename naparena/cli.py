@@ -358,8 +358,11 @@ def play(
             say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
     finally:
         server.close()
-        getattr(front, "close", lambda: None)()
-    _show(result, False)
+    if web:
+        front.finish(result)
+        front.close()
+    if result["matches"]:
+        _show(result, False)
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
 
 

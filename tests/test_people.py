@@ -214,6 +214,9 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
             assert "what everybody held:" in page.locator("#ended").text_content()
             assert "settlement:" in page.locator("#ended").text_content()
             page.locator("#quit").click()
+            page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
+            assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
+            page.screenshot(path=str(tmp_path / "web-standings.png"))
             browser.close()
         out, err = proc.communicate(timeout=120)
     finally:

@@ -28,6 +28,7 @@ class Board:
     def __init__(self) -> None:
         self.state: dict[str, Any] = {"waiting": True, "ended": [], "message": "waiting for the first deal"}
         self.version = 0
+        self.streams = 0  # pages listening now
         self.changed = threading.Condition()
         self.answers: queue.Queue[str] = queue.Queue()
 
@@ -58,8 +59,25 @@ class WebFront:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="web", daemon=True)
         self._thread.start()
 
-    def close(self) -> None:
-        self.board.publish(over=True, gone=True, message="the table is closed")
+    def finish(self, result: dict) -> None:
+        """The run's end: each bot's rate per variant, best first, as the standings give them."""
+        lines = []
+        for variant, data in result.get("variants", {}).items():
+            lines.append(variant)
+            for row in data.get("bots", ()):
+                ci = row.get("ci95")
+                interval = f"  [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else ""
+                lines.append(f"  {row['bot']}: {row['per100']:+.2f} chips per 100 hands{interval}, "
+                             f"{row['hands']} hands")
+        self.board.publish(over=True, left=0, message="the run is over: the standings",
+                           standings="\n".join(lines))
+
+    def close(self, grace: float = 2.0) -> None:
+        """Tell the pages the table is closed, give them `grace` seconds to hear it, stop."""
+        board = self.board
+        board.publish(over=True, gone=True)
+        with board.changed:
+            board.changed.wait_for(lambda: board.streams == 0, grace)
         if self._thread is not None:
             self.httpd.shutdown()
         self.httpd.server_close()
@@ -135,6 +153,8 @@ def _handler(board: Board) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
             seen = -1
+            with board.changed:
+                board.streams += 1
             try:
                 while True:
                     version, state = board.wait(seen, 15.0)
@@ -148,6 +168,10 @@ def _handler(board: Board) -> type[BaseHTTPRequestHandler]:
                         return
             except (BrokenPipeError, ConnectionResetError):
                 return
+            finally:
+                with board.changed:
+                    board.streams -= 1
+                    board.changed.notify_all()
 
         def do_POST(self) -> None:
             length = min(int(self.headers.get("Content-Length") or 0), 4096)
@@ -189,6 +213,7 @@ button{font-size:1em;margin:.2em;padding:.3em .8em;cursor:pointer}
 <p><input id="typed" size="24" placeholder="or type: 2, QH, pass, yes">
 <button id="send">send</button> <button id="quit">leave the table</button></p>
 <p id="error"></p>
+<pre id="standings" hidden></pre>
 <div id="ended"></div>
 <script>
 "use strict";
@@ -208,7 +233,7 @@ function draw(){
   $("ask").textContent = mine ? (t.ask || "") : "";
   const hand = $("hand"); hand.replaceChildren();
   const legal = new Set(((t.view||{}).legal||[]).filter(x => typeof x === "number"));
-  for (const c of t.hand || []) {
+  for (const c of state.over ? [] : (t.hand || [])) {
     const b = document.createElement("span");
     b.className = "card" + (c.red ? " red" : "") + (picked.has(c.name) ? " picked" : "")
       + (mine && legal.has(c.card) ? " legal" : "");
@@ -236,6 +261,7 @@ function draw(){
     const b = document.createElement("button"); b.textContent = "next match"; b.id = "next";
     b.onclick = () => post("/next"); ch.appendChild(b);
   }
+  $("standings").hidden = !state.standings; $("standings").textContent = state.standings || "";
   const ended = $("ended"); ended.replaceChildren();
   for (const text of (state.ended || []).slice().reverse()) {
     const p = document.createElement("pre"); p.className = "ended"; p.textContent = text; ended.appendChild(p);

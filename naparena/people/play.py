@@ -29,7 +29,7 @@ from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.settings import NAME
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
-from naparena.errors import ConfigError, NaparenaError
+from naparena.errors import ConfigError, NaparenaError, RunError
 from naparena.people.seat import NAME as HUMAN
 from naparena.people.seat import table_address
 from naparena.people.table import Table
@@ -114,6 +114,8 @@ class TableServer:
     seat connection, one match after another, to the front."""
 
     def __init__(self, front: Front):
+        if not sys.platform.startswith("linux"):
+            raise RunError("naparena play needs Linux: the human seat finds its table on an abstract socket")
         self.front = front
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(table_address(os.getpid()))

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,6 +30,8 @@ class LiveWatcher:
         self.version = 0
         self.changed = threading.Condition()
         self.run_dir: Any = None
+        self._standings: dict[str, Any] | None = None
+        self._built_at, self._cost = -math.inf, 0.0
         self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(self))
         self.httpd.daemon_threads = True
         self.url = f"http://{LOOPBACK}:{self.httpd.server_address[1]}/"
@@ -78,13 +82,19 @@ class LiveWatcher:
             return self.version
 
     def snapshot(self) -> dict[str, Any]:
-        """The state with the standings rebuilt from the files written so far."""
+        """The state with the standings rebuilt from the files written so far: at most once
+        a second, and at most a fifth of the time, as a long run's rebuild reads every file."""
         state = dict(self.state)
-        if self.run_dir is not None and state["done"]:
+        now = time.monotonic()
+        fresh = now - self._built_at >= max(1.0, 4 * self._cost) or state.get("finished")
+        if self.run_dir is not None and state["done"] and fresh:
             try:
-                state["standings"] = _plain(load_standings(self.run_dir).result())
+                self._standings = _plain(load_standings(self.run_dir).result())
             except Exception as e:  # a page must never stop a run
                 state["standings_error"] = str(e)
+            self._built_at, self._cost = now, time.monotonic() - now
+        state["standings"] = self._standings
+        state["stale"] = bool(state["done"]) and not fresh
         return state
 
 
@@ -118,15 +128,17 @@ def _handler(watcher: LiveWatcher) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            seen = -1
+            seen, stale = -1, False
             try:
                 while True:
-                    version = watcher.wait(seen)
-                    if version == seen:
+                    # Standings held back by the rebuild limit are sent again a second later.
+                    version = watcher.wait(seen, 1.0 if stale else 15.0)
+                    if version == seen and not stale:
                         self.wfile.write(b": keep-alive\n\n")
                     else:
-                        data = json.dumps(watcher.snapshot(), default=str)
-                        self.wfile.write(b"data: " + data.encode() + b"\n\n")
+                        state = watcher.snapshot()
+                        stale = state["stale"]
+                        self.wfile.write(b"data: " + json.dumps(state, default=str).encode() + b"\n\n")
                     self.wfile.flush()
                     seen = version
             except (BrokenPipeError, ConnectionResetError):

@@ -22,7 +22,7 @@ import sys
 
 import orjson
 
-from naparena.bots.protocol import MAX_LINE, VERSION, bot_hello, refusal
+from naparena.bots.protocol import MAX_LINE, bot_hello, refusal
 
 NAME = "human"
 TABLE_PREFIX = "\0naparena-table-"
@@ -101,7 +101,6 @@ def main() -> int:
         return 2
     from naparena._version import __version__
     _write_all(out_fd, bot_hello(NAME, __version__, {}, True, True))
-    assert VERSION == 1, "the relay passes lines of protocol 1 through unchanged"
     try:
         return relay(stdin, out_fd, conn)
     except (BrokenPipeError, ConnectionResetError):

@@ -133,12 +133,22 @@ def run(
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    live: bool = typer.Option(False, "--live", help="serve a live page of progress and standings on 127.0.0.1"),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.session import Session
+    watcher: Any = _Shown()
+    if live:
+        from naparena.people.live import LiveWatcher
+        watcher = LiveWatcher(watcher)
+        say("the live page is at {} (loopback only)", watcher.url)
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
-                           scheduler=scheduler, resume=resume, watcher=_Shown())
-    result = _play(session)
+                           scheduler=scheduler, resume=resume, watcher=watcher)
+    try:
+        result = _play(session)
+    finally:
+        if live:
+            watcher.close()
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -357,6 +367,83 @@ def compare(
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
         render.comparison(out, str(run_a), str(run_b), result)
+
+
+# --- people at the table ---------------------------------------------------------------
+
+PLAY_HELP = "a tournament file with one [[bots]] entry named \"human\" (instead of --variant and --bots)"
+
+
+@_command
+def play(
+    file: Path | None = typer.Argument(None, help=PLAY_HELP),
+    variant: str = typer.Option("classic", "--variant", help="the variant to play (naparena variants)"),
+    bots: str = typer.Option("heuristic,random,random", "--bots", help="the bots at your table, comma-separated"),
+    hands: int = typer.Option(5, "--hands", min=1, max=1000, help="hands per match"),
+    seed: int = typer.Option(0, "--seed", min=0, help="master seed: the same seed deals the same cards"),
+    log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where the run directory goes"),
+    web: bool = typer.Option(False, "--web", help="play in the browser: serve the table on 127.0.0.1"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+) -> None:
+    """Sit at a table yourself: play bots in the terminal (or the browser with --web)."""
+    from naparena.arena.records.ledger import load_standings
+    from naparena.arena.session import Session
+    from naparena.people.play import PlayWatcher, TableServer, bot_list, file_tournament, quick_tournament
+    if file is not None:
+        t = file_tournament(file)
+    else:
+        t = quick_tournament(variant, bot_list(bots), hands, seed, str(log_dir))
+    if web:
+        from naparena.people.web import WebFront
+        front: Any = WebFront(port)
+        say("the table is at {} (loopback only); leave it with Ctrl-C", front.url)
+    else:
+        from naparena.people.terminal import TerminalFront
+        front = TerminalFront()
+    server = TableServer(front)
+    try:
+        session = Session.open(t, log_dir=log_dir if file is None else None, watcher=PlayWatcher(server))
+        try:
+            result = session.play()
+        except KeyboardInterrupt:
+            if not server.stopped:
+                raise typer.Exit(130) from None
+            result = load_standings(session.run_dir.path).result()
+            say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
+    finally:
+        server.close()
+    if web:
+        front.finish(result)
+        front.close()
+    if result["matches"]:
+        _show(result, False)
+    say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
+
+
+@_command
+def view(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    out_file: Path | None = typer.Option(None, "--out", help="write the page here instead of serving it"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="the port to serve on (0: any free one)"),
+) -> None:
+    """The run's HTML report with its hand viewer: served on 127.0.0.1, or written with --out."""
+    from naparena.arena.records.verify import sound
+    from naparena.report.html import page, write_report
+    sound(run_dir)
+    if out_file is not None:
+        size = write_report(run_dir, out_file)
+        say("wrote {} ({} bytes)", out_file, f"{size:,}")
+        return
+    from naparena.people.serve_page import page_server
+    server = page_server(lambda: page(run_dir).encode(), port)
+    say("the report and hand viewer are at http://127.0.0.1:{}/ (loopback only); stop with Ctrl-C",
+        server.server_address[1])
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 # --- looking at logs ------------------------------------------------------------------

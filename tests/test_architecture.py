@@ -24,7 +24,9 @@ ALLOWED = {
     "arena": {"errors", "_version", "game", "bots", "stats"},
     "report": {"errors", "_version", "game", "bots", "stats", "arena"},
     "tools": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
-    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools"},
+    # People-facing pieces: the human seat and its fronts, the live page; beside tools.
+    "people": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
+    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools", "people"},
     "__main__": {"cli"},
     # Helpers for bot authors' own tests: build views, play hands in-process.
     "testing": {"errors", "_version", "game", "bots"},

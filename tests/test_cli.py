@@ -17,7 +17,8 @@ from tests.helpers import REPO, flat, invoke, run_dir_in, write_tournament
 REFERENCE_BOTS = ("random", "heuristic", "cautious", "bold")
 BUILT_IN = "built-in module 'naparena.bots.builtin'"
 
-COMMANDS = ("run", "resume", "report", "replay", "verify", "variants", "bots", "check", "init", "bench")
+COMMANDS = ("run", "resume", "report", "replay", "verify", "variants", "bots", "check", "init", "bench", "play",
+            "view")
 
 
 def assert_clean_error(result, code: int, *phrases: str) -> None:

@@ -35,7 +35,7 @@ def test_readme_names_every_variant_and_command():
     for name in VARIANTS:
         assert f"`{name}`" in readme, name
     for command in ("run", "resume", "report", "compare", "replay", "verify", "variants", "bots", "check", "init",
-                    "bench"):
+                    "bench", "play", "view"):
         assert f"naparena {command}" in readme, command
 
 

@@ -171,7 +171,7 @@ def test_head_to_head_tables_carry_difference_interval_p_and_the_shared_verdict(
     pair_tables = [t for kind, t in Tables(out.read_text()).tables if kind == "pairs"]
     assert len(pair_tables) == len(result["variants"])
     for table, data in zip(pair_tables, result["variants"].values()):
-        assert table[0] == ["A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict"]
+        assert table[0] == ["A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict", "widest hands"]
         order = [r["bot"] for r in data["bots"]]
         shown = {(row[0].split(" (")[0], row[1].split(" (")[0]): row for row in table[1:]}
         assert len(shown) == len(data["pairs"])

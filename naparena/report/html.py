@@ -4,19 +4,22 @@ First the ranking, overall and per variant: a table with each bot's rate, its 95
 interval and its gap to the leader, and a chart of those gaps. Then per variant: the
 head-to-head table with intervals, p and verdicts, its heat map, cumulative chips over
 the hands (bankroll curves) and the make rate of every contract. The charts are inline
-SVG written here, sized from their labels, with inline CSS and no script, so the page
-opens anywhere without a network.
+SVG written here, sized from their labels, with inline CSS, so the page opens anywhere
+without a network. Last, the hand viewer (`viewer.py`, the page's one script), which
+the head-to-head rows link into at the hands where the two bots differed most.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
+from naparena.report import viewer
 from naparena.report.numbers import signed
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
@@ -72,11 +75,13 @@ def page(run_dir: Path) -> str:
     manifest = RunDir(run_dir).read_manifest()
     result = standings_from_logs(run_dir)
     curves = bankrolls(run_dir)
+    hands, left_out = viewer.viewer_data(run_dir)
     colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
     colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
     name = manifest["tournament"]["name"]
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena: {escape(name)}</title>"
-             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>",
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+             f"<style>{CSS}{viewer.CSS}</style></head><body>",
              f"<h1>naparena: {escape(name)}</h1>",
              f"<p class='meta'>{manifest['matches']} matches, {manifest['hands']:,} hands, "
              f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "
@@ -93,7 +98,8 @@ def page(run_dir: Path) -> str:
                          "A won: the share of those boards A ended ahead (ties half). Bold: the 95% "
                          "interval excludes zero.</p>")
             marks = {bot: m for bot, m in _marks(result, data["bots"]).items() if bot != STAND_IN_ALIAS}
-            parts.append(pairs_table(data["pairs"], order, marks))
+            parts.append(pairs_table(data["pairs"], order, marks,
+                                     lambda a, b: viewer.pair_links(hands, a, b)))
             parts.append("<p class='note'>The same as a matrix: cell = row − column; green, the row "
                          "bot did better; bold with *, the interval excludes zero.</p>")
             parts.append(heatmap(order, data["pairs"]))
@@ -106,6 +112,7 @@ def page(run_dir: Path) -> str:
                      "<p class='note'>Share of the contracts each bot played that it made (made / played); "
                      "blank: never played.</p>")
         parts.append(make_rates(data["bots"]))
+    parts.append(viewer.section(hands, left_out))
     parts.append("</body></html>\n")
     return "".join(parts)
 
@@ -214,13 +221,16 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     return "".join(out) + "</tbody></table>"
 
 
-def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str]) -> str:
-    """Every head-to-head, the better-ranked bot as A, in ranking order."""
+def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str],
+                links: Callable[[str, str], str] | None = None) -> str:
+    """Every head-to-head, the better-ranked bot as A, in ranking order; with `links`, a
+    last column linking the hands where the two differed most (A − B in chips)."""
     rank = {bot: i for i, bot in enumerate(order)}
     turned = [oriented(p, min(p["a"], p["b"], key=lambda b: rank.get(b, len(order)))) for p in pairs]
     turned.sort(key=lambda p: (rank.get(p["a"], len(order)), rank.get(p["b"], len(order))))
     head = "".join(f"<th{' class=name' if h in ('A', 'B', 'verdict') else ''}>{h}</th>"
-                   for h in ("A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict"))
+                   for h in ("A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict")
+                   + (("widest hands",) if links else ()))
     out = [f"<table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
     for p in turned:
         sure = " class='sure'" if _sure(p["ci95"]) else ""
@@ -228,7 +238,8 @@ def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str]) -> s
         out.append(f"<tr>{_name_cell(p['a'], marks)}{_name_cell(p['b'], marks)}<td>{p['units']:,}</td>"
                    f"<td{sure}>{p['diff_per100']:+.2f}</td><td{sure}>{_ci(p['ci95'])}</td>"
                    f"<td>{_p(p.get('p_value'))}</td><td>{won}</td>"
-                   f"<td class='name'>{escape(pair_verdict(p))}</td></tr>")
+                   f"<td class='name'>{escape(pair_verdict(p))}</td>"
+                   + (f"<td class='name'>{links(p['a'], p['b'])}</td>" if links else "") + "</tr>")
     return "".join(out) + "</tbody></table>"
 
 

@@ -1,0 +1,1 @@
+"""People at the table: the human seat, its terminal and web fronts, the live page."""

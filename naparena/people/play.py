@@ -1,0 +1,224 @@
+"""`naparena play`: a person at a table with bots, through the human seat program.
+
+The tournament is an ordinary one whose `human` entry is an external bot running
+`naparena.people.seat`; the session plays and logs it like any run. This module builds
+that tournament and holds the table's end of the seat's socket: a thread, started once
+the session has forked its workers, that takes each match's seat connection and hands
+its messages to a front (the terminal or the web page), which asks the person.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from naparena.arena.records.rundir import RunDir
+from naparena.arena.session import Quiet
+from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.settings import NAME
+from naparena.arena.setup.tournament import Tournament
+from naparena.bots import protocol
+from naparena.errors import ConfigError, NaparenaError, RunError
+from naparena.people.seat import NAME as HUMAN
+from naparena.people.seat import table_address
+from naparena.people.table import Table
+
+YOU = "you"
+#: A person needs no time-out: the longest a tournament file allows, one hour a decision
+#: (and the watchdog's stall limit, ten times the hard limit, follows from it).
+PERSON_TIMEOUT = 3600.0
+#: Seconds the table waits for a finished match to be booked before it shows the deals.
+BOOKING_WAIT = 30.0
+
+
+def seat_command() -> list[str]:
+    """The human seat's argv: this interpreter, so the seat imports this naparena."""
+    return [sys.executable, "-m", "naparena.people.seat"]
+
+
+def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_dir: str) -> Tournament:
+    """One person and `bots` at one table of `variant`, in every seating of the design."""
+    if not bots:
+        raise ConfigError("", "--bots", "name at least one bot to play against, e.g. --bots heuristic,random")
+    entries: list[dict[str, Any]] = [{"name": HUMAN, "alias": YOU, "command": seat_command()}]
+    taken = {YOU}
+    for name in bots:
+        alias, n = name, 2
+        while alias in taken:
+            alias, n = f"{name}-{n}", n + 1
+        taken.add(alias)
+        entries.append({"name": name, "alias": alias})
+    data = {"tournament": {"name": "play", "seed": seed, "hands": hands, "table": len(entries),
+                           "duplicate": False, "workers": 1, "timeout": PERSON_TIMEOUT, "log_dir": log_dir},
+            "bots": entries, "variants": [{"name": variant}]}
+    return parse_tournament(data, None)
+
+
+def file_tournament(path: Path) -> Tournament:
+    """A tournament file with one `[[bots]]` entry named "human": that entry becomes the
+    human seat; without a `timeout` of its own the file gets the person's."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(str(path), "", f"cannot be read as TOML: {e}") from None
+    humans = [b for b in data.get("bots", []) if isinstance(b, dict) and b.get("name") == HUMAN]
+    if len(humans) != 1:
+        raise ConfigError(str(path), "bots", f'needs exactly one entry with name = "{HUMAN}" to seat you '
+                          f"(found {len(humans)})")
+    humans[0].setdefault("alias", YOU)
+    humans[0]["command"] = seat_command()
+    settings = data.setdefault("tournament", {})
+    if isinstance(settings, dict):
+        settings.setdefault("timeout", PERSON_TIMEOUT)
+        settings["workers"] = 1  # one person plays one match at a time
+    return parse_tournament(data, path)
+
+
+def bot_list(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for n in names:
+        if not NAME.fullmatch(n):
+            raise ConfigError("", "--bots", f"{n!r} is not a bot name")
+    return names
+
+
+# --- the table's end of the seat's socket ------------------------------------------------
+
+class Front(Protocol):
+    """Where the person sits: asks them each decision, shows each match's end."""
+
+    def decide(self, table: Table) -> Any:
+        """The person's legal answer to `table.view` (shows finished hands first)."""
+
+    def match_over(self, table: Table, left: int) -> bool:
+        """Show the match's end; `left` matches remain. True to play on."""
+
+
+class Stop(Exception):
+    """The person left the table."""
+
+
+class TableServer:
+    """Listens where the human seat looks (this process's table address) and serves each
+    seat connection, one match after another, to the front."""
+
+    def __init__(self, front: Front):
+        if not sys.platform.startswith("linux"):
+            raise RunError("naparena play needs Linux: the human seat finds its table on an abstract socket")
+        self.front = front
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(table_address(os.getpid()))
+        self.sock.listen(4)
+        self.left = 0        # matches still to play (told by the watcher at the start)
+        self.run_dir: RunDir | None = None
+        self.booked = 0      # matches the session has booked, in schedule order
+        self.booking = threading.Condition()
+        self.stopped = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Serve seats (and the front's own threads): once the session's workers are forked."""
+        getattr(self.front, "start", lambda: None)()
+        self._thread = threading.Thread(target=self._serve, name="table", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                if not _same_user(conn):
+                    continue
+                try:
+                    self.serve_seat(conn)
+                except Stop:
+                    # The session stops as on Ctrl-C and keeps the matches already played.
+                    # The seat's connection stays open meanwhile: closed, it would fault the
+                    # seat and let the match end as a crash, booked like any other.
+                    self.stopped = True
+                    # A real SIGINT to the main thread: it wakes a wait that a simulated one would not.
+                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+                    threading.Event().wait()
+                except (OSError, ValueError):
+                    continue
+
+    def serve_seat(self, conn: socket.socket) -> None:
+        """One seat's messages, to the end of its match."""
+        table, started = Table(), False
+        for line in conn.makefile("rb"):
+            message = orjson.loads(line)
+            table.feed(message)
+            kind = message.get("type")
+            started = started or kind == "match"
+            if kind == "decide":
+                conn.sendall(protocol.answer(self.front.decide(table)))
+            elif kind == "shutdown":
+                break
+        if started:  # a handshake check (preflight) opens and closes without a match
+            table.held = self.held(table.match)
+            self.left = max(self.left - 1, 0)
+            if not self.front.match_over(table, self.left) and self.left:
+                raise Stop()
+
+    def held(self, match: int) -> list[list]:
+        """What every seat was dealt in each hand of `match`, from its log once the session
+        has booked it (the seat itself is told only the public record); [] if it is not
+        there within BOOKING_WAIT seconds."""
+        with self.booking:
+            self.booking.wait_for(lambda: self.booked > match, BOOKING_WAIT)
+        if self.run_dir is None or not self.run_dir.has_match(match):
+            return []
+        try:
+            return [record.get("deal", []) for record in self.run_dir.read_match(match)["hands"]]
+        except (NaparenaError, KeyError):
+            return []
+
+    def book(self, matches: int) -> None:
+        with self.booking:
+            self.booked = matches
+            self.booking.notify_all()
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Only this user's processes may sit at the table (an abstract socket has no file mode)."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+class PlayWatcher(Quiet):
+    """The session's watcher for play: starts the table once the workers are forked."""
+
+    def __init__(self, server: TableServer):
+        self.server = server
+
+    def started(self, session: Any, done: int) -> None:
+        self.server.left = session.matches - done
+        self.server.run_dir = session.run_dir
+        self.server.book(done)
+
+    def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        self.server.book(matches)
+
+    @contextlib.contextmanager
+    def live(self) -> Iterator[None]:
+        self.server.start()
+        yield

@@ -1,0 +1,290 @@
+"""The person's side of the table: what the seat protocol has told them so far, the
+screen that shows it, and their typed answers turned into legal ones.
+
+Pure: no terminal, no socket. It reads the protocol's messages as plain JSON objects by
+field name (a field it does not know is ignored, a missing one shows as unknown), so a
+later protocol that adds fields to the view changes nothing here. The terminal and the
+web page both draw from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from naparena.game.cards import RANK_NAMES, SUIT_LETTERS, parse
+
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+
+ASKS = {
+    "bid": "bid (or pass)",
+    "play": "play a card",
+    "peep": "pay 1 chip to peep at the top card of the stock?",
+    "floater_peep": "pay 1 chip to see the floater?",
+    "garnet": "take up Sir Garnet (the extra hand)? You must then bid Nap",
+    "garnet_discard": "throw out 5 cards after taking up Sir Garnet",
+    "exchange": "throw out cards to buy as many new ones (none to stand)",
+    "peep_exchange": "swap a card for the peep card, or keep your hand",
+    "floater_discard": "discard a card for the floater",
+    "trumps": "choose trumps",
+}
+# Above this many choices, a list of numbers helps nobody: the person types the cards.
+MAX_LISTED = 16
+
+
+def card_text(card: Any) -> str:
+    """'Q♥': rank and suit symbol; an unknown value as it came."""
+    if isinstance(card, int) and 0 <= card < 52:
+        return RANK_NAMES[card % 13] + SUIT_SYMBOLS[card // 13]
+    return str(card)
+
+
+def cards_text(cards: Any) -> str:
+    return " ".join(card_text(c) for c in cards or ()) or "—"
+
+
+def suit_text(suit: Any) -> str:
+    if isinstance(suit, int) and 0 <= suit < 4:
+        return f"{SUIT_SYMBOLS[suit]} {SUIT_WORDS[suit]}"
+    return "none" if suit is None else str(suit)
+
+
+def choice_text(kind: str | None, value: Any) -> str:
+    """One legal answer as the person reads it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if kind == "trumps":
+        return suit_text(value)
+    if kind == "peep_exchange" and value is None:
+        return "keep"
+    if isinstance(value, list | tuple):
+        return cards_text(value) if value else "none"
+    if isinstance(value, int):
+        return card_text(value)
+    return str(value)
+
+
+def _plain(value: Any) -> Any:
+    """JSON arrays as tuples, so an answer compares with a legal value at any depth."""
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+# A card as the screen shows it (Q♥) reads like its name (QH).
+_SYMBOL_LETTERS = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS)))
+
+
+def read_answer(kind: str | None, legal: list, text: str) -> tuple[Any, str | None]:
+    """(the legal answer `text` names, None) or (None, why it names none)."""
+    text = text.strip()
+    if kind != "trumps":
+        text = text.translate(_SYMBOL_LETTERS)
+    choices = [_plain(v) for v in legal]
+    if not choices:
+        return None, "there is nothing to choose"
+    if text.isdigit():
+        n = int(text)
+        if 1 <= n <= len(choices):
+            return legal[n - 1], None
+        return None, f"{text} is not a choice: type 1 to {len(choices)}"
+    word = text.lower()
+    for value in choices:  # by its own words: a bid, yes/no, keep, a suit, none
+        if word and word in _names(kind, value):
+            return _original(legal, choices, value), None
+    if kind in ("exchange", "garnet_discard"):
+        return _read_cards(legal, choices, text)
+    try:
+        card = parse(text)
+    except ValueError:
+        return None, f"{text!r} is not one of the choices: type its number or its name (QH, 10s)"
+    if card in choices:
+        return _original(legal, choices, card), None
+    return None, f"{card_text(card)} is not a legal choice now"
+
+
+def _original(legal: list, choices: list, value: Any) -> Any:
+    return legal[choices.index(value)]
+
+
+def _names(kind: str | None, value: Any) -> set[str]:
+    if isinstance(value, bool):
+        return {"y", "yes"} if value else {"n", "no"}
+    if kind == "trumps" and isinstance(value, int) and 0 <= value < 4:
+        return {SUIT_LETTERS[value].lower(), SUIT_WORDS[value], SUIT_SYMBOLS[value], suit_text(value)}
+    if value is None:
+        return {"keep", "none", "-"}
+    if value == ():
+        return {"none", "stand", "-"}
+    if isinstance(value, str):
+        return {value.lower()}
+    return set()
+
+
+def _read_cards(legal: list, choices: list, text: str) -> tuple[Any, str | None]:
+    try:
+        cards = tuple(sorted(parse(t) for t in text.replace(",", " ").split()))
+    except ValueError as e:
+        return None, f"{e}: name the cards like QH 10S, or type none"
+    if cards in choices:
+        return _original(legal, choices, cards), None
+    sizes = sorted({len(c) for c in choices if isinstance(c, tuple)})
+    return None, (f"{cards_text(cards) or 'none'} cannot be thrown out: "
+                  f"name {' or '.join(map(str, sizes))} of your own cards")
+
+
+@dataclass
+class Table:
+    """Everything the seat has been told in this match, as the person may see it."""
+
+    seat: int = 0
+    seats: list[str] = field(default_factory=list)
+    rules: dict = field(default_factory=dict)
+    hands: int = 0
+    match: int = 0
+    view: dict = field(default_factory=dict)
+    happened: list[str] = field(default_factory=list)   # this hand's public events, as lines
+    finished: list[dict] = field(default_factory=list)  # hand records not yet shown
+    won: list[int] = field(default_factory=list)        # chips won this match, per seat
+    over: bool = False
+    turn: int = 0  # the person's decisions so far this match: a new screen has a new number
+    held: list[list] = field(default_factory=list)  # each hand's deal per seat, from the log at the match's end
+
+    def feed(self, message: dict) -> None:
+        kind = message.get("type")
+        if kind == "match":
+            self.seat = message.get("seat", 0)
+            self.seats = list(message.get("seats", []))
+            self.rules = message.get("rules", {})
+            self.hands = message.get("hands", 0)
+            self.match = message.get("match", 0)
+            self.won = [0] * len(self.seats)
+        elif kind in ("decide", "hand_start"):
+            self.view = message.get("view", {})
+            self.turn += kind == "decide"
+        elif kind == "event":
+            line = self.event_text(message.get("event", {}))
+            if line:
+                self.happened.append(line)
+        elif kind == "hand_end":
+            record = message.get("record", {})
+            for i, c in enumerate(record.get("chips", ())):
+                if i < len(self.won):
+                    self.won[i] += c
+            self.finished.append(record)
+            self.happened = []
+        elif kind in ("match_end", "shutdown"):
+            self.over = True
+
+    def alias(self, seat: Any) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(self.seats):
+            alias = self.seats[seat]
+            return alias + (" (you)" if seat == self.seat and alias != "you" else "")
+        return "—" if seat is None else f"seat {seat}"
+
+    def event_text(self, event: dict) -> str:
+        kind, who = event.get("type"), self.alias(event.get("seat"))
+        if kind == "bid":
+            return f"{who} bids {event.get('bid')}"
+        if kind == "play":
+            return f"{who} plays {card_text(event.get('card'))}"
+        if kind == "trick":
+            return f"trick to {self.alias(event.get('winner'))}"
+        if kind in ("peep", "garnet"):
+            return f"{who} {'peeps' if kind == 'peep' else 'takes up Sir Garnet'}"
+        if kind == "exchange":
+            return f"{who} exchanges {event.get('cards')} card(s)"
+        if kind == "trumps":
+            return f"{who} names trumps: {suit_text(event.get('suit'))}"
+        return ""
+
+    # --- what the person sees ------------------------------------------------------
+
+    def screen(self) -> str:
+        """The table at a decision: hand, bids, contract, trick, tricks won, chips, choices."""
+        v = self.view
+        lines = [f"naparena · match {self.match} · hand {v.get('hand_no', 0) + 1} of {self.hands} · turn {self.turn} · "
+                 f"your seat: {self.seat} ({self.seats[self.seat] if self.seat < len(self.seats) else '?'})",
+                 f"dealer: {self.alias(v.get('dealer'))}   kitty: {v.get('kitty', 0)}",
+                 "chips: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)),
+                 "bids: " + ("; ".join(f"{self.alias(s)} {b}" for s, b in v.get("bids", ())) or "none yet")]
+        if v.get("contract") is not None:
+            lines.append(f"contract: {v.get('contract')} by {self.alias(v.get('bidder'))}   "
+                         f"trumps: {suit_text(v.get('trumps'))}")
+        won = v.get("won", ())
+        if any(won):
+            lines.append("tricks won: " + "   ".join(f"{self.alias(i)} {n}" for i, n in enumerate(won)))
+        tricks = v.get("tricks", ())
+        if tricks:
+            leader, plays, winner = tricks[-1][0], tricks[-1][1], tricks[-1][2]
+            lines.append(f"last trick (led by {self.alias(leader)}): "
+                         + "  ".join(f"{self.alias(s)} {card_text(c)}" for s, c in plays)
+                         + f"  → {self.alias(winner)}")
+        trick = v.get("trick", ())
+        if trick:
+            lines.append(f"this trick (led by {self.alias(trick[0][0])}): "
+                         + "  ".join(f"{self.alias(s)} {card_text(c)}" for s, c in trick))
+        elif v.get("kind") == "play":
+            lines.append("this trick: you lead")
+        if v.get("seen"):
+            lines.append(f"seen: {cards_text(v.get('seen'))}")
+        lines.append(f"your hand: {cards_text(v.get('hand'))}")
+        return "\n".join(lines)
+
+    def choices(self) -> list[str]:
+        """The legal answers as numbered lines (none when there are too many to list)."""
+        v = self.view
+        legal = v.get("legal", ())
+        if len(legal) > MAX_LISTED:
+            return []
+        return [f"{i}) {choice_text(v.get('kind'), a)}" for i, a in enumerate(legal, 1)]
+
+    def ask(self) -> str:
+        kind = self.view.get("kind")
+        return f"your turn: {ASKS.get(kind or '', kind)}"
+
+    def hand_end(self, record: dict) -> str:
+        """A finished hand: contract and result, what each seat played, the settlement."""
+        played: dict[int, list] = {}
+        for _leader, plays, _winner in record.get("tricks", ()):
+            for s, c in plays:
+                played.setdefault(s, []).append(c)
+        for s, c in record.get("trick", ()):
+            played.setdefault(s, []).append(c)
+        contract = record.get("contract")
+        head = (f"hand {record.get('n', 0) + 1} over: " +
+                (f"{contract} by {self.alias(record.get('bidder'))}, {record.get('result')}"
+                 if contract else f"{record.get('result') or 'no contract'}"))
+        lines = [head, f"trumps: {suit_text(record.get('trumps'))}"]
+        if record.get("revoke") is not None:
+            lines.append(f"revoke: {record.get('revoke')}")
+        for fault in record.get("faults", ()):
+            lines.append(f"fault: {self.alias(fault[1])} at {fault[2]}: {fault[3]}")
+        lines.append("cards played:")
+        for i in range(len(self.seats)):
+            lines.append(f"  {self.alias(i)}: {cards_text(played.get(i, ()))}")
+        chips = record.get("chips", ())
+        lines.append("settlement: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(chips)))
+        lines.append("match so far: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)))
+        return "\n".join(lines)
+
+    def deals(self) -> str:
+        """What everybody held, hand by hand (known once the match is logged)."""
+        lines = []
+        for n, deal in enumerate(self.held):
+            lines.append(f"hand {n + 1}: " + "   ".join(f"{self.alias(s)} {cards_text(cards)}"
+                                                         for s, cards in enumerate(deal) if cards))
+        return "\n".join(lines)
+
+    def snapshot(self) -> dict:
+        """The table as plain data for the web page."""
+        v = self.view
+        legal = v.get("legal", ())
+        return {"match": self.match, "hands": self.hands, "turn": self.turn, "seat": self.seat, "seats": self.seats,
+                "view": v, "won": self.won, "screen": self.screen() if v else "",
+                "ask": self.ask() if v.get("kind") else "",
+                "choices": [choice_text(v.get("kind"), a) for a in legal] if len(legal) <= MAX_LISTED else [],
+                "hand": [{"card": c, "text": card_text(c), "red": isinstance(c, int) and c // 13 in (1, 2)}
+                         for c in v.get("hand", ())],
+                "happened": list(self.happened)}

@@ -1,0 +1,430 @@
+"""People at the table: answers typed by a person, the human seat program, `naparena play`
+driven in tmux (keys in, screen read back) and in Chromium, each run then verified."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from naparena.bots import protocol
+from naparena.game.cards import parse
+from naparena.game.engine import Match
+from naparena.game.rules import VARIANTS, make_rules
+from naparena.people.table import Table, card_text, choice_text, read_answer
+from tests.helpers import (
+    assert_same_files,
+    child_env,
+    naparena,
+    run_dir_in,
+    snapshot,
+    start_naparena,
+    wait_for,
+    write_tournament,
+)
+
+# --- typed answers ------------------------------------------------------------------------
+
+def test_a_card_is_read_by_number_or_by_name_in_any_case():
+    legal = [parse("QH"), parse("10S")]
+    assert read_answer("play", legal, "2") == (parse("10S"), None)
+    assert read_answer("play", legal, "qh") == (parse("QH"), None)
+    assert read_answer("play", legal, "10s") == (parse("10S"), None)
+
+
+@pytest.mark.parametrize(("text", "says"), [("XX", "not one of the choices"), ("AS", "not a legal choice"),
+                                             ("3", "not a choice: type 1 to 2"), ("", "not one of the choices")])
+def test_a_mistyped_or_illegal_card_is_explained_never_answered(text, says):
+    answer, error = read_answer("play", [parse("QH"), parse("10S")], text)
+    assert answer is None and says in error
+
+
+def test_bids_yes_no_trumps_keep_and_exchanges_by_their_words():
+    assert read_answer("bid", ["pass", "three", "nap"], "NAP") == ("nap", None)
+    assert read_answer("peep", [False, True], "y") == (True, None)
+    assert read_answer("trumps", [0, 1, 2, 3], "hearts") == (2, None)
+    assert read_answer("peep_exchange", [None, 5], "keep") == (None, None)
+    legal = [[], [parse("2C")], [parse("2C"), parse("QH")]]
+    assert read_answer("exchange", legal, "QH 2c") == ([parse("2C"), parse("QH")], None)
+    assert read_answer("exchange", legal, "none") == ([], None)
+    assert "cannot be thrown out" in read_answer("exchange", legal, "AS")[1]
+
+
+def test_the_table_reads_views_by_field_name_and_ignores_fields_it_does_not_know():
+    table = Table()
+    table.feed({"type": "match", "seat": 1, "seats": ["a", "you"], "hands": 3, "rules": {}, "later": 1})
+    table.feed({"type": "decide", "view": {"kind": "play", "legal": [parse("QH")], "hand": [parse("QH")],
+                                           "pack": 24, "led": None, "hand_no": 0}})
+    screen = table.screen()
+    assert f"your hand: {card_text(parse('QH'))}" in screen and "Q♥" in screen
+    assert table.choices() == ["1) Q♥"]
+
+
+def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "naparena.people.seat"], input='{"type":"hello","protocol":1}\n',
+                          capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=60)
+    assert proc.returncode == 2
+    assert '"type":"error"' in proc.stdout and "naparena play" in proc.stdout
+
+
+# --- the terminal, in tmux -----------------------------------------------------------------
+
+class Pane:
+    """`naparena play` in a tmux pane of its own server: keys in, the screen read back."""
+
+    def __init__(self, socket: str, command: str, cwd: Path):
+        if shutil.which("tmux") is None:
+            pytest.skip("tmux is not installed (apt-get install tmux)")
+        self.tmux = ["tmux", "-L", socket]
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in child_env({"LANG": "C.UTF-8"}).items()
+                       if k in ("PATH", "NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "PYTHONHASHSEED", "LANG"))
+        # The shell stays after play ends, so its last screen can still be read.
+        shell = f"cd {shlex.quote(str(cwd))} && env {env} {command} 2>&1; echo PLAY-EXIT=$?; sleep 600"
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", "150", "-y", "50", shell], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-J", "-S", "-2000", "-t", "play"],
+                              capture_output=True, text=True).stdout
+
+    def send(self, text: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "Enter"], check=True)
+
+    def wait(self, pattern: str, what: str) -> re.Match[str]:
+        return wait_for(lambda: re.search(pattern, self.screen()), what, 120)
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+PROMPT = r"(> |to go on )\s*$"
+
+
+def _play_one_match(pane: Pane, typo: bool) -> None:
+    """Answer every prompt of match 0 with the first choice (or no exchange), then stop."""
+    typed = False
+    while True:
+        screen = pane.wait(PROMPT, "a prompt").string.rstrip()
+        last = screen.splitlines()[-1]
+        if "q to stop here" in last:
+            assert re.search(r"what everybody held:\nhand 1: you .+\nhand 2: ", screen), screen[-800:]
+            pane.send("q")
+            return
+        if "to go on" in last:
+            assert "settlement:" in screen and "cards played:" in screen
+            pane.send("")
+        elif "type the cards" in last:
+            pane.send("none")
+        elif typo and not typed and "play a card" in screen:
+            pane.send("ZZ")
+            pane.wait(r"'ZZ' is not one of the choices.*try again", "the typo explained")
+            typed = True
+            pane.send("1")
+        else:
+            pane.send("1")
+        # Every answer redraws the screen, each turn numbered: wait for that before reading on.
+        wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "from_file"), [("classic", False), ("peep", False), ("purchase", False),
+                                                    ("floater", True), ("sir-garnet", True)])
+def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_path, variant, from_file):
+    if from_file:  # a tournament file with a human seat
+        (tmp_path / "t.toml").write_text(f'[tournament]\nname = "t"\nhands = 2\nseed = 3\ntable = 3\n'
+                                         f'[[bots]]\nname = "human"\n[[bots]]\nname = "heuristic"\n'
+                                         f'[[bots]]\nname = "random"\n[[variants]]\nname = "{variant}"\n')
+        command = f"{shlex.quote(sys.executable)} -m naparena play t.toml"
+    else:
+        command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
+                   f"--hands 2 --seed 3 --log-dir logs")
+    pane = Pane(f"naparena-test-{tmp_path.name}", command, tmp_path)
+    try:
+        screen = pane.wait(r"your turn", "the first decision").string
+        assert "your hand:" in screen and "bids:" in screen and "chips:" in screen
+        _play_one_match(pane, typo=variant == "classic")
+        done = pane.wait(r"PLAY-EXIT=(\d+)", "play to end")
+        assert done.group(1) == "0", pane.screen()
+        screen = pane.screen()
+        assert "stopped after 1 of 6 matches" in " ".join(screen.split()), screen.strip()[-1500:]
+        run_dir = tmp_path / re.search(r"naparena verify (\S+)", screen).group(1)
+    finally:
+        pane.close()
+    assert sorted(p.name for p in (run_dir / "matches").iterdir()) == ["000000.json"]
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0, verified.stderr
+    assert "verify ok: 1 matches, 2 hands replayed, 0 problems" in verified.stdout
+
+
+def test_play_refuses_a_file_without_exactly_one_human_seat(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text('[tournament]\nname = "t"\n[[bots]]\nname = "random"\n[[bots]]\nname = "heuristic"\n'
+                    '[[variants]]\nname = "classic"\n')
+    result = naparena("play", path, cwd=tmp_path)
+    assert result.returncode == 2
+    assert 'needs exactly one entry with name = "human"' in " ".join(result.stderr.split())
+
+
+# --- the browser ------------------------------------------------------------------------------
+
+def _browser():
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    return sync_api, chromium
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
+    sync_api, chromium = _browser()
+    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "1", "--seed", "5",
+                          "--log-dir", "logs", cwd=tmp_path)
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page.goto(url)
+            turn = ""
+            while True:
+                page.wait_for_function(f"!['', {turn!r}].includes(document.body.dataset.turn || '')"
+                                       " || document.querySelector('#next')", timeout=120_000)
+                if page.locator("#next").count():
+                    break
+                turn = page.evaluate("document.body.dataset.turn")
+                if page.locator(".card.legal").count():
+                    page.locator(".card.legal").first.click()
+                elif page.locator("#throw").count():
+                    page.locator("#throw").click()
+                else:
+                    page.locator(".choice").first.click()
+                if turn == "0.1":
+                    page.screenshot(path=str(tmp_path / "web-table.png"))
+            assert "match 0 over" in page.locator("#message").text_content()
+            assert "what everybody held:" in page.locator("#ended").text_content()
+            assert "settlement:" in page.locator("#ended").text_content()
+            page.locator("#quit").click()
+            page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
+            assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
+            page.screenshot(path=str(tmp_path / "web-standings.png"))
+            browser.close()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0 and "1 matches, 1 hands replayed, 0 problems" in verified.stdout
+
+
+# --- the hand viewer ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("viewer")
+    path = write_tournament(folder, bots=("random", "heuristic"), seeds=2, hands=3, table=3, example=False,
+                            workers=1)
+    result = naparena("run", path, "--log-dir", folder / "logs", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return run_dir_in(folder / "logs")
+
+
+def test_the_report_links_each_pair_to_the_hands_where_they_differed_most(small_run, tmp_path):
+    from naparena.report.viewer import viewer_data, widest_hands
+    matches, left = viewer_data(small_run)
+    widest = widest_hands(matches, "random", "heuristic")
+    def chips(m: dict, h: dict, bot: str) -> float:  # a bot the table repeats: its seats' mean
+        mine = [c for c, alias in zip(h["chips"], m["seats"]) if alias == bot]
+        return sum(mine) / len(mine)
+    diffs = [abs(chips(m, h, "random") - chips(m, h, "heuristic")) for m in matches for h in m["hands"]]
+    assert left == 0 and [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
+    result = naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "r.html").read_text()
+    match, hand, _ = widest[0]
+    assert f"href='#hand-{match}-{hand}'" in text and "id='viewer'" in text
+
+
+@pytest.mark.slow
+def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_path):
+    sync_api, chromium = _browser()
+    naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto((tmp_path / "r.html").as_uri())
+        page.locator("a.board").first.click()
+        target = page.locator("a.board").first.get_attribute("href")
+        m, h = re.fullmatch(r"#hand-(\d+)-(\d+)", target).groups()
+        step = page.locator("#v-step")
+        assert step.text_content().startswith(f"match {m}, hand {h}: step 1 of ")
+        assert page.locator("#v-table .vcard").count() >= 10  # the deal, face up
+        total = int(step.text_content().rsplit(" ", 1)[1])
+        for _ in range(total - 1):
+            page.locator("#v-next").click()
+        assert "settlement:" in page.locator("#v-log").text_content()
+        page.screenshot(path=str(tmp_path / "viewer-end.png"))
+        page.keyboard.press("ArrowLeft")
+        assert step.text_content().endswith(f"step {total - 1} of {total}")
+        assert "settlement:" not in page.locator("#v-log").text_content()
+        browser.close()
+
+
+# --- the live page --------------------------------------------------------------------------
+
+GATE_BOT = '''
+import os
+import time
+
+from naparena import Bot, hookimpl
+
+
+class GateBot(Bot):
+    """Plays the first legal answer; from match 2 on, waits at the match's start until the
+    file NAPARENA_TEST_GATE names exists, so a test can watch a run stand half done."""
+
+    name = "gate"
+
+    def start_match(self, info):
+        gate = os.environ.get("NAPARENA_TEST_GATE")
+        if gate and info["match"] >= 2:
+            while not os.path.exists(gate):
+                time.sleep(0.05)
+
+    def bid(self, view):
+        return view.legal[0]
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@hookimpl
+def register_bots(register):
+    register(GateBot)
+'''
+
+
+def _gated_tournament(folder: Path) -> Path:
+    return write_tournament(folder, bots=("gate", "random"), drop_ins={"gate": GATE_BOT}, example=False,
+                            seeds=3, hands=4, table=2, workers=1, timeout=600.0,
+                            sprt={"a": "gate", "b": "random", "delta": 50.0})
+
+
+def test_a_run_writes_the_same_files_with_and_without_the_live_page(tmp_path):
+    path = _gated_tournament(tmp_path)
+    dirs = []
+    for where, extra in (("plain", ()), ("live", ("--live",))):
+        result = naparena("run", path, "--log-dir", tmp_path / where, *extra, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert ("live page is at http://127.0.0.1:" in result.stderr) == bool(extra)
+        dirs.append(run_dir_in(tmp_path / where))
+    assert_same_files(snapshot(dirs[1]), snapshot(dirs[0]))
+
+
+@pytest.mark.slow
+def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
+    sync_api, chromium = _browser()
+    path = _gated_tournament(tmp_path)
+    gate = tmp_path / "gate"
+    proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
+                          env={"NAPARENA_TEST_GATE": str(gate)})
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 900, "height": 700})
+            page.goto(url)
+            # Matches 0 and 1 are booked; match 2 waits at the gate, so the page must say so.
+            page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
+                                   timeout=120_000)
+            total = page.locator("#done").text_content().split()[2]
+            manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
+            assert total == str(manifest["matches"])
+            rows = page.locator("table.standings tr")
+            assert rows.count() == 3  # the header, gate and random
+            assert "run is over" not in page.locator("#done").text_content()
+            assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
+                                page.locator("#sprt").text_content())
+            page.screenshot(path=str(tmp_path / "live-half.png"))
+            gate.touch()
+            page.wait_for_function("document.querySelector('#done').textContent.includes('the run is over')",
+                                   timeout=120_000)
+            assert page.locator("#done").text_content().startswith(f"{total} of {total} matches booked")
+            assert page.locator("#bar").get_attribute("value") == total
+            page.screenshot(path=str(tmp_path / "live-done.png"))
+            browser.close()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_legal_answer_of_every_decision_reads_back_from_its_words_and_its_number(variant):
+    """The table sees each view as the protocol sends it; every choice, typed as the screen
+    shows it or by its number, is read back as that very legal answer (every kind: bids,
+    peeps, exchanges, Sir Garnet, floater, trumps, cards)."""
+    rules, kinds = make_rules(variant), set()
+    match, rng = Match(rules, 4, 11), random.Random(5)
+    for _ in range(6):
+        hand = match.next_hand()
+        while not hand.over:
+            view = hand.view()
+            sent = orjson.loads(protocol.request(view))["view"]
+            kinds.add(sent["kind"])
+            for n, value in enumerate(sent["legal"], 1):
+                typed = choice_text(sent["kind"], value)
+                assert read_answer(sent["kind"], sent["legal"], typed) == (value, None), (sent["kind"], typed)
+                assert read_answer(sent["kind"], sent["legal"], str(n)) == (value, None)
+            hand.apply(rng.choice(view.legal))
+        match.finish(hand)
+    assert {"bid", "play"} <= kinds
+
+
+# --- configuration and pages ------------------------------------------------------------------
+
+def test_the_human_seat_is_an_external_bot_with_the_longest_timeout_a_file_allows(tmp_path):
+    from naparena.arena.setup.settings import SETTINGS
+    from naparena.people.play import PERSON_TIMEOUT, file_tournament, quick_tournament
+    assert SETTINGS["timeout"].ok(PERSON_TIMEOUT) and not SETTINGS["timeout"].ok(PERSON_TIMEOUT + 1)
+    t = quick_tournament("peep", ["heuristic", "random", "random"], 3, 0, str(tmp_path))
+    human = t.bots[0]
+    assert (human.alias, human.command[1:]) == ("you", ("-m", "naparena.people.seat"))
+    assert [b.alias for b in t.bots[1:]] == ["heuristic", "random", "random-2"]
+    assert (t.timeout, t.workers, t.table) == (PERSON_TIMEOUT, 1, 4)
+    path = tmp_path / "t.toml"
+    path.write_text('[tournament]\nname = "mine"\ntimeout = 90.0\n[[bots]]\nname = "human"\n'
+                    '[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
+    mine = file_tournament(path)
+    assert mine.timeout == 90.0 and mine.bots[0].command is not None and mine.bots[0].alias == "you"
+
+
+@pytest.mark.parametrize("page", ["web", "live", "report"])
+def test_pages_load_nothing_from_the_network(page, small_run):
+    from naparena.people import live, web
+    from naparena.report.html import page as report_page
+    text = {"web": web.PAGE, "live": live.PAGE, "report": report_page(small_run) if page == "report" else ""}[page]
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
+    assert "@import" not in text and "url(" not in text
+
+
+def test_the_web_table_listens_on_loopback_only():
+    from naparena.people.web import WebFront
+    front = WebFront(0)
+    try:
+        assert front.httpd.server_address[0] == "127.0.0.1" and front.url.startswith("http://127.0.0.1:")
+    finally:
+        front.close()

@@ -431,7 +431,11 @@ def view(
     from naparena.report.html import page, write_report
     sound(run_dir)
     if out_file is not None:
-        size = write_report(run_dir, out_file)
+        _check_output(out_file, "--out")
+        try:
+            size = write_report(run_dir, out_file)
+        except OSError as e:
+            raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes)", out_file, f"{size:,}")
         return
     from naparena.people.serve_page import page_server

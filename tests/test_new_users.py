@@ -69,7 +69,9 @@ def test_every_path_a_command_takes_fails_with_one_message_when_missing_or_a_fol
     run_dir = run_dir_in(tmp_path / "logs")
     valid = {"run": [path], "resume": [run_dir], "report": [run_dir], "compare": [run_dir, run_dir],
              "replay": [run_dir / "matches" / "000000.json"], "verify": [run_dir], "bots": [], "check": ["random"],
-             "init": [tmp_path / "new.toml"], "serve": None, "variants": None, "bench": None}
+             "init": [tmp_path / "new.toml"], "serve": None, "variants": None, "bench": None,
+             # a file without a human seat, so play refuses it rather than seat the test
+             "play": [path], "view": [run_dir]}
     walked = []
     for name, command in typer_command().commands.items():
         for param in command.params:
@@ -88,7 +90,7 @@ def test_every_path_a_command_takes_fails_with_one_message_when_missing_or_a_fol
                                       "init"}
 
 
-PATH_PARAMS = {"file", "run_dir", "run_a", "run_b", "logfile", "log_dir", "bots_dir", "tournament", "html", "path"}
+PATH_PARAMS = {"file", "run_dir", "run_a", "run_b", "logfile", "log_dir", "bots_dir", "tournament", "html", "path", "out_file"}
 
 
 def typer_command():

@@ -120,7 +120,9 @@ def test_workers_0_on_the_command_line_means_one_per_core_as_in_the_file(finishe
 
 
 @pytest.mark.parametrize("args", [("run", "t.toml", "--workers", "-1"), ("run", "t.toml", "--bogus"),
-                                  ("variants", "classic", "pagat"), ("check", "random", "--hands", "0")])
+                                  ("variants", "classic", "pagat"), ("check", "random", "--hands", "0"),
+                                  # a missing argument (typer before 0.18 passed None on with click 8.5: a traceback)
+                                  ("resume",), ("report",), ("verify",), ("replay",), ("compare", "x")])
 def test_a_usage_error_is_one_line_when_stderr_is_no_terminal(tmp_path, args):
     said = one_message(naparena(*args, cwd=tmp_path))
     assert "╭" not in said and "--help" in said

@@ -44,7 +44,10 @@ BOOKING_WAIT = 30.0
 
 
 def seat_command() -> list[str]:
-    """The human seat's argv: this interpreter, so the seat imports this naparena."""
+    """The human seat's argv: this interpreter, so the seat imports this naparena. The runner
+    starts an external command as written, so a bare `python3` would be whichever one PATH
+    finds (often not the environment naparena is installed in); hence the absolute path in
+    the manifest."""
     return [sys.executable, "-m", "naparena.people.seat"]
 
 

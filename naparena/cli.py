@@ -388,7 +388,14 @@ def play(
     """Sit at a table yourself: play bots in the terminal (or the browser with --web)."""
     from naparena.arena.records.ledger import load_standings
     from naparena.arena.session import Session
-    from naparena.people.play import PlayWatcher, TableServer, bot_list, file_tournament, quick_tournament
+    from naparena.people.play import (
+        PlayWatcher,
+        TableServer,
+        bot_list,
+        every_hand_checkpointed,
+        file_tournament,
+        quick_tournament,
+    )
     if file is not None:
         t = file_tournament(file)
     else:
@@ -404,11 +411,13 @@ def play(
     try:
         session = Session.open(t, log_dir=log_dir if file is None else None, watcher=PlayWatcher(server))
         try:
-            result = session.play()
+            with every_hand_checkpointed():
+                result = session.play()
         except KeyboardInterrupt:
             if not server.stopped:
                 raise typer.Exit(130) from None
             result = load_standings(session.run_dir.path).result()
+            session.run_dir.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
             say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
     finally:
         server.close()

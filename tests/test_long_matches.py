@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from naparena.arena.match.play import Job, play_job
-from naparena.arena.records.checkpoint import EVERY_ENV, saved_hands
+from naparena.arena.records.checkpoint import EVERY_ENV, hands_path, saved_hand, saved_hands
 from naparena.arena.records.rundir import CHECKPOINTS, STANDINGS
 from naparena.bots.plugins import load_registry
 from naparena.game.rules import make_rules
@@ -137,6 +137,19 @@ def test_a_checkpoint_of_another_job_is_ignored(tmp_path: Path, monkeypatch):
     assert bytes(play_job(other, registry)) != fresh
     # The checkpoint is `other`'s now: this job starts afresh and plays its own match.
     assert bytes(play_job(job, registry)) == fresh
+
+
+def test_a_checkpoint_gives_back_each_hand_it_vouches_for_and_nothing_half_written(tmp_path: Path, monkeypatch):
+    """What `naparena play` shows as a hand ends: the hand's whole record, as the log will hold it."""
+    monkeypatch.setenv(EVERY_ENV, "0")
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
+              seats=[{"alias": a, "name": "random", "params": {}, "seed": i} for i, a in enumerate("abc")],
+              hands=4, checkpoint=str(tmp_path / CHECKPOINTS / "000000.json"))
+    logged = json.loads(bytes(play_job(job, load_registry(None))))["hands"]
+    with open(hands_path(job.checkpoint), "ab") as f:
+        f.write(b'{"n":4,"deal":[[1')  # the next hand, being appended as the table reads
+    assert [saved_hand(job.checkpoint, n) for n in range(5)] == [*logged, None]
+    assert saved_hand(tmp_path / "none.json", 0) is None
 
 
 def test_a_match_with_an_isolated_python_bot_keeps_no_checkpoint(tmp_path: Path, monkeypatch):

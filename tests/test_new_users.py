@@ -90,7 +90,8 @@ def test_every_path_a_command_takes_fails_with_one_message_when_missing_or_a_fol
                                       "init"}
 
 
-PATH_PARAMS = {"file", "run_dir", "run_a", "run_b", "logfile", "log_dir", "bots_dir", "tournament", "html", "path", "out_file"}
+PATH_PARAMS = {"file", "run_dir", "run_a", "run_b", "logfile", "log_dir", "bots_dir", "tournament", "html", "path",
+               "out_file"}
 
 
 def typer_command():

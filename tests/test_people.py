@@ -19,7 +19,7 @@ from naparena.bots import protocol
 from naparena.game.cards import parse
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.people.table import Table, card_text, choice_text, read_answer
+from naparena.people.table import Table, card_text, cards_text, choice_text, read_answer
 from tests.helpers import (
     assert_same_files,
     child_env,
@@ -68,6 +68,16 @@ def test_the_table_reads_views_by_field_name_and_ignores_fields_it_does_not_know
     assert table.choices() == ["1) Q♥"]
 
 
+def test_a_hand_end_shows_what_everybody_held_once_it_is_known():
+    table = Table()
+    table.feed({"type": "match", "seat": 0, "seats": ["you", "heuristic"], "hands": 2, "rules": {}})
+    record = {"n": 0, "contract": "three", "bidder": 1, "result": "made", "tricks": [], "chips": [-3, 3]}
+    assert "what everybody held: shown when the match is over" in table.hand_end(record)
+    table.held[0] = [[parse("QH"), parse("2C")], [parse("AS"), parse("10D")]]
+    shown = table.hand_end(record)
+    assert "what everybody held:\n  you: Q♥ 2♣\n  heuristic: A♠ 10♦\nsettlement:" in shown
+
+
 def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "naparena.people.seat"], input='{"type":"hello","protocol":1}\n',
                           capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=60)
@@ -108,18 +118,21 @@ class Pane:
 PROMPT = r"(> |to go on )\s*$"
 
 
-def _play_one_match(pane: Pane, typo: bool) -> None:
-    """Answer every prompt of match 0 with the first choice (or no exchange), then stop."""
-    typed = False
+def _play_one_match(pane: Pane, typo: bool) -> dict[int, str]:
+    """Answer every prompt of match 0 with the first choice (or no exchange), then stop;
+    return each hand's end as the screen showed it, by hand number from 0."""
+    typed, ends = False, {}
     while True:
         screen = pane.wait(PROMPT, "a prompt").string.rstrip()
         last = screen.splitlines()[-1]
         if "q to stop here" in last:
             assert re.search(r"what everybody held:\nhand 1: you .+\nhand 2: ", screen), screen[-800:]
             pane.send("q")
-            return
+            return ends
         if "to go on" in last:
-            assert "settlement:" in screen and "cards played:" in screen
+            n = int(re.findall(r"^hand (\d+) over:", screen, re.M)[-1])
+            ends[n - 1] = screen[screen.rindex(f"hand {n} over:"):]
+            assert "settlement:" in ends[n - 1] and "cards played:" in ends[n - 1]
             pane.send("")
         elif "type the cards" in last:
             pane.send("none")
@@ -138,10 +151,14 @@ def _play_one_match(pane: Pane, typo: bool) -> None:
 @pytest.mark.parametrize(("variant", "from_file"), [("classic", False), ("peep", False), ("purchase", False),
                                                     ("floater", True), ("sir-garnet", True)])
 def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_path, variant, from_file):
+    # An isolated Python bot's match keeps no checkpoint: the deals wait for the match's end.
+    served = variant == "floater"
     if from_file:  # a tournament file with a human seat
+        isolation = 'isolation = "process"\n' if served else ""
         (tmp_path / "t.toml").write_text(f'[tournament]\nname = "t"\nhands = 2\nseed = 3\ntable = 3\n'
                                          f'[[bots]]\nname = "human"\n[[bots]]\nname = "heuristic"\n'
-                                         f'[[bots]]\nname = "random"\n[[variants]]\nname = "{variant}"\n')
+                                         f'[[bots]]\nname = "random"\n{isolation}'
+                                         f'[[variants]]\nname = "{variant}"\n')
         command = f"{shlex.quote(sys.executable)} -m naparena play t.toml"
     else:
         command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
@@ -150,7 +167,7 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
     try:
         screen = pane.wait(r"your turn", "the first decision").string
         assert "your hand:" in screen and "bids:" in screen and "chips:" in screen
-        _play_one_match(pane, typo=variant == "classic")
+        ends = _play_one_match(pane, typo=variant == "classic")
         done = pane.wait(r"PLAY-EXIT=(\d+)", "play to end")
         assert done.group(1) == "0", pane.screen()
         screen = pane.screen()
@@ -158,10 +175,29 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
         run_dir = tmp_path / re.search(r"naparena verify (\S+)", screen).group(1)
     finally:
         pane.close()
+    assert sorted(p.name for p in run_dir.iterdir()) == ["manifest.json", "matches", "resume.json", "run.log"]
     assert sorted(p.name for p in (run_dir / "matches").iterdir()) == ["000000.json"]
     verified = naparena("verify", run_dir, cwd=tmp_path)
     assert verified.returncode == 0, verified.stderr
     assert "verify ok: 1 matches, 2 hands replayed, 0 problems" in verified.stdout
+    # Hand 1's end was shown at the person's first turn of hand 2, so from the match's
+    # checkpoint, not its log: every seat's whole hand, as the log has it. The last hand's
+    # end is shown once the match is logged.
+    held = _held_lines(run_dir)
+    assert len(held[0]) == len(held[1]) == 3 and all(line in ends[1] for line in held[1]), (held, ends[1])
+    if served:
+        assert "what everybody held: shown when the match is over" in ends[0], ends[0]
+        assert not any(line in ends[0] for line in held[0])
+    else:
+        assert all(line in ends[0] for line in held[0]), (held[0], ends[0])
+
+
+def _held_lines(run_dir: Path) -> dict[int, list[str]]:
+    """Each hand of match 0: every seat's dealt cards as the hand's end lists them."""
+    log = json.loads((run_dir / "matches" / "000000.json").read_text())
+    seats = [b["alias"] for b in log["bots"]]
+    return {hand["n"]: [f"  {seats[s]}: {cards_text(cards)}" for s, cards in enumerate(hand["deal"]) if cards]
+            for hand in log["hands"]}
 
 
 def test_play_refuses_a_file_without_exactly_one_human_seat(tmp_path):
@@ -186,7 +222,7 @@ def _browser():
 @pytest.mark.slow
 def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
     sync_api, chromium = _browser()
-    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "1", "--seed", "5",
+    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5",
                           "--log-dir", "logs", cwd=tmp_path)
     try:
         first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
@@ -195,13 +231,15 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1000, "height": 800})
             page.goto(url)
-            turn = ""
+            turn, first_end = "", ""
             while True:
                 page.wait_for_function(f"!['', {turn!r}].includes(document.body.dataset.turn || '')"
                                        " || document.querySelector('#next')", timeout=120_000)
                 if page.locator("#next").count():
                     break
                 turn = page.evaluate("document.body.dataset.turn")
+                if not first_end and "hand 1 over" in page.locator("#ended").text_content():
+                    first_end = page.locator("#ended").text_content()  # shown in hand 2, before the match's end
                 if page.locator(".card.legal").count():
                     page.locator(".card.legal").first.click()
                 elif page.locator("#throw").count():
@@ -225,7 +263,10 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
     assert proc.returncode == 0, err
     run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
     verified = naparena("verify", run_dir, cwd=tmp_path)
-    assert verified.returncode == 0 and "1 matches, 1 hands replayed, 0 problems" in verified.stdout
+    assert verified.returncode == 0 and "1 matches, 2 hands replayed, 0 problems" in verified.stdout
+    held = _held_lines(run_dir)[0]
+    assert "what everybody held:" in first_end and len(held) == 3
+    assert all(line in first_end for line in held), (held, first_end)
 
 
 # --- the hand viewer ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from naparena.arena.records.checkpoint import EVERY_ENV
 from naparena.arena.records.rundir import RunDir
 from naparena.arena.session import Quiet
 from naparena.arena.setup.reader import parse_tournament
@@ -43,7 +44,10 @@ BOOKING_WAIT = 30.0
 
 
 def seat_command() -> list[str]:
-    """The human seat's argv: this interpreter, so the seat imports this naparena."""
+    """The human seat's argv: this interpreter, so the seat imports this naparena. The runner
+    starts an external command as written, so a bare `python3` would be whichever one PATH
+    finds (often not the environment naparena is installed in); hence the absolute path in
+    the manifest."""
     return [sys.executable, "-m", "naparena.people.seat"]
 
 
@@ -168,33 +172,63 @@ class TableServer:
             table.feed(message)
             kind = message.get("type")
             started = started or kind == "match"
-            if kind == "decide":
+            if kind == "hand_end":
+                self.dealt(table, message.get("record", {}))
+            elif kind == "decide":
                 conn.sendall(protocol.answer(self.front.decide(table)))
             elif kind == "shutdown":
                 break
         if started:  # a handshake check (preflight) opens and closes without a match
-            table.held = self.held(table.match)
+            table.held.update(self.held(table.match))
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
                 raise Stop()
 
-    def held(self, match: int) -> list[list]:
+    def dealt(self, table: Table, public: dict) -> None:
+        """What everybody held in the hand that just ended, from the match's checkpoint
+        (`every_hand_checkpointed`): the match writes it before the seat is told of the hand's
+        end. None there (after a crash, or with an isolated Python bot, whose match keeps no
+        checkpoint): the match's end shows it from the log."""
+        n = public.get("n")
+        if self.run_dir is None or not isinstance(n, int):
+            return
+        record = self.run_dir.checkpointed_hand(table.match, n)
+        if record is not None and record.get("deal"):
+            table.held[n] = record["deal"]
+
+    def held(self, match: int) -> dict[int, list]:
         """What every seat was dealt in each hand of `match`, from its log once the session
-        has booked it (the seat itself is told only the public record); [] if it is not
+        has booked it (the seat itself is told only the public record); {} if it is not
         there within BOOKING_WAIT seconds."""
         with self.booking:
             self.booking.wait_for(lambda: self.booked > match, BOOKING_WAIT)
         if self.run_dir is None or not self.run_dir.has_match(match):
-            return []
+            return {}
         try:
-            return [record.get("deal", []) for record in self.run_dir.read_match(match)["hands"]]
+            return {n: record.get("deal", []) for n, record in enumerate(self.run_dir.read_match(match)["hands"])}
         except (NaparenaError, KeyError):
-            return []
+            return {}
 
     def book(self, matches: int) -> None:
         with self.booking:
             self.booked = matches
             self.booking.notify_all()
+
+
+@contextlib.contextmanager
+def every_hand_checkpointed() -> Iterator[None]:
+    """A checkpoint after every hand while play runs, so the table can show what everybody
+    held as soon as a hand ends. Checkpoints go when their match is logged: the run's files
+    are those of any other run."""
+    before = os.environ.get(EVERY_ENV)
+    os.environ[EVERY_ENV] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[EVERY_ENV]
+        else:
+            os.environ[EVERY_ENV] = before
 
 
 def _same_user(conn: socket.socket) -> bool:

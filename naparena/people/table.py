@@ -149,7 +149,8 @@ class Table:
     won: list[int] = field(default_factory=list)        # chips won this match, per seat
     over: bool = False
     turn: int = 0  # the person's decisions so far this match: a new screen has a new number
-    held: list[list] = field(default_factory=list)  # each hand's deal per seat, from the log at the match's end
+    # Each hand's deal per seat, by hand number: from the checkpoint as the hand ends, or the log at the match's end.
+    held: dict[int, list] = field(default_factory=dict)
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -245,7 +246,7 @@ class Table:
         return f"your turn: {ASKS.get(kind or '', kind)}"
 
     def hand_end(self, record: dict) -> str:
-        """A finished hand: contract and result, what each seat played, the settlement."""
+        """A finished hand: contract and result, what each seat played and held, the settlement."""
         played: dict[int, list] = {}
         for _leader, plays, _winner in record.get("tricks", ()):
             for s, c in plays:
@@ -264,6 +265,12 @@ class Table:
         lines.append("cards played:")
         for i in range(len(self.seats)):
             lines.append(f"  {self.alias(i)}: {cards_text(played.get(i, ()))}")
+        deal = self.held.get(record.get("n", -1))
+        if deal:
+            lines.append("what everybody held:")
+            lines += [f"  {self.alias(s)}: {cards_text(cards)}" for s, cards in enumerate(deal) if cards]
+        else:
+            lines.append("what everybody held: shown when the match is over")
         chips = record.get("chips", ())
         lines.append("settlement: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(chips)))
         lines.append("match so far: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)))
@@ -272,7 +279,7 @@ class Table:
     def deals(self) -> str:
         """What everybody held, hand by hand (known once the match is logged)."""
         lines = []
-        for n, deal in enumerate(self.held):
+        for n, deal in sorted(self.held.items()):
             lines.append(f"hand {n + 1}: " + "   ".join(f"{self.alias(s)} {cards_text(cards)}"
                                                          for s, cards in enumerate(deal) if cards))
         return "\n".join(lines)

@@ -51,6 +51,19 @@ def saved_hands(state_path: str | Path) -> int:
         return 0
 
 
+def saved_hand(state_path: str | Path, n: int) -> dict | None:
+    """Hand `n`'s record if the checkpoint holds it, else None. Only bytes the written state
+    vouches for are read: the match may be appending the next hand meanwhile."""
+    try:
+        size = json.loads(Path(state_path).read_bytes())["body_bytes"]
+        with open(hands_path(state_path), "rb") as f:
+            body = f.read(size)
+        records = json.loads(b"[" + body[:-1] + b"]") if len(body) == size else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return next((r for r in records if isinstance(r, dict) and r.get("n") == n), None)
+
+
 class Checkpoint:
     """The checkpoint of one job's match: load it once at the start, then save it now and then."""
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
-from naparena.arena.records.checkpoint import saved_hands
+from naparena.arena.records.checkpoint import saved_hand, saved_hands
 from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
 from naparena.arena.setup.tournament import Tournament
@@ -229,6 +229,10 @@ class RunDir:
     def checkpoint_path(self, index: int) -> Path:
         """Where match `index`'s checkpoint state goes while it is played (absolute, as a log's)."""
         return self.path / CHECKPOINTS / f"{index:06d}.json"
+
+    def checkpointed_hand(self, index: int, n: int) -> dict | None:
+        """Hand `n` of match `index` as its checkpoint holds it, while the match is played."""
+        return saved_hand(self.checkpoint_path(index), n)
 
     def checkpointed(self) -> tuple[int, int]:
         """(matches, hands) kept part-played in checkpoints, to be continued by a resume."""

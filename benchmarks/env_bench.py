@@ -20,7 +20,6 @@ from collections.abc import Callable
 import numpy as np
 
 from naparena.envs.aec import NapEnv
-from naparena.envs.encoding import encode
 from naparena.envs.single import NapSeatEnv
 from naparena.envs.table import Table
 from naparena.game.engine import Match
@@ -44,7 +43,7 @@ def table(variant: str, players: int, hands: int) -> int:
     t, rng, steps = Table(make_rules(variant), players, hands, 1), random.Random(1), 0
     while not t.over:
         decision = t.decision()
-        encode(t.hand.acting_view())
+        t.observation(t.to_act)
         decision.mask()
         t.act(rng.choice(decision.actions))
         steps += 1

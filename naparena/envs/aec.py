@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
+from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE
 from naparena.envs.table import Table, fresh_seed, rules_of
 from naparena.game.cards import NAMES
 from naparena.game.rules import Rules
@@ -41,6 +41,7 @@ class NapEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
         self.players, self.hands, self.stack, self.render_mode = players, hands, stack, render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
+        self._seats = {a: s for s, a in enumerate(self.possible_agents)}
         obs = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
@@ -79,11 +80,8 @@ class NapEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
         assert table is not None, "reset() first"
-        seat = int(agent.rpartition("_")[2])
-        acting = not table.over and table.to_act == seat
-        mask = table.decision().mask() if acting else np.zeros(NUM_ACTIONS, np.int8)
-        view = table.acting_view() if acting else table.view(seat)
-        return {"observation": encode(view), "action_mask": mask}
+        seat = self._seats[agent]
+        return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -86,39 +86,204 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
     v = np.zeros(OBS_SIZE, np.float32) if out is None else out
     if out is not None:
         v.fill(0)
-    me, n = view.seat, view.players
-    # The ones go in by one fancy assignment: item by item costs a numpy call each.
-    ones = [_HAND + c for c in view.hand]
-    ones += [_SEEN + c for c in view.seen]
-    ones += [_TRICK + (s - me) % n * 52 + c for s, c in view.trick]
-    ones += [_PLAYED + c for _, plays, _ in view.tricks for _, c in plays]
-    ones += [_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b] for s, b in view.bids]
-    ones += [_ACTIVE + (s - me) % n for s in view.active]
-    ones += [_PEEPS + (s - me) % n for s in view.peeps]
-    ones.append(_DEALER + (view.dealer - me) % n)
-    ones.append(_PLAYERS + n - 1)
+    # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
+    # list of places, costs more than the whole view's thirty-odd cells this way.
+    cell, me, n = memoryview(v), view.seat, view.players
+    for c in view.hand:
+        cell[_HAND + c] = 1.0
+    for c in view.seen:
+        cell[_SEEN + c] = 1.0
+    for s, c in view.trick:
+        cell[_TRICK + (s - me) % n * 52 + c] = 1.0
+    for _, plays, _ in view.tricks:
+        for _, c in plays:
+            cell[_PLAYED + c] = 1.0
+    for s, b in view.bids:
+        cell[_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b]] = 1.0
+    for s in view.active:
+        cell[_ACTIVE + (s - me) % n] = 1.0
+    for s in view.peeps:
+        cell[_PEEPS + (s - me) % n] = 1.0
+    cell[_DEALER + (view.dealer - me) % n] = 1.0
+    cell[_PLAYERS + n - 1] = 1.0
     if view.kind is not None:
-        ones.append(_KIND + _KIND_INDEX[view.kind])
+        cell[_KIND + _KIND_INDEX[view.kind]] = 1.0
     if view.bidder is not None:
-        ones.append(_BIDDER + (view.bidder - me) % n)
+        cell[_BIDDER + (view.bidder - me) % n] = 1.0
     if view.contract is not None:
-        ones.append(_CONTRACT + _BID_INDEX[view.contract])
+        cell[_CONTRACT + _BID_INDEX[view.contract]] = 1.0
     if view.trumps is not None:
-        ones.append(_TRUMPS + view.trumps)
+        cell[_TRUMPS + view.trumps] = 1.0
     if view.trick:
-        ones.append(_LED + view.trick[0][1] // 13)
+        cell[_LED + view.trick[0][1] // 13] = 1.0
     if view.garnet_taker is not None:
-        ones.append(_GARNET + (view.garnet_taker - me) % n)
-    v[ones] = 1
+        cell[_GARNET + (view.garnet_taker - me) % n] = 1.0
     hand_size = view.rules.hand_size
     for s, w in enumerate(view.won):
         if w:
-            v[_WON + (s - me) % n] = w / hand_size
+            cell[_WON + (s - me) % n] = w / hand_size
     for s, k in view.exchanges:
-        v[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
+        cell[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
     if view.kitty:
-        v[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
+        cell[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
     return v
+
+
+# The View's fields by place (View is a tuple), for `SeatVector`'s identity checks.
+(_F_KIND, _F_SEAT, _F_LEGAL, _F_HAND, _F_TRUMPS, _F_TRICK, _F_TRICKS, _F_WON, _F_SEEN, _F_BIDS, _F_BIDDER,
+ _F_CONTRACT, _F_RULES, _F_PLAYERS, _F_DEALER, _F_ACTIVE, _F_HAND_NO, _F_CHIPS, _F_KITTY, _F_PEEPS,
+ _F_EXCHANGES, _F_GARNET) = range(22)
+
+_Cells = dict[int, float]  # nonzero places of the vector -> their values
+
+
+def _seen_cells(seen: tuple[int, ...], me: int, n: int) -> _Cells:
+    return dict.fromkeys([_SEEN + c for c in seen], 1.0)
+
+
+def _trumps_cells(trumps: int | None, me: int, n: int) -> _Cells:
+    return {} if trumps is None else {_TRUMPS + trumps: 1.0}
+
+
+def _bids_cells(bids: tuple[tuple[int, str], ...], me: int, n: int) -> _Cells:
+    return dict.fromkeys([_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b] for s, b in bids], 1.0)
+
+
+def _bidder_cells(bidder: int | None, me: int, n: int) -> _Cells:
+    return {} if bidder is None else {_BIDDER + (bidder - me) % n: 1.0}
+
+
+def _contract_cells(contract: str | None, me: int, n: int) -> _Cells:
+    return {} if contract is None else {_CONTRACT + _BID_INDEX[contract]: 1.0}
+
+
+def _dealer_cells(dealer: int, me: int, n: int) -> _Cells:
+    return {_DEALER + (dealer - me) % n: 1.0}
+
+
+def _active_cells(active: tuple[int, ...], me: int, n: int) -> _Cells:
+    return dict.fromkeys([_ACTIVE + (s - me) % n for s in active], 1.0)
+
+
+def _kitty_cells(kitty: int, me: int, n: int) -> _Cells:
+    return {_KITTY: min(kitty, KITTY_SCALE) / KITTY_SCALE} if kitty else {}
+
+
+def _peeps_cells(peeps: tuple[int, ...], me: int, n: int) -> _Cells:
+    return dict.fromkeys([_PEEPS + (s - me) % n for s in peeps], 1.0)
+
+
+def _exchanges_cells(exchanges: tuple[tuple[int, int], ...], me: int, n: int) -> _Cells:
+    return {_EXCHANGES + (s - me) % n: k / EXCHANGE_HELD for s, k in exchanges}
+
+
+def _garnet_cells(taker: int | None, me: int, n: int) -> _Cells:
+    return {} if taker is None else {_GARNET + (taker - me) % n: 1.0}
+
+
+# The fields that change at most a few times a hand, and the cells each sets (the bids
+# grow by one at a time, so `SeatVector` adds the new ones itself).
+_RARE_FIELDS = (
+    (_F_SEEN, _seen_cells), (_F_TRUMPS, _trumps_cells), (_F_BIDDER, _bidder_cells),
+    (_F_CONTRACT, _contract_cells), (_F_DEALER, _dealer_cells), (_F_ACTIVE, _active_cells),
+    (_F_KITTY, _kitty_cells), (_F_PEEPS, _peeps_cells), (_F_EXCHANGES, _exchanges_cells),
+    (_F_GARNET, _garnet_cells),
+)
+
+
+class SeatVector:
+    """One seat's observation vector, kept from view to view: `update(view)` rewrites only
+    the cells of the fields that changed since the seat's last view, and equals `encode(view)`.
+
+    The engine replaces a field's tuple rather than changing it, so a field that is the
+    same object as last time holds the same values and its cells stand (a field equal
+    but new is written again: slower, never wrong); a changed field's old cells come from
+    the last view. Between two turns of a seat a card or two move; encoding the whole
+    view again costs more than the engine's step.
+    """
+
+    __slots__ = ("vector", "_cell", "_last")
+
+    def __init__(self) -> None:
+        self.vector = np.zeros(OBS_SIZE, np.float32)
+        self._cell = memoryview(self.vector)  # one float set through it costs half numpy's item set
+        self._last: View | None = None
+
+    def update(self, view: View) -> np.ndarray:
+        """The vector of `view` (this object's array: copy it to keep it past the next update)."""
+        last = self._last
+        me, n = view[_F_SEAT], view[_F_PLAYERS]
+        if (last is None or last[_F_SEAT] != me or last[_F_PLAYERS] != n or last[_F_RULES] is not view[_F_RULES]
+                or last[_F_DEALER] is not view[_F_DEALER]):
+            encode(view, self.vector)  # another seat, table or hand: little stands
+        elif view is not last:
+            self._play_fields(last, view, me, n)
+            if (view[_F_BIDS] is not last[_F_BIDS] or view[_F_TRUMPS] is not last[_F_TRUMPS]
+                    or view[_F_KITTY] is not last[_F_KITTY] or view[_F_SEEN] is not last[_F_SEEN]
+                    or view[_F_BIDDER] is not last[_F_BIDDER] or view[_F_CONTRACT] is not last[_F_CONTRACT]
+                    or view[_F_ACTIVE] is not last[_F_ACTIVE] or view[_F_PEEPS] is not last[_F_PEEPS]
+                    or view[_F_EXCHANGES] is not last[_F_EXCHANGES] or view[_F_GARNET] is not last[_F_GARNET]):
+                self._bids(last[_F_BIDS], view[_F_BIDS], me, n)
+                for field, cells in _RARE_FIELDS:  # bidding and the steps before play
+                    if view[field] is not last[field]:
+                        self._swap(cells(last[field], me, n), cells(view[field], me, n))
+        self._last = view
+        return self.vector
+
+    def _swap(self, old: _Cells, new: _Cells) -> None:
+        cell = self._cell
+        for place in old:
+            cell[place] = 0.0
+        for place, x in new.items():
+            cell[place] = x
+
+    def _bids(self, said: tuple[tuple[int, str], ...], bids: tuple[tuple[int, str], ...], me: int, n: int) -> None:
+        if bids is said:
+            return
+        k = len(said)
+        if len(bids) < k or (k and bids[k - 1] is not said[k - 1]):  # not these bids grown: start again
+            self._swap(_bids_cells(said, me, n), {})
+            k = 0
+        cell = self._cell
+        for s, b in bids[k:]:
+            cell[_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b]] = 1.0
+
+    def _play_fields(self, last: View, view: View, me: int, n: int) -> None:
+        """The fields that change from one turn to the next, written out for speed."""
+        cell = self._cell
+        if view[_F_KIND] is not last[_F_KIND]:
+            if last[_F_KIND] is not None:
+                cell[_KIND + _KIND_INDEX[last[_F_KIND]]] = 0.0
+            if view[_F_KIND] is not None:
+                cell[_KIND + _KIND_INDEX[view[_F_KIND]]] = 1.0
+        if view[_F_HAND] is not last[_F_HAND]:
+            for c in last[_F_HAND]:
+                cell[_HAND + c] = 0.0
+            for c in view[_F_HAND]:
+                cell[_HAND + c] = 1.0
+        trick, before = view[_F_TRICK], last[_F_TRICK]
+        if trick is not before:
+            if before:
+                for s, c in before:
+                    cell[_TRICK + (s - me) % n * 52 + c] = 0.0
+                cell[_LED + before[0][1] // 13] = 0.0
+            if trick:
+                for s, c in trick:
+                    cell[_TRICK + (s - me) % n * 52 + c] = 1.0
+                cell[_LED + trick[0][1] // 13] = 1.0
+        if view[_F_WON] is not last[_F_WON]:
+            hand_size = view[_F_RULES].hand_size
+            for s, w in enumerate(view[_F_WON]):
+                cell[_WON + (s - me) % n] = w / hand_size
+        tricks, done = view[_F_TRICKS], last[_F_TRICKS]
+        if tricks is not done:
+            k = len(done)
+            if len(tricks) < k or (k and tricks[k - 1] is not done[k - 1]):
+                self.vector[_PLAYED:_PLAYED + 52] = 0  # another hand's tricks: start the block again
+                k = 0
+            for _, plays, _ in tricks[k:]:
+                for _, c in plays:
+                    cell[_PLAYED + c] = 1.0
 
 
 def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
@@ -145,17 +310,31 @@ def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
 class Decision:
     """The legal answers of one decision as actions: the mask and the way back."""
 
-    __slots__ = ("answers", "actions", "_mask")
+    __slots__ = ("actions", "_answers")
 
     def __init__(self, kind: str, hand: Sequence[int], legal: Sequence[Any]):
-        if kind == PLAY:  # most decisions: a card is its own action (CARD is 0)
-            self.answers: dict[int, Any] = dict(zip(legal, legal))
-        else:
-            self.answers = {action_of(kind, hand, a): a for a in legal}
-        if len(self.answers) != len(legal):
+        self.actions: list[int]
+        self._answers: dict[int, Any] | None
+        if kind == PLAY:  # most decisions: a card is its own action (CARD is 0), no map needed
+            self.actions, self._answers = sorted(legal), None
+            return
+        self._answers = {action_of(kind, hand, a): a for a in legal}
+        if len(self._answers) != len(legal):
             raise AssertionError(f"two legal {kind} answers share an action")  # the map must be one to one
-        self.actions = sorted(self.answers)
-        self._mask: np.ndarray | None = None
+        self.actions = sorted(self._answers)
+
+    @property
+    def answers(self) -> dict[int, Any]:
+        """Each legal action -> the engine's answer."""
+        if self._answers is None:
+            self._answers = dict(zip(self.actions, self.actions))
+        return self._answers
+
+    def get(self, action: int, default: Any = None) -> Any:
+        """The engine's answer for `action`, or `default` for an action outside the mask."""
+        if self._answers is None:
+            return action if action in self.actions else default
+        return self._answers.get(action, default)
 
     @classmethod
     def of(cls, view: View) -> Decision:
@@ -164,14 +343,22 @@ class Decision:
 
     def mask(self) -> np.ndarray:
         """The legal actions as NUM_ACTIONS int8 flags (a fresh array each call: a caller may write it)."""
-        if self._mask is None:
-            self._mask = np.zeros(NUM_ACTIONS, np.int8)
-            self._mask[self.actions] = 1
-        return self._mask.copy()
+        # Flags set one by one in a bytearray, which numpy then takes without a copy:
+        # a numpy array's allocation and fancy assignment cost about three of these.
+        flags = bytearray(NUM_ACTIONS)
+        for action in self.actions:
+            flags[action] = 1
+        return np.frombuffer(flags, np.int8)
 
     def answer(self, action: int) -> Any:
         """The engine's answer for a legal action; KeyError for an illegal one."""
-        return self.answers[int(action)]
+        answer = self.get(int(action), _ILLEGAL)
+        if answer is _ILLEGAL:
+            raise KeyError(action)
+        return answer
+
+
+_ILLEGAL = object()
 
 
 def action_name(action: int) -> str:

@@ -74,8 +74,9 @@ class NapEnv(AECEnv):
         assert table is not None
         if table.over:
             return
-        self.agent_selection = agent_name(table.to_act)
-        self.infos[self.agent_selection] = {**self.infos[self.agent_selection], "view": table.acting_view()}
+        agent = self.agent_selection = self.possible_agents[table.to_act]
+        info = self.infos[agent]
+        self.infos[agent] = {**info, "view": table.acting_view()} if info else {"view": table.acting_view()}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
@@ -103,10 +104,10 @@ class NapEnv(AECEnv):
                 self.rewards[a] = chips[s]
                 self.infos[a] = {"record": record}
             self._settled = True
+            self._accumulate_rewards()  # between settlements every reward is 0: nothing to add
         if table.over:
             self.terminations = {a: True for a in self.agents}
         self._turn()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -16,6 +16,7 @@ import os
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,25 @@ def gymnasium(variant: str, players: int, hands: int) -> int:
 
 
 def openspiel(variant: str, players: int, hands: int) -> int:
-    """Player actions of python_nap (one hand a game; chance actions not counted)."""
+    """Player actions of python_nap with `state.information_state_tensor()` at each (one
+    hand a game; chance actions not counted). pyspiel hands the tensor back as a list."""
+    return _spiel_hands(variant, players, hands, lambda state, player: state.information_state_tensor())
+
+
+def openspiel_observer(variant: str, players: int, hands: int) -> int:
+    """As `openspiel`, the information-state tensor read as the numpy array of an
+    observer (`open_spiel.python.observation.make_observation`), as Python algorithms may."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    from naparena.envs import spiel
+
+    game = pyspiel.load_game(spiel.SHORT_NAME, {"variant": variant, "players": players})
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    return _spiel_hands(variant, players, hands, observer.set_from)
+
+
+def _spiel_hands(variant: str, players: int, hands: int, observe: Callable[[Any, int], object]) -> int:
     import pyspiel
 
     from naparena.envs import spiel
@@ -89,7 +108,7 @@ def openspiel(variant: str, players: int, hands: int) -> int:
             if state.is_chance_node():
                 state.apply_action(rng.choice(state.chance_outcomes())[0])
             else:
-                state.information_state_tensor()
+                observe(state, state.current_player())
                 state.apply_action(rng.choice(state.legal_actions()))
                 steps += 1
     return steps
@@ -112,9 +131,10 @@ def main() -> None:
     print(f"{'engine decisions':38s} {reference:10,.0f} /s  1.00x")
     faces: list[tuple[str, Callable[[str, int, int], int]]] = [
         ("Table steps (vector + mask)", table), ("PettingZoo AEC steps (last + step)", pettingzoo),
-        ("Gymnasium decisions (learner + bots)", gymnasium), ("OpenSpiel steps (+ info-state tensor)", openspiel)]
+        ("Gymnasium decisions (learner + bots)", gymnasium), ("OpenSpiel steps (+ info-state tensor)", openspiel),
+        ("OpenSpiel steps (+ observer's tensor)", openspiel_observer)]
     for name, run in faces:
-        r = rate(run, args.variant, args.players, args.hands // (3 if run is openspiel else 1))
+        r = rate(run, args.variant, args.players, args.hands // (3 if run in (openspiel, openspiel_observer) else 1))
         print(f"{name:38s} {r:10,.0f} /s  {r / reference:.2f}x")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pyspiel
 
 from naparena.bots.pimc import unseen_for_play
-from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
+from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, SeatVector, action_name
 from naparena.game import cards
 from naparena.game.engine import Hand, Match, base_bid, deal_order
 from naparena.game.rules import VARIANTS, Rules, canonical, make_rules, stakes
@@ -25,6 +25,7 @@ from naparena.game.view import View
 
 SHORT_NAME = "python_nap"
 MAX_TRICKS = 7
+MAX_PLAYERS = 7
 HISTORY_SIZE = MAX_TRICKS * (7 + 7 * 52)  # per trick: the leader's place and each place's card
 
 _GAME_TYPE = pyspiel.GameType(
@@ -36,7 +37,7 @@ _GAME_TYPE = pyspiel.GameType(
     # Fees, antes and a failed floater bid feed the kitty, so the chips need not sum to zero.
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=7,
+    max_num_players=MAX_PLAYERS,
     min_num_players=2,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
@@ -93,6 +94,7 @@ class NapState(pyspiel.State):
         self.nap_game = game
         self.dealer: int | None = None
         self.deck: list[int] = []
+        self.undealt: list[int] = []  # the pack's cards not yet dealt, in order
         self.hand: Hand | None = None
         self.answers: list[int] = []  # the players' actions, in order (for resampling)
         self._decision: Decision | None = None
@@ -109,8 +111,8 @@ class NapState(pyspiel.State):
         if self.dealer is None:
             n = self.nap_game.players
             return [(s, 1.0 / n) for s in range(n)]
-        left = sorted(set(self.nap_game.pack) - set(self.deck))
-        return [(c, 1.0 / len(left)) for c in left]
+        p = 1.0 / len(self.undealt)
+        return [(c, p) for c in self.undealt]
 
     def decision(self) -> Decision:
         if self._decision is None:
@@ -135,8 +137,10 @@ class NapState(pyspiel.State):
         game = self.nap_game
         if self.dealer is None:
             self.dealer = action
+            self.undealt = sorted(game.pack)
             return
         self.deck.append(action)
+        self.undealt.remove(action)
         if len(self.deck) == len(game.pack):
             n = game.players
             self.hand = Hand(game.rules, n, self.dealer, self.deck, (0,) * n, 0)
@@ -172,6 +176,7 @@ class NapState(pyspiel.State):
     def __deepcopy__(self, memo: dict[int, Any]) -> NapState:
         clone = NapState(self.nap_game)
         clone.dealer, clone.deck, clone.answers = self.dealer, list(self.deck), list(self.answers)
+        clone.undealt = list(self.undealt)
         clone.hand = _copy_hand(self.hand) if self.hand is not None else None
         clone._decision = self._decision  # legal answers depend only on what was copied
         return clone
@@ -266,17 +271,21 @@ class NapObserver:
         size = OBS_SIZE + (HISTORY_SIZE if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"view": self.tensor[:OBS_SIZE]}
+        # One observer serves every state of a game: each seat's vector follows it from
+        # state to state, rewriting only what differs from the last state it showed.
+        self.vectors = [SeatVector() for _ in range(MAX_PLAYERS)]
         if self.perfect_recall:
             self.dict["tricks"] = self.tensor[OBS_SIZE:].reshape(MAX_TRICKS, 7 + 7 * 52)
 
     def set_from(self, state: NapState, player: int) -> None:
-        self.tensor.fill(0)
         view = state.view(player)
         if view is None:
+            self.tensor.fill(0)
             return
-        encode(view, self.dict["view"])
+        self.dict["view"][:] = self.vectors[player].update(view)
         if self.perfect_recall:
             n, rows = view.players, self.dict["tricks"]
+            rows.fill(0)
             for t, (leader, plays, _) in enumerate(view.tricks):
                 rows[t, (leader - player) % n] = 1
                 for seat, c in plays:

@@ -7,9 +7,9 @@ The layout is documented, block by block, in docs/ENVIRONMENTS.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,6 +80,11 @@ OBS_SIZE = sum(size for _, size in BLOCKS.values())
 _NBIDS = len(BID_NAMES)
 
 
+def _cells_of(vector: np.ndarray) -> memoryview[float]:
+    """The vector's floats as a memoryview: one set through it costs half numpy's item set."""
+    return cast("memoryview[float]", vector.data)
+
+
 def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
     """The view as a float32 vector in [0, 1] of OBS_SIZE; seats are counted from the
     observer (slot 0) clockwise, so one policy serves every seat and table size."""
@@ -88,7 +93,7 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
         v.fill(0)
     # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
     # list of places, costs more than the whole view's thirty-odd cells this way.
-    cell, me, n = memoryview(v), view.seat, view.players
+    cell, me, n = _cells_of(v), view.seat, view.players
     for c in view.hand:
         cell[_HAND + c] = 1.0
     for c in view.seen:
@@ -129,10 +134,8 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
     return v
 
 
-# The View's fields by place (View is a tuple), for `SeatVector`'s identity checks.
-(_F_KIND, _F_SEAT, _F_LEGAL, _F_HAND, _F_TRUMPS, _F_TRICK, _F_TRICKS, _F_WON, _F_SEEN, _F_BIDS, _F_BIDDER,
- _F_CONTRACT, _F_RULES, _F_PLAYERS, _F_DEALER, _F_ACTIVE, _F_HAND_NO, _F_CHIPS, _F_KITTY, _F_PEEPS,
- _F_EXCHANGES, _F_GARNET) = range(22)
+# A View is a tuple: each field's place in it, for `SeatVector`'s loop over the rare fields.
+_PLACE = {name: i for i, name in enumerate(View._fields)}
 
 _Cells = dict[int, float]  # nonzero places of the vector -> their values
 
@@ -183,11 +186,11 @@ def _garnet_cells(taker: int | None, me: int, n: int) -> _Cells:
 
 # The fields that change at most a few times a hand, and the cells each sets (the bids
 # grow by one at a time, so `SeatVector` adds the new ones itself).
-_RARE_FIELDS = (
-    (_F_SEEN, _seen_cells), (_F_TRUMPS, _trumps_cells), (_F_BIDDER, _bidder_cells),
-    (_F_CONTRACT, _contract_cells), (_F_DEALER, _dealer_cells), (_F_ACTIVE, _active_cells),
-    (_F_KITTY, _kitty_cells), (_F_PEEPS, _peeps_cells), (_F_EXCHANGES, _exchanges_cells),
-    (_F_GARNET, _garnet_cells),
+_RARE_FIELDS: tuple[tuple[int, Callable[[Any, int, int], _Cells]], ...] = (
+    (_PLACE["seen"], _seen_cells), (_PLACE["trumps"], _trumps_cells), (_PLACE["bidder"], _bidder_cells),
+    (_PLACE["contract"], _contract_cells), (_PLACE["dealer"], _dealer_cells), (_PLACE["active"], _active_cells),
+    (_PLACE["kitty"], _kitty_cells), (_PLACE["peeps"], _peeps_cells), (_PLACE["exchanges"], _exchanges_cells),
+    (_PLACE["garnet_taker"], _garnet_cells),
 )
 
 
@@ -206,24 +209,24 @@ class SeatVector:
 
     def __init__(self) -> None:
         self.vector = np.zeros(OBS_SIZE, np.float32)
-        self._cell = memoryview(self.vector)  # one float set through it costs half numpy's item set
+        self._cell = _cells_of(self.vector)
         self._last: View | None = None
 
     def update(self, view: View) -> np.ndarray:
         """The vector of `view` (this object's array: copy it to keep it past the next update)."""
         last = self._last
-        me, n = view[_F_SEAT], view[_F_PLAYERS]
-        if (last is None or last[_F_SEAT] != me or last[_F_PLAYERS] != n or last[_F_RULES] is not view[_F_RULES]
-                or last[_F_DEALER] is not view[_F_DEALER]):
+        me, n = view.seat, view.players
+        if (last is None or last.seat != me or last.players != n or last.rules is not view.rules
+                or last.dealer is not view.dealer):
             encode(view, self.vector)  # another seat, table or hand: little stands
         elif view is not last:
             self._play_fields(last, view, me, n)
-            if (view[_F_BIDS] is not last[_F_BIDS] or view[_F_TRUMPS] is not last[_F_TRUMPS]
-                    or view[_F_KITTY] is not last[_F_KITTY] or view[_F_SEEN] is not last[_F_SEEN]
-                    or view[_F_BIDDER] is not last[_F_BIDDER] or view[_F_CONTRACT] is not last[_F_CONTRACT]
-                    or view[_F_ACTIVE] is not last[_F_ACTIVE] or view[_F_PEEPS] is not last[_F_PEEPS]
-                    or view[_F_EXCHANGES] is not last[_F_EXCHANGES] or view[_F_GARNET] is not last[_F_GARNET]):
-                self._bids(last[_F_BIDS], view[_F_BIDS], me, n)
+            if (view.bids is not last.bids or view.trumps is not last.trumps
+                    or view.kitty is not last.kitty or view.seen is not last.seen
+                    or view.bidder is not last.bidder or view.contract is not last.contract
+                    or view.active is not last.active or view.peeps is not last.peeps
+                    or view.exchanges is not last.exchanges or view.garnet_taker is not last.garnet_taker):
+                self._bids(last.bids, view.bids, me, n)
                 for field, cells in _RARE_FIELDS:  # bidding and the steps before play
                     if view[field] is not last[field]:
                         self._swap(cells(last[field], me, n), cells(view[field], me, n))
@@ -251,17 +254,17 @@ class SeatVector:
     def _play_fields(self, last: View, view: View, me: int, n: int) -> None:
         """The fields that change from one turn to the next, written out for speed."""
         cell = self._cell
-        if view[_F_KIND] is not last[_F_KIND]:
-            if last[_F_KIND] is not None:
-                cell[_KIND + _KIND_INDEX[last[_F_KIND]]] = 0.0
-            if view[_F_KIND] is not None:
-                cell[_KIND + _KIND_INDEX[view[_F_KIND]]] = 1.0
-        if view[_F_HAND] is not last[_F_HAND]:
-            for c in last[_F_HAND]:
+        if view.kind is not last.kind:
+            if last.kind is not None:
+                cell[_KIND + _KIND_INDEX[last.kind]] = 0.0
+            if view.kind is not None:
+                cell[_KIND + _KIND_INDEX[view.kind]] = 1.0
+        if view.hand is not last.hand:
+            for c in last.hand:
                 cell[_HAND + c] = 0.0
-            for c in view[_F_HAND]:
+            for c in view.hand:
                 cell[_HAND + c] = 1.0
-        trick, before = view[_F_TRICK], last[_F_TRICK]
+        trick, before = view.trick, last.trick
         if trick is not before:
             if before:
                 for s, c in before:
@@ -271,11 +274,11 @@ class SeatVector:
                 for s, c in trick:
                     cell[_TRICK + (s - me) % n * 52 + c] = 1.0
                 cell[_LED + trick[0][1] // 13] = 1.0
-        if view[_F_WON] is not last[_F_WON]:
-            hand_size = view[_F_RULES].hand_size
-            for s, w in enumerate(view[_F_WON]):
+        if view.won is not last.won:
+            hand_size = view.rules.hand_size
+            for s, w in enumerate(view.won):
                 cell[_WON + (s - me) % n] = w / hand_size
-        tricks, done = view[_F_TRICKS], last[_F_TRICKS]
+        tricks, done = view.tricks, last.tricks
         if tricks is not done:
             k = len(done)
             if len(tricks) < k or (k and tricks[k - 1] is not done[k - 1]):

@@ -48,6 +48,8 @@ def _random_playthrough(rules, players: int, seed: int, kinds: set[str]) -> None
         assert mask.sum() == len(hand.legal())
         decoded = [decision.answer(a) for a in np.flatnonzero(mask)]
         assert sorted(map(repr, decoded)) == sorted(map(repr, hand.legal()))
+        held = hand.hands[hand.to_act]  # the documented map, answer by answer
+        assert decision.actions == sorted(encoding.action_of(hand.kind, held, a) for a in hand.legal())
         table.act(rng.choice(decision.actions))
 
 

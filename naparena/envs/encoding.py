@@ -310,6 +310,18 @@ def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
     raise ValueError(f"unknown decision kind {kind!r}")
 
 
+def _by_places(kind: str, hand: Sequence[int], legal: Sequence[Any]) -> dict[int, Any]:
+    """`action_of` for every exchange or discard answer, the hand's places looked up once
+    (an exchange has up to 32 answers, a Sir Garnet discard 252)."""
+    if kind == EXCHANGE:
+        if len(hand) > EXCHANGE_HELD:
+            raise ValueError(f"an exchange from {len(hand)} cards has no action (at most {EXCHANGE_HELD})")
+        bit = {c: 1 << i for i, c in enumerate(hand)}
+        return {EXCHANGE_ACTION + sum(map(bit.__getitem__, a)): a for a in legal}
+    place = {c: i for i, c in enumerate(hand)}
+    return {GARNET_ACTION + _GARNET_INDEX[tuple(map(place.__getitem__, a))]: a for a in legal}
+
+
 class Decision:
     """The legal answers of one decision as actions: the mask and the way back."""
 
@@ -321,7 +333,10 @@ class Decision:
         if kind == PLAY:  # most decisions: a card is its own action (CARD is 0), no map needed
             self.actions, self._answers = sorted(legal), None
             return
-        self._answers = {action_of(kind, hand, a): a for a in legal}
+        if kind in (EXCHANGE, GARNET_DISCARD):
+            self._answers = _by_places(kind, hand, legal)
+        else:
+            self._answers = {action_of(kind, hand, a): a for a in legal}
         if len(self._answers) != len(legal):
             raise AssertionError(f"two legal {kind} answers share an action")  # the map must be one to one
         self.actions = sorted(self._answers)

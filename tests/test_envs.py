@@ -91,26 +91,6 @@ def test_seats_are_counted_from_the_observer():
     assert obs[start + slot * width + encoding.BID_NAMES.index(bid)] == 1
 
 
-@pytest.mark.parametrize(("variant", "overrides", "players"), TABLES)
-def test_a_kept_seat_vector_is_the_view_encoded_afresh(variant, overrides, players):
-    """`SeatVector` rewrites only what changed since its last view: at random moments,
-    across hands, and jumping between two tables (as OpenSpiel's observer does between
-    states), it must hold exactly what `encode` builds from nothing."""
-    rules, rng = make_rules(variant, overrides), random.Random(players)
-    tables = [Table(rules, players, 4, seed) for seed in (1, 2)]
-    vectors = [encoding.SeatVector() for _ in range(players)]
-    compared = 0
-    while not all(t.over for t in tables):
-        table = rng.choice([t for t in tables if not t.over])
-        for seat in range(players):
-            if rng.random() < 0.4:
-                view = table.view(seat) if seat != table.to_act else table.acting_view()
-                assert np.array_equal(vectors[seat].update(view), encoding.encode(view))
-                compared += 1
-        table.act(rng.choice(table.decision().actions))
-    assert compared > 50
-
-
 def test_the_tables_observation_is_a_fresh_array():
     table = Table(make_rules("classic"), 4, 1, seed=5)
     seat = table.to_act

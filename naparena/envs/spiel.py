@@ -17,7 +17,7 @@ import numpy as np
 import pyspiel
 
 from naparena.bots.pimc import unseen_for_play
-from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, SeatVector, action_name
+from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
 from naparena.game import cards
 from naparena.game.engine import Hand, Match, base_bid, deal_order
 from naparena.game.rules import VARIANTS, Rules, canonical, make_rules, stakes
@@ -25,7 +25,6 @@ from naparena.game.view import View
 
 SHORT_NAME = "python_nap"
 MAX_TRICKS = 7
-MAX_PLAYERS = 7
 HISTORY_SIZE = MAX_TRICKS * (7 + 7 * 52)  # per trick: the leader's place and each place's card
 
 _GAME_TYPE = pyspiel.GameType(
@@ -37,7 +36,7 @@ _GAME_TYPE = pyspiel.GameType(
     # Fees, antes and a failed floater bid feed the kitty, so the chips need not sum to zero.
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=MAX_PLAYERS,
+    max_num_players=7,
     min_num_players=2,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
@@ -271,9 +270,6 @@ class NapObserver:
         size = OBS_SIZE + (HISTORY_SIZE if self.perfect_recall else 0)
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"view": self.tensor[:OBS_SIZE]}
-        # One observer serves every state of a game: each seat's vector follows it from
-        # state to state, rewriting only what differs from the last state it showed.
-        self.vectors = [SeatVector() for _ in range(MAX_PLAYERS)]
         if self.perfect_recall:
             self.dict["tricks"] = self.tensor[OBS_SIZE:].reshape(MAX_TRICKS, 7 + 7 * 52)
 
@@ -282,7 +278,7 @@ class NapObserver:
         if view is None:
             self.tensor.fill(0)
             return
-        self.dict["view"][:] = self.vectors[player].update(view)
+        encode(view, self.dict["view"])
         if self.perfect_recall:
             n, rows = view.players, self.dict["tricks"]
             rows.fill(0)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from naparena.envs.encoding import NUM_ACTIONS, Decision, SeatVector
+from naparena.envs.encoding import NUM_ACTIONS, Decision, encode
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules, make_rules
 from naparena.game.view import View
@@ -44,7 +44,6 @@ class Table:
         self.over = False
         self._decision: Decision | None = None
         self._view: View | None = None
-        self._vectors = [SeatVector() for _ in range(players)]
 
     @property
     def to_act(self) -> int:
@@ -62,10 +61,8 @@ class Table:
         return self._view
 
     def observation(self, seat: int) -> np.ndarray:
-        """`seat`'s view as the encoding's vector (a fresh array), kept up to date from
-        the seat's last one: `encode(view)` in what it holds, a fraction of its cost."""
-        view = self.acting_view() if not self.over and self.hand.to_act == seat else self.hand.view(seat)
-        return self._vectors[seat].update(view).copy()
+        """`seat`'s view as the encoding's vector (a fresh array)."""
+        return encode(self.acting_view() if not self.over and self.hand.to_act == seat else self.hand.view(seat))
 
     def mask(self, seat: int) -> np.ndarray:
         """`seat`'s legal actions as flags (a fresh array): none outside its turn."""

@@ -195,8 +195,8 @@ class Decision:
 
     def get(self, action: int, default: Any = None) -> Any:
         """The engine's answer for `action`, or `default` for an action outside the mask."""
-        if self._answers is None:
-            return action if action in self.actions else default
+        if self._answers is None:  # a card: the engine wants a plain int, not a numpy one
+            return int(action) if action in self.actions else default
         return self._answers.get(action, default)
 
     @classmethod

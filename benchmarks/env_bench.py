@@ -6,7 +6,8 @@ naparena.envs against the bare engine's decisions per second, measured in the sa
 
 Every step answers one decision with a uniformly random legal answer; the environments'
 figures include building the observation vector and the mask of every step, as a
-learner's loop would ask for them. CPU time of this process (one core).
+learner's loop would ask for them. CPU time of this process (one core), from the end
+of each face's set-up (the bots' discovery, loading the OpenSpiel game).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import os
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from naparena.envs.aec import NapEnv
-from naparena.envs.encoding import encode
 from naparena.envs.single import NapSeatEnv
 from naparena.envs.table import Table
 from naparena.game.engine import Match
@@ -44,7 +45,7 @@ def table(variant: str, players: int, hands: int) -> int:
     t, rng, steps = Table(make_rules(variant), players, hands, 1), random.Random(1), 0
     while not t.over:
         decision = t.decision()
-        encode(t.hand.acting_view())
+        t.observation(t.to_act)
         decision.mask()
         t.act(rng.choice(decision.actions))
         steps += 1
@@ -68,6 +69,7 @@ def pettingzoo(variant: str, players: int, hands: int) -> int:
 def gymnasium(variant: str, players: int, hands: int) -> int:
     """Decisions made in the Gymnasium loop: the learner's steps and the `random` bots' answers."""
     env, rng = NapSeatEnv(variant, players, opponents=["random"], hands=hands), random.Random(1)
+    _started()  # not the bots' discovery (entry points, drop-ins): once per environment
     obs, _ = env.reset(seed=1)
     done = False
     while not done:
@@ -77,29 +79,56 @@ def gymnasium(variant: str, players: int, hands: int) -> int:
 
 
 def openspiel(variant: str, players: int, hands: int) -> int:
-    """Player actions of python_nap (one hand a game; chance actions not counted)."""
+    """Player actions of python_nap with `state.information_state_tensor()` at each (one
+    hand a game; chance actions not counted). pyspiel hands the tensor back as a list."""
+    return _spiel_hands(variant, players, hands, lambda state, player: state.information_state_tensor())
+
+
+def openspiel_observer(variant: str, players: int, hands: int) -> int:
+    """As `openspiel`, the information-state tensor read as the numpy array of an
+    observer (`open_spiel.python.observation.make_observation`), as Python algorithms may."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    from naparena.envs import spiel
+
+    game = pyspiel.load_game(spiel.SHORT_NAME, {"variant": variant, "players": players})
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    return _spiel_hands(variant, players, hands, observer.set_from)
+
+
+def _spiel_hands(variant: str, players: int, hands: int, observe: Callable[[Any, int], object]) -> int:
     import pyspiel
 
     from naparena.envs import spiel
 
     game = pyspiel.load_game(spiel.SHORT_NAME, {"variant": variant, "players": players})
     rng, steps = random.Random(1), 0
+    _started()
     for _ in range(hands):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
                 state.apply_action(rng.choice(state.chance_outcomes())[0])
             else:
-                state.information_state_tensor()
+                observe(state, state.current_player())
                 state.apply_action(rng.choice(state.legal_actions()))
                 steps += 1
     return steps
 
 
+_start = [0.0]
+
+
+def _started() -> None:
+    """A face's set-up is done: its clock starts here."""
+    _start[0] = time.process_time()
+
+
 def rate(run: Callable[[str, int, int], int], variant: str, players: int, hands: int) -> float:
-    start = time.process_time()
+    _started()
     steps = run(variant, players, hands)
-    return steps / (time.process_time() - start)
+    return steps / (time.process_time() - _start[0])
 
 
 def main() -> None:
@@ -113,9 +142,10 @@ def main() -> None:
     print(f"{'engine decisions':38s} {reference:10,.0f} /s  1.00x")
     faces: list[tuple[str, Callable[[str, int, int], int]]] = [
         ("Table steps (vector + mask)", table), ("PettingZoo AEC steps (last + step)", pettingzoo),
-        ("Gymnasium decisions (learner + bots)", gymnasium), ("OpenSpiel steps (+ info-state tensor)", openspiel)]
+        ("Gymnasium decisions (learner + bots)", gymnasium), ("OpenSpiel steps (+ info-state tensor)", openspiel),
+        ("OpenSpiel steps (+ observer's tensor)", openspiel_observer)]
     for name, run in faces:
-        r = rate(run, args.variant, args.players, args.hands // (3 if run is openspiel else 1))
+        r = rate(run, args.variant, args.players, args.hands // (3 if run in (openspiel, openspiel_observer) else 1))
         print(f"{name:38s} {r:10,.0f} /s  {r / reference:.2f}x")
 
 

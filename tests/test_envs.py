@@ -48,6 +48,8 @@ def _random_playthrough(rules, players: int, seed: int, kinds: set[str]) -> None
         assert mask.sum() == len(hand.legal())
         decoded = [decision.answer(a) for a in np.flatnonzero(mask)]
         assert sorted(map(repr, decoded)) == sorted(map(repr, hand.legal()))
+        held = hand.hands[hand.to_act]  # the documented map, answer by answer
+        assert decision.actions == sorted(encoding.action_of(hand.kind, held, a) for a in hand.legal())
         table.act(rng.choice(decision.actions))
 
 
@@ -87,6 +89,17 @@ def test_seats_are_counted_from_the_observer():
     slot = (first - second) % 4
     bid = view.bids[0][1]
     assert obs[start + slot * width + encoding.BID_NAMES.index(bid)] == 1
+
+
+def test_the_tables_observation_is_a_fresh_array():
+    table = Table(make_rules("classic"), 4, 1, seed=5)
+    seat = table.to_act
+    first = table.observation(seat)
+    first[:] = 0  # a learner keeping or writing its observation changes nothing in the table
+    assert np.array_equal(table.observation(seat), encoding.encode(table.acting_view()))
+    mask = table.mask(seat)
+    mask[:] = 0
+    assert table.mask(seat).sum() == len(table.hand.legal())
 
 
 @pytest.mark.parametrize(("variant", "overrides", "players"), TABLES)

@@ -14,7 +14,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs the op
 from open_spiel.python.observation import make_observation  # noqa: E402
 
 from naparena.envs import spiel  # noqa: E402
-from naparena.envs.encoding import action_name  # noqa: E402
+from naparena.envs.encoding import action_name, encode  # noqa: E402
 from naparena.envs.policy import SpielBot, spiel_bot  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.engine import Match  # noqa: E402
@@ -97,6 +97,23 @@ def test_the_observation_api_gives_each_seat_its_own_view():
     others = [state.information_state_string(p) for p in range(4)]
     assert len(set(others)) == 4
 
+
+def test_one_observer_follows_any_state_it_is_shown():
+    """OpenSpiel keeps one observer per game and shows it states in any order (a search
+    jumps between its determinizations): each tensor must be the state's view encoded
+    afresh, then its tricks in order."""
+    game, rng = _game("classic", 4), random.Random(4)
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    states = [_played(game, seed, k) for seed in range(3) for k in (0, 6, 12)]
+    for _ in range(60):
+        state, player = rng.choice(states), rng.randrange(4)
+        observer.set_from(state, player)
+        view = state.view(player)
+        head = observer.tensor[:spiel.OBS_SIZE]
+        assert (head == encode(view)).all() if view is not None else not head.any()
+        tricks = observer.tensor[spiel.OBS_SIZE:].reshape(spiel.MAX_TRICKS, -1)
+        done = len(view.tricks) if view is not None else 0
+        assert tricks[:done].sum() == done * 5 and not tricks[done:].any()  # the leader and four cards
 
 def test_chance_actions_deal_what_a_match_seed_deals():
     rules = make_rules("hoyle")

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
+from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE
 from naparena.envs.table import Table, fresh_seed, rules_of
 from naparena.game.cards import NAMES
 from naparena.game.rules import Rules
@@ -41,6 +41,7 @@ class NapEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
         self.players, self.hands, self.stack, self.render_mode = players, hands, stack, render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
+        self._seats = {a: s for s, a in enumerate(self.possible_agents)}
         obs = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
@@ -73,17 +74,15 @@ class NapEnv(AECEnv):
         assert table is not None
         if table.over:
             return
-        self.agent_selection = agent_name(table.to_act)
-        self.infos[self.agent_selection] = {**self.infos[self.agent_selection], "view": table.acting_view()}
+        agent = self.agent_selection = self.possible_agents[table.to_act]
+        info = self.infos[agent]
+        self.infos[agent] = {**info, "view": table.acting_view()} if info else {"view": table.acting_view()}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self.table
         assert table is not None, "reset() first"
-        seat = int(agent.rpartition("_")[2])
-        acting = not table.over and table.to_act == seat
-        mask = table.decision().mask() if acting else np.zeros(NUM_ACTIONS, np.int8)
-        view = table.acting_view() if acting else table.view(seat)
-        return {"observation": encode(view), "action_mask": mask}
+        seat = self._seats[agent]
+        return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -105,10 +104,10 @@ class NapEnv(AECEnv):
                 self.rewards[a] = chips[s]
                 self.infos[a] = {"record": record}
             self._settled = True
+            self._accumulate_rewards()  # between settlements every reward is 0: nothing to add
         if table.over:
             self.terminations = {a: True for a in self.agents}
         self._turn()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

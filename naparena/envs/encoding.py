@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,44 +80,57 @@ OBS_SIZE = sum(size for _, size in BLOCKS.values())
 _NBIDS = len(BID_NAMES)
 
 
+def _cells_of(vector: np.ndarray) -> memoryview[float]:
+    """The vector's floats as a memoryview: one set through it costs half numpy's item set."""
+    return cast("memoryview[float]", vector.data)
+
+
 def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
     """The view as a float32 vector in [0, 1] of OBS_SIZE; seats are counted from the
     observer (slot 0) clockwise, so one policy serves every seat and table size."""
     v = np.zeros(OBS_SIZE, np.float32) if out is None else out
     if out is not None:
         v.fill(0)
-    me, n = view.seat, view.players
-    # The ones go in by one fancy assignment: item by item costs a numpy call each.
-    ones = [_HAND + c for c in view.hand]
-    ones += [_SEEN + c for c in view.seen]
-    ones += [_TRICK + (s - me) % n * 52 + c for s, c in view.trick]
-    ones += [_PLAYED + c for _, plays, _ in view.tricks for _, c in plays]
-    ones += [_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b] for s, b in view.bids]
-    ones += [_ACTIVE + (s - me) % n for s in view.active]
-    ones += [_PEEPS + (s - me) % n for s in view.peeps]
-    ones.append(_DEALER + (view.dealer - me) % n)
-    ones.append(_PLAYERS + n - 1)
+    # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
+    # list of places, costs more than the whole view's thirty-odd cells this way.
+    cell, me, n = _cells_of(v), view.seat, view.players
+    for c in view.hand:
+        cell[_HAND + c] = 1.0
+    for c in view.seen:
+        cell[_SEEN + c] = 1.0
+    for s, c in view.trick:
+        cell[_TRICK + (s - me) % n * 52 + c] = 1.0
+    for _, plays, _ in view.tricks:
+        for _, c in plays:
+            cell[_PLAYED + c] = 1.0
+    for s, b in view.bids:
+        cell[_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b]] = 1.0
+    for s in view.active:
+        cell[_ACTIVE + (s - me) % n] = 1.0
+    for s in view.peeps:
+        cell[_PEEPS + (s - me) % n] = 1.0
+    cell[_DEALER + (view.dealer - me) % n] = 1.0
+    cell[_PLAYERS + n - 1] = 1.0
     if view.kind is not None:
-        ones.append(_KIND + _KIND_INDEX[view.kind])
+        cell[_KIND + _KIND_INDEX[view.kind]] = 1.0
     if view.bidder is not None:
-        ones.append(_BIDDER + (view.bidder - me) % n)
+        cell[_BIDDER + (view.bidder - me) % n] = 1.0
     if view.contract is not None:
-        ones.append(_CONTRACT + _BID_INDEX[view.contract])
+        cell[_CONTRACT + _BID_INDEX[view.contract]] = 1.0
     if view.trumps is not None:
-        ones.append(_TRUMPS + view.trumps)
+        cell[_TRUMPS + view.trumps] = 1.0
     if view.trick:
-        ones.append(_LED + view.trick[0][1] // 13)
+        cell[_LED + view.trick[0][1] // 13] = 1.0
     if view.garnet_taker is not None:
-        ones.append(_GARNET + (view.garnet_taker - me) % n)
-    v[ones] = 1
+        cell[_GARNET + (view.garnet_taker - me) % n] = 1.0
     hand_size = view.rules.hand_size
     for s, w in enumerate(view.won):
         if w:
-            v[_WON + (s - me) % n] = w / hand_size
+            cell[_WON + (s - me) % n] = w / hand_size
     for s, k in view.exchanges:
-        v[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
+        cell[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
     if view.kitty:
-        v[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
+        cell[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
     return v
 
 
@@ -142,20 +155,49 @@ def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
     raise ValueError(f"unknown decision kind {kind!r}")
 
 
+def _by_places(kind: str, hand: Sequence[int], legal: Sequence[Any]) -> dict[int, Any]:
+    """`action_of` for every exchange or discard answer, the hand's places looked up once
+    (an exchange has up to 32 answers, a Sir Garnet discard 252)."""
+    if kind == EXCHANGE:
+        if len(hand) > EXCHANGE_HELD:
+            raise ValueError(f"an exchange from {len(hand)} cards has no action (at most {EXCHANGE_HELD})")
+        bit = {c: 1 << i for i, c in enumerate(hand)}
+        return {EXCHANGE_ACTION + sum(map(bit.__getitem__, a)): a for a in legal}
+    place = {c: i for i, c in enumerate(hand)}
+    return {GARNET_ACTION + _GARNET_INDEX[tuple(map(place.__getitem__, a))]: a for a in legal}
+
+
 class Decision:
     """The legal answers of one decision as actions: the mask and the way back."""
 
-    __slots__ = ("answers", "actions", "_mask")
+    __slots__ = ("actions", "_answers")
 
     def __init__(self, kind: str, hand: Sequence[int], legal: Sequence[Any]):
-        if kind == PLAY:  # most decisions: a card is its own action (CARD is 0)
-            self.answers: dict[int, Any] = dict(zip(legal, legal))
+        self.actions: list[int]
+        self._answers: dict[int, Any] | None
+        if kind == PLAY:  # most decisions: a card is its own action (CARD is 0), no map needed
+            self.actions, self._answers = sorted(legal), None
+            return
+        if kind in (EXCHANGE, GARNET_DISCARD):
+            self._answers = _by_places(kind, hand, legal)
         else:
-            self.answers = {action_of(kind, hand, a): a for a in legal}
-        if len(self.answers) != len(legal):
+            self._answers = {action_of(kind, hand, a): a for a in legal}
+        if len(self._answers) != len(legal):
             raise AssertionError(f"two legal {kind} answers share an action")  # the map must be one to one
-        self.actions = sorted(self.answers)
-        self._mask: np.ndarray | None = None
+        self.actions = sorted(self._answers)
+
+    @property
+    def answers(self) -> dict[int, Any]:
+        """Each legal action -> the engine's answer."""
+        if self._answers is None:
+            self._answers = dict(zip(self.actions, self.actions))
+        return self._answers
+
+    def get(self, action: int, default: Any = None) -> Any:
+        """The engine's answer for `action`, or `default` for an action outside the mask."""
+        if self._answers is None:  # a card: the engine wants a plain int, not a numpy one
+            return int(action) if action in self.actions else default
+        return self._answers.get(action, default)
 
     @classmethod
     def of(cls, view: View) -> Decision:
@@ -164,14 +206,22 @@ class Decision:
 
     def mask(self) -> np.ndarray:
         """The legal actions as NUM_ACTIONS int8 flags (a fresh array each call: a caller may write it)."""
-        if self._mask is None:
-            self._mask = np.zeros(NUM_ACTIONS, np.int8)
-            self._mask[self.actions] = 1
-        return self._mask.copy()
+        # Flags set one by one in a bytearray, which numpy then takes without a copy:
+        # a numpy array's allocation and fancy assignment cost about three of these.
+        flags = bytearray(NUM_ACTIONS)
+        for action in self.actions:
+            flags[action] = 1
+        return np.frombuffer(flags, np.int8)
 
     def answer(self, action: int) -> Any:
         """The engine's answer for a legal action; KeyError for an illegal one."""
-        return self.answers[int(action)]
+        answer = self.get(int(action), _ILLEGAL)
+        if answer is _ILLEGAL:
+            raise KeyError(action)
+        return answer
+
+
+_ILLEGAL = object()
 
 
 def action_name(action: int) -> str:

@@ -29,7 +29,7 @@ class PolicyBot(Bot):
     def _decide(self, view: View) -> Any:
         decision = Decision.of(view)
         action = int(self.policy(encode(view), decision.mask()))
-        return decision.answers.get(action, f"illegal action {action}")
+        return decision.get(action, f"illegal action {action}")
 
     bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _decide
     peep_exchange = floater_discard = trumps = _decide
@@ -86,7 +86,7 @@ class SpielBot(Bot):
         state = spiel.determinize(game, view, spiel.history_of(view), random.Random(self.rng.random()))
         bot = self.make_bot(game, self.rng.randrange(2 ** 31))
         action = int(bot.step(state))
-        return Decision.of(view).answers.get(action, f"illegal action {action}")
+        return Decision.of(view).get(action, f"illegal action {action}")
 
     bid = play = _decide
 

@@ -22,7 +22,7 @@ from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.plugins import load_registry
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, encode
+from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
 from naparena.game.view import View
@@ -197,9 +197,7 @@ class NapSeatEnv(gym.Env):
     def _obs(self) -> dict[str, np.ndarray]:
         table = self.table
         assert table is not None
-        if table.over:
-            return {"observation": encode(table.view(self.seat)), "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
-        return {"observation": encode(table.acting_view()), "action_mask": table.decision().mask()}
+        return {"observation": table.observation(self.seat), "action_mask": table.mask(self.seat)}
 
     def _view(self) -> View:
         assert self.table is not None

@@ -93,6 +93,7 @@ class NapState(pyspiel.State):
         self.nap_game = game
         self.dealer: int | None = None
         self.deck: list[int] = []
+        self.undealt: list[int] = []  # the pack's cards not yet dealt, in order
         self.hand: Hand | None = None
         self.answers: list[int] = []  # the players' actions, in order (for resampling)
         self._decision: Decision | None = None
@@ -109,8 +110,8 @@ class NapState(pyspiel.State):
         if self.dealer is None:
             n = self.nap_game.players
             return [(s, 1.0 / n) for s in range(n)]
-        left = sorted(set(self.nap_game.pack) - set(self.deck))
-        return [(c, 1.0 / len(left)) for c in left]
+        p = 1.0 / len(self.undealt)
+        return [(c, p) for c in self.undealt]
 
     def decision(self) -> Decision:
         if self._decision is None:
@@ -135,8 +136,10 @@ class NapState(pyspiel.State):
         game = self.nap_game
         if self.dealer is None:
             self.dealer = action
+            self.undealt = sorted(game.pack)
             return
         self.deck.append(action)
+        self.undealt.remove(action)
         if len(self.deck) == len(game.pack):
             n = game.players
             self.hand = Hand(game.rules, n, self.dealer, self.deck, (0,) * n, 0)
@@ -172,6 +175,7 @@ class NapState(pyspiel.State):
     def __deepcopy__(self, memo: dict[int, Any]) -> NapState:
         clone = NapState(self.nap_game)
         clone.dealer, clone.deck, clone.answers = self.dealer, list(self.deck), list(self.answers)
+        clone.undealt = list(self.undealt)
         clone.hand = _copy_hand(self.hand) if self.hand is not None else None
         clone._decision = self._decision  # legal answers depend only on what was copied
         return clone
@@ -270,13 +274,14 @@ class NapObserver:
             self.dict["tricks"] = self.tensor[OBS_SIZE:].reshape(MAX_TRICKS, 7 + 7 * 52)
 
     def set_from(self, state: NapState, player: int) -> None:
-        self.tensor.fill(0)
         view = state.view(player)
         if view is None:
+            self.tensor.fill(0)
             return
         encode(view, self.dict["view"])
         if self.perfect_recall:
             n, rows = view.players, self.dict["tricks"]
+            rows.fill(0)
             for t, (leader, plays, _) in enumerate(view.tricks):
                 rows[t, (leader - player) % n] = 1
                 for seat, c in plays:

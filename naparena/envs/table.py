@@ -7,7 +7,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from naparena.envs.encoding import Decision
+import numpy as np
+
+from naparena.envs.encoding import NUM_ACTIONS, Decision, encode
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules, make_rules
 from naparena.game.view import View
@@ -58,6 +60,16 @@ class Table:
             self._view = self.hand.acting_view()
         return self._view
 
+    def observation(self, seat: int) -> np.ndarray:
+        """`seat`'s view as the encoding's vector (a fresh array)."""
+        return encode(self.acting_view() if not self.over and self.hand.to_act == seat else self.hand.view(seat))
+
+    def mask(self, seat: int) -> np.ndarray:
+        """`seat`'s legal actions as flags (a fresh array): none outside its turn."""
+        if self.over or self.hand.to_act != seat:
+            return np.zeros(NUM_ACTIONS, np.int8)
+        return self.decision().mask()
+
     def decision(self) -> Decision:
         """The acting seat's legal answers as actions (cached until the next answer)."""
         if self._decision is None:
@@ -73,7 +85,7 @@ class Table:
         "split"`), else None."""
         decision = self.decision()
         self._decision = self._view = None
-        answer = decision.answers.get(int(action), _ILLEGAL)
+        answer = decision.get(int(action), _ILLEGAL)
         if answer is _ILLEGAL:
             self.hand.fault(f"illegal action {int(action)}")
         else:

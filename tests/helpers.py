@@ -18,12 +18,11 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jsonschema
 import pytest
 import tomli_w
-from click.testing import Result
 from typer.testing import CliRunner
 
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
@@ -32,6 +31,9 @@ from naparena.arena.setup.tournament import Tournament
 from naparena.bots import plugins
 from naparena.cli import app
 from tests.drop_ins import TEST_BOTS
+
+if TYPE_CHECKING:  # for the type checker only: recent typer installs no click to import it from
+    from typer.testing import Result
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_BOT = REPO / "bots" / "example_bot.py"

@@ -305,6 +305,31 @@ def compare(
         render.comparison(out, str(run_a), str(run_b), result)
 
 
+@_command
+def ratings(
+    run_dirs: list[Path] = typer.Argument(..., help="run directories, any number"),
+    as_json: bool = typer.Option(False, "--json", help="print the rating lists as JSON"),
+    html: Path | None = typer.Option(None, "--html", help="also write the lists as one self-contained HTML page"),
+    pool: bool = typer.Option(False, "--pool", help="one list over every variant and table size "
+                              "(default: one list per variant's rules and table size)"),
+    model: str = typer.Option("margins", "--model", help="margins (chip margins, shown by default) or "
+                              "places (Bradley-Terry on board places)"),
+) -> None:
+    """One rating list across runs: the same bot (name, version, params) is one entry."""
+    from naparena.tools.ratings import rating_lists
+    lists = rating_lists(run_dirs, pool, model)
+    if as_json:
+        typer.echo(json.dumps(lists, indent=1, sort_keys=True))
+    else:
+        for entry in lists["lists"]:
+            table = f", tables of {entry['table']}" if entry["table"] else ""
+            render.strength_table(out, f"{entry['variant']}{table} ({len(entry['runs'])} runs)", entry)
+    if html is not None:
+        from naparena.report.html import ratings_page
+        html.write_text(ratings_page(lists))
+        say("wrote {}", html)
+
+
 # --- looking at logs ------------------------------------------------------------------
 
 @_command

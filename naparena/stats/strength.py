@@ -95,7 +95,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     index = {b: i for i, b in enumerate(bots)}
     boards = [0] * len(bots)
     for (names, _), sums in lineups.items():
-        for b in names:
+        for b in set(names):  # one bot may hold two slots of a line-up (two aliases of it)
             boards[index[b]] += sums.n
     out: dict[str, Any] = {"model": model, "bots": [], "boards": sum(s.n for s in lineups.values()),
                            "connected": True}

@@ -23,6 +23,10 @@ from collections.abc import Iterable, Sequence
 # Candidates weighed for each slot: enough to find a fresh pair in a large league while
 # keeping the design linear in the number of tables.
 CANDIDATES = 64
+# Swaps tried per table after the greedy pass, and at most in all (a league of 1,000 bots).
+SWAPS = 200
+MAX_SWAPS = 600_000
+MIN_SWAPS = 100_000
 
 
 def league_tables(aliases: Sequence[str], table: int, rounds: int, seed: int) -> list[tuple[str, ...]]:
@@ -94,12 +98,15 @@ def _fill(chosen: list[int], size: int, sat: list[int], met: list[Counter[int]],
 
 
 def _improve(tables: list[list[int]], met: list[Counter[int]], rng: random.Random) -> None:
-    """Swap bots between tables while that lowers the sum of squared pair counts: the
-    greedy's late tables take whoever is left, and swaps spread those repeats out. A
-    swap keeps every bot's table count, so only pairs change."""
+    """Swap bots between tables to lower the sum of squared pair counts: the greedy's late
+    tables take whoever is left, and swaps spread those repeats out. A swap keeps every
+    bot's table count, so only pairs change. Annealed: early on a swap that costs a little
+    is taken now and then, so the search leaves a design no single swap improves."""
     if len(tables) < 2:
         return
-    for _ in range(min(30 * len(tables), 300_000)):
+    steps = min(max(SWAPS * len(tables), MIN_SWAPS), MAX_SWAPS)
+    for step in range(steps):
+        heat = 1.0 * (1 - step / steps)
         x, y = rng.randrange(len(tables)), rng.randrange(len(tables))
         tx, ty = tables[x], tables[y]
         p, q = rng.randrange(len(tx)), rng.randrange(len(ty))
@@ -115,7 +122,8 @@ def _improve(tables: list[list[int]], met: list[Counter[int]], rng: random.Rando
             if d != b:
                 change[(b, d)] -= 1
                 change[(a, d)] += 1
-        if sum((met[i][j] + k) ** 2 - met[i][j] ** 2 for (i, j), k in change.items()) > 0:
+        cost = sum((met[i][j] + k) ** 2 - met[i][j] ** 2 for (i, j), k in change.items())
+        if cost > 0 and (heat < 0.05 or rng.random() >= math.exp(-cost / heat)):
             continue
         for (i, j), k in change.items():
             met[i][j] += k

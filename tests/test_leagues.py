@@ -198,7 +198,8 @@ def distinct(n: int, **settings: Any) -> dict:
 
 @pytest.mark.parametrize("fmt", ["league", "gauntlet"])
 def test_a_sampled_run_verifies_and_is_the_same_on_any_worker_count(tmp_path, run_session, fmt):
-    data = mixed(7, table=3, rounds=3) if fmt == "league" else mixed(7, table=3, rounds=2, fmt=fmt, challengers=["b0"], hands=4)
+    data = (mixed(7, table=3, rounds=3) if fmt == "league"
+            else mixed(7, table=3, rounds=2, fmt=fmt, challengers=["b0"], hands=4))
     path = write(tmp_path, data, "lg")
     one, result = run_session(path, tmp_path / "one", workers=1)
     two, _ = run_session(path, tmp_path / "two", workers=2)

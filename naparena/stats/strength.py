@@ -108,7 +108,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         return out
     theta, se, df = fit
     q = t_quantile(df) if df > 0 else math.inf
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
         if model == "margins":  # at a table of average bots: k − 1 of the k shares are others'

@@ -127,7 +127,8 @@ def _check_size(settings: dict, bots: tuple, variants: tuple, lineups: Lineups, 
     per_table = len(seatings(slots))
     matches = len(variants) * settings["seeds"] * tables * per_table
     if matches > MAX_MATCHES:
-        raise ConfigError(path, "tournament.rounds" if lineups.rounds else "tournament.seeds", f"the schedule would hold {matches} matches "
+        key = "tournament.rounds" if lineups.rounds else "tournament.seeds"
+        raise ConfigError(path, key, f"the schedule would hold {matches} matches "
                           f"({len(variants)} variants x {settings['seeds']} seeds x {tables} tables x "
                           f"{per_table} seatings of each table); at most {MAX_MATCHES}")
     if matches * settings["hands"] > MAX_TOTAL_HANDS:

@@ -105,16 +105,20 @@ def null(args: argparse.Namespace) -> None:
             first[model] += covers["a00"]
             every[model][0] += sum(covers.values())
             every[model][1] += len(covers)
-        if (rep + 1) % 25 == 0:
-            print(f"  {rep + 1} reps, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        if (rep + 1) % 25 == 0 or rep + 1 == args.reps:
+            _coverage(args, rep + 1, first, every, lineups, time.perf_counter() - started)
+
+
+def _coverage(args: argparse.Namespace, reps: int, first: dict, every: dict, lineups: dict, took: float) -> None:
+    """The shares so far (printed as the repetitions go, so a stopped run still says something)."""
     boards = rate(lineups)["bots"][0]["boards"]
     print(f"null calibration: {args.aliases} aliases of {args.bot}, tables of {args.table}, {args.rounds} rounds, "
           f"{args.hands} hands a match, duplicate {not args.no_duplicate}: {boards} boards per bot; "
-          f"{args.reps} reps in {time.perf_counter() - started:.0f} s")
+          f"{reps} reps in {took:.0f} s", flush=True)
     for model in MODELS:
-        lo, hi = binom_ci(first[model], args.reps)
-        print(f"  {model:8s} first alias covers 0: {first[model] / args.reps:.3f} [{lo:.3f}, {hi:.3f}] "
-              f"(Clopper-Pearson 95%); all aliases: {every[model][0] / every[model][1]:.3f}")
+        lo, hi = binom_ci(first[model], reps)
+        print(f"  {model:8s} first alias covers 0: {first[model] / reps:.3f} [{lo:.3f}, {hi:.3f}] "
+              f"(Clopper-Pearson 95%); all aliases: {every[model][0] / every[model][1]:.3f}", flush=True)
 
 
 def spearman(order: list[str], truth: dict[str, float]) -> float:

@@ -213,6 +213,21 @@ def test_a_sampled_run_verifies_and_is_the_same_on_any_worker_count(tmp_path, ru
     assert all(r["ci95"][0] <= r["rating"] <= r["ci95"][1] for r in rated["bots"])
 
 
+def test_an_interrupted_league_resumes_to_the_same_files_and_reports_its_ratings(tmp_path, run_session):
+    run_dir, result = run_session(write(tmp_path, mixed(6, table=3, rounds=2), "lg"), tmp_path / "run", workers=1)
+    expected = snapshot(run_dir)
+    for f in sorted((run_dir / MATCHES).glob("*.json"))[5:]:
+        f.unlink()
+    (run_dir / "standings.json").unlink()
+    resumed = invoke("resume", run_dir, "--workers", 1, "--json")
+    assert resumed.exit_code == 0, resumed.output
+    assert_same_files(snapshot(run_dir), expected)
+    assert json.loads(resumed.stdout)["strength"] == result["strength"]
+    shown = invoke("report", run_dir, "--html", tmp_path / "r.html")
+    assert shown.exit_code == 0 and "ratings, line-ups adjusted" in flat(shown.stdout)
+    assert "Ratings, line-ups adjusted" in (tmp_path / "r.html").read_text()
+
+
 def test_verify_balances_each_league_table_within_itself(tmp_path, run_session, monkeypatch):
     # Tables of three rotating one order (the old design), verified under that same
     # schedule: every file is its match, and only the count within each table objects.

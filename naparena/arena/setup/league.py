@@ -83,10 +83,7 @@ def _fill(chosen: list[int], size: int, sat: list[int], met: list[Counter[int]],
         free = [i for i in everyone if i not in chosen]
         low = min(sat[i] for i in free)
         pool = [i for i in free if sat[i] == low]
-        if len(pool) > CANDIDATES:
-            pool = rng.sample(pool, CANDIDATES)
-        else:
-            rng.shuffle(pool)
+        pool = _sample(rng, pool, min(len(pool), CANDIDATES))
         best = min(pool, key=lambda i: sum(met[i][j] ** 2 for j in chosen))
         chosen.append(best)
     for i in chosen:
@@ -107,9 +104,9 @@ def _improve(tables: list[list[int]], met: list[Counter[int]], rng: random.Rando
     steps = min(max(SWAPS * len(tables), MIN_SWAPS), MAX_SWAPS)
     for step in range(steps):
         heat = 1.0 * (1 - step / steps)
-        x, y = rng.randrange(len(tables)), rng.randrange(len(tables))
+        x, y = _below(rng, len(tables)), _below(rng, len(tables))
         tx, ty = tables[x], tables[y]
-        p, q = rng.randrange(len(tx)), rng.randrange(len(ty))
+        p, q = _below(rng, len(tx)), _below(rng, len(ty))
         a, b = tx[p], ty[q]
         if x == y or a in ty or b in tx:
             continue
@@ -129,6 +126,21 @@ def _improve(tables: list[list[int]], met: list[Counter[int]], rng: random.Rando
             met[i][j] += k
             met[j][i] += k
         tx[p], ty[q] = b, a
+
+
+# Only `random()` is promised the same sequence on every Python version (not randrange,
+# shuffle or sample), and the line-ups must be the same wherever a run is resumed or verified.
+def _below(rng: random.Random, n: int) -> int:
+    return min(int(rng.random() * n), n - 1)
+
+
+def _sample(rng: random.Random, items: list[int], k: int) -> list[int]:
+    """k of `items` in random order (a partial Fisher–Yates shuffle on a copy)."""
+    items = items[:]
+    for i in range(k):
+        j = i + _below(rng, len(items) - i)
+        items[i], items[j] = items[j], items[i]
+    return items[:k]
 
 
 def cooccurrence(tables: Iterable[Sequence[str]]) -> tuple[Counter[str], Counter[tuple[str, str]]]:

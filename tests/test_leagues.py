@@ -220,6 +220,15 @@ def test_a_sampled_run_verifies_and_is_the_same_on_any_worker_count(tmp_path, ru
     assert all(r["ci95"][0] <= r["rating"] <= r["ci95"][1] for r in rated["bots"])
 
 
+@pytest.mark.slow
+def test_a_league_on_a_dask_cluster_plays_the_same_bytes(tmp_path, run_session):
+    pytest.importorskip("distributed", reason="needs the dask extra")
+    path = write(tmp_path, mixed(6, table=3, rounds=2), "lg")
+    here, _ = run_session(path, tmp_path / "here", workers=1)
+    there, _ = run_session(path, tmp_path / "there", scheduler="local:1")
+    assert_same_files(snapshot(there), snapshot(here))
+
+
 def test_an_interrupted_league_resumes_to_the_same_files_and_reports_its_ratings(tmp_path, run_session):
     run_dir, result = run_session(write(tmp_path, mixed(6, table=3, rounds=2), "lg"), tmp_path / "run", workers=1)
     expected = snapshot(run_dir)

@@ -457,6 +457,34 @@ def view(
         pass
     finally:
         server.server_close()
+@_command
+def ratings(
+    run_dirs: list[Path] = typer.Argument(..., help="run directories, any number"),
+    as_json: bool = typer.Option(False, "--json", help="print the rating lists as JSON"),
+    html: Path | None = typer.Option(None, "--html", help="also write the lists as one self-contained HTML page"),
+    pool: bool = typer.Option(False, "--pool", help="one list over every variant and table size "
+                              "(default: one list per variant's rules and table size)"),
+    model: str = typer.Option("margins", "--model", help="margins (chip margins, shown by default) or "
+                              "places (Bradley-Terry on board places)"),
+) -> None:
+    """One rating list across runs: the same bot (name, version, params) is one entry."""
+    from naparena.tools.ratings import rating_lists
+    if html is not None:
+        _check_output(html, "--html")  # before the lists: a bad path must not print them first
+    lists = rating_lists(run_dirs, pool, model)
+    if as_json:
+        typer.echo(json.dumps(lists, indent=1, sort_keys=True))
+    else:
+        for entry in lists["lists"]:
+            table = f", tables of {entry['table']}" if entry["table"] else ""
+            render.strength_table(out, f"{entry['variant']}{table} ({len(entry['runs'])} runs)", entry)
+    if html is not None:
+        from naparena.report.html import ratings_page
+        try:
+            html.write_text(ratings_page(lists))
+        except OSError as e:
+            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
+        say("wrote {}", html)
 
 
 # --- looking at logs ------------------------------------------------------------------

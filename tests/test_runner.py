@@ -21,7 +21,7 @@ from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
 from naparena.arena.session import Quiet, Session, run_job
-from naparena.arena.setup.settings import BOT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
+from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.bots import plugins
 from naparena.game.rules import (
     CHOICES,
@@ -642,7 +642,8 @@ def test_schemas_agree_with_the_code():
     assert set(match["$defs"]["bid"]["enum"]) == contracts - {"one"} | {"pass"}
     assert set(schema("standings")["$defs"]["contract"]["enum"]) == contracts
     config = manifest["$defs"]["config"]
-    assert set(config["properties"]) == set(SETTINGS) - {"workers", "scheduler"} | {"bots", "variants", "sprt", "seats"}
+    assert set(config["properties"]) == (set(SETTINGS) - {"workers", "scheduler"}
+                                         | {"bots", "variants", "sprt", "seats"} | set(FORMAT_KEYS))
     assert set(config["properties"]["seats"]["properties"]) == set(SEAT_KEYS) | {"sandbox"}
     assert set(config["properties"]["bots"]["items"]["properties"]) == set(BOT_KEYS)
     assert set(config["properties"]["sprt"]["properties"]) == set(SPRT_KEYS)

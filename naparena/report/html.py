@@ -74,7 +74,7 @@ def write_report(run_dir: str | Path, out: str | Path) -> int:
 def page(run_dir: Path) -> str:
     manifest = RunDir(run_dir).read_manifest()
     result = standings_from_logs(run_dir)
-    curves = bankrolls(run_dir)
+    curves = bankrolls(run_dir) if "strength" not in result or len(manifest["bots"]) <= FEW_BOTS else {}
     hands, left_out = viewer.viewer_data(run_dir)
     colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
     colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
@@ -88,10 +88,14 @@ def page(run_dir: Path) -> str:
              f"Python {escape(manifest['python'])}. Built from the run's logs alone.</p>"]
     parts += _warnings(result)
     parts += ranking_section(result)
+    strength = result.get("strength") or {}
     for variant, data in result["variants"].items():
         parts.append(f"<h2>{escape(variant)}</h2>")
         order = [r["bot"] for r in data["bots"]]
-        if data["pairs"]:
+        if variant in strength:
+            parts += strength_section(strength[variant])
+        few = not strength or len(order) <= FEW_BOTS  # a league's pairs and curves are too many to read
+        if data["pairs"] and few:
             parts.append("<h3>Head to head over the same deals</h3>"
                          "<p class='note'>A − B: A's chips minus B's per 100 hands over the boards both "
                          "played (line-ups as strata), A the better-ranked; p: t-test of that difference; "
@@ -103,16 +107,80 @@ def page(run_dir: Path) -> str:
             parts.append("<p class='note'>The same as a matrix: cell = row − column; green, the row "
                          "bot did better; bold with *, the interval excludes zero.</p>")
             parts.append(heatmap(order, data["pairs"]))
-        parts.append("<h3>Cumulative chips over the hands</h3>"
-                     "<p class='note'>Each bot's running chip total over the hands it played, in "
-                     "schedule order. Seats the stand-in played (after a disqualification, or from "
-                     "the hand a bot's seat died) count for the stand-in.</p>")
-        parts.append(bankroll(curves.get(variant, {}), colours))
+        if few:
+            parts.append("<h3>Cumulative chips over the hands</h3>"
+                         "<p class='note'>Each bot's running chip total over the hands it played, in "
+                         "schedule order. Seats the stand-in played (after a disqualification, or from "
+                         "the hand a bot's seat died) count for the stand-in.</p>")
+            parts.append(bankroll(curves.get(variant, {}), colours))
         parts.append("<h3>Contracts made, as bidder</h3>"
                      "<p class='note'>Share of the contracts each bot played that it made (made / played); "
                      "blank: never played.</p>")
         parts.append(make_rates(data["bots"]))
     parts.append(viewer.section(hands, left_out))
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+# --- ratings of many-player tables ----------------------------------------------------
+
+FEW_BOTS = 12  # above this, a league's page leaves out the head-to-head tables and curves
+STRENGTH_NOTE = ("Rating: the chips per 100 hands a bot would win at a table of average bots of this list, "
+                 "fitted over every seat of every board with the strength of its line-up taken out (least "
+                 "squares on chip margins), with its 95% interval (a sandwich over boards). Boards: the "
+                 "boards behind the rating.")
+
+
+def strength_section(rated: dict, title: str = "Ratings, line-ups adjusted") -> list[str]:
+    """A rating list (`stats.strength.rate`): its table and a chart of the intervals."""
+    if not rated["connected"]:
+        return [f"<h3>{escape(title)}</h3><p class='warn'>The bots do not form one field (some never met "
+                "the others through any table): no ratings.</p>"]
+    rows = rated["bots"]
+    head = "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>"
+                   for h in ("rank", "bot", "boards", "rating", "95% CI"))
+    body = "".join(f"<tr><td>{r['rank']}</td><td class='name'>{escape(r['bot'])}</td><td>{r['boards']:,}</td>"
+                   f"<td>{r['rating']:+.2f}</td><td>{_ci(r['ci95'])}</td></tr>" for r in rows)
+    return [f"<h3>{escape(title)}</h3><p class='note'>{STRENGTH_NOTE}</p>", intervals_chart(rows),
+            f"<table class='strength'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
+
+
+def intervals_chart(rows: list[dict]) -> str:
+    """Each bot's rating as a dot on its 95% interval, best at the top."""
+    shown = [r for r in rows if r["ci95"] is not None]
+    if not shown:
+        return ""
+    lo, hi = min(r["ci95"][0] for r in shown), max(r["ci95"][1] for r in shown)
+    ticks = _ticks(lo, hi)
+    left = max(text_width(r["bot"]) for r in shown) + 8
+    width, line = left + 480, FONT_PX + 6
+    top, height = 8, 8 + line * len(shown) + 24
+    span = (ticks[-1] - ticks[0]) or 1.0
+
+    def x(v: float) -> float:
+        return left + 470 * (v - ticks[0]) / span
+
+    body = [f"<line class='grid' x1='{x(t):.1f}' x2='{x(t):.1f}' y1='{top}' y2='{height - 22}'/>"
+            f"<text x='{x(t):.1f}' y='{height - 8}' text-anchor='middle'>{_num(t)}</text>" for t in ticks]
+    if ticks[0] < 0 < ticks[-1]:
+        body.append(f"<line class='zero' x1='{x(0):.1f}' x2='{x(0):.1f}' y1='{top}' y2='{height - 22}'/>")
+    for n, r in enumerate(shown):
+        y = top + line * n + line / 2
+        body.append(f"<text x='{left - 6:.1f}' y='{y + 4:.1f}' text-anchor='end'>{escape(r['bot'])}</text>"
+                    f"<line class='axis' x1='{x(r['ci95'][0]):.1f}' x2='{x(r['ci95'][1]):.1f}' "
+                    f"y1='{y:.1f}' y2='{y:.1f}'/><circle cx='{x(r['rating']):.1f}' cy='{y:.1f}' r='3'/>")
+    return _svg(width, height, body, "ratings with 95% intervals")
+
+
+def ratings_page(lists: dict) -> str:
+    """The page of `naparena ratings --html`: one rating list per variant (or the pooled one)."""
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena ratings</title>"
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>",
+             "<h1>naparena ratings</h1>",
+             f"<p class='meta'>{len(lists['runs'])} runs: "
+             + ", ".join(escape(r["name"]) for r in lists["runs"]) + ".</p>"]
+    for entry in lists["lists"]:
+        parts += strength_section(entry, f"{entry['variant']}, tables of {entry['table']}")
     parts.append("</body></html>\n")
     return "".join(parts)
 

@@ -31,12 +31,17 @@ def standings(console: Console, result: dict, wide: bool = False) -> None:
 
     The main table fits 100 columns; `wide` adds the seed-stream spread, chips as bidder
     and as defender, and the faults by kind."""
+    strength = result.get("strength") or {}
     for variant, data in result["variants"].items():
         _bot_table(console, variant, data["bots"], wide)
         _contract_table(console, variant, data["bots"])
-        if data["pairs"]:
+        # A league's pairs are thousands of rows, most of them a few boards: --json has them.
+        few = not strength or len(data["bots"]) <= FEW_BOTS
+        if data["pairs"] and few:
             _pairs_table(console, variant, data["pairs"])
-        board_tables(console, variant, data)
+        board_tables(console, variant, data, crosstable=few)
+        if variant in strength:
+            strength_table(console, variant, strength[variant])
         if data["kitty"]:
             console.print(f"{variant}: {data['kitty']} chips were left in kitties at the ends of matches "
                           "(no player's: chips + kitty sum to zero)")
@@ -167,7 +172,7 @@ def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None
                         "per hand)", cols, cells, keys=2)
 
 
-def board_tables(console: Console, variant: str, data: dict) -> None:
+def board_tables(console: Console, variant: str, data: dict, crosstable: bool = True) -> None:
     """Duplicate identity, boards left out, the crosstable and the position effects."""
     ident = data.get("identity")
     if ident is not None:
@@ -177,7 +182,7 @@ def board_tables(console: Console, variant: str, data: dict) -> None:
     if data.get("left_out"):
         console.print(f"[yellow]{variant}: {data['left_out']} boards of deal sets missing a rotation "
                       "(a match not played) left out of every interval")
-    if len(data["bots"]) > 2 and data["pairs"]:
+    if len(data["bots"]) > 2 and data["pairs"] and crosstable:
         crosstable_table(console, variant, data)
     if data.get("positions"):
         title = f"{variant}: chips per 100 hands by position (0 = eldest hand, left of the dealer)"
@@ -207,6 +212,27 @@ def crosstable_table(console: Console, variant: str, data: dict) -> None:
             row.append("" if c is None else f"{signed(c['diff'], 1)}{'*' if sure else ''}")
         table.add_row(a, *row)
     console.print(table)
+
+
+# Above this many bots a league's head-to-head table and crosstable are left to --json.
+FEW_BOTS = 12
+
+STRENGTH_LEGEND = ("rating = chips per 100 hands the bot would win at a table of average bots of this "
+                   "list, fitted over every seat of every board with its line-up's strength taken out "
+                   "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
+                   "behind the rating")
+
+
+def strength_table(console: Console, title: str, rated: dict) -> None:
+    """A rating list: rank, bot, boards, rating with its 95% interval (`stats.strength.rate`)."""
+    if not rated["connected"]:
+        console.print(f"[yellow]{escape(title)}: the bots do not form one field (some never met the others "
+                      "through any table): no ratings[/]", highlight=False)
+        return
+    cols = [Col("rank"), Col("bot", "left", True), Col("boards"), Col("rating"), Col("95% CI")]
+    cells = [[str(r["rank"]), escape(r["bot"]), str(r["boards"]), f"{r['rating']:+.2f}", _ci(r["ci95"])]
+             for r in rated["bots"]]
+    print_table(console, f"{title}: ratings, line-ups adjusted", cols, cells, caption=STRENGTH_LEGEND)
 
 
 def ranking_table(console: Console, result: dict) -> None:

@@ -28,6 +28,7 @@ from itertools import combinations
 from typing import Any
 
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
+from naparena.stats.strength import Lineup, LineupSums
 
 #: A deal set: (variant, seed stream, table number), and the rotation when deals are not shared.
 DealSet = tuple[str, int, int] | tuple[str, int, int, int]
@@ -172,6 +173,8 @@ class BoardBook:
         # stood in for): left out of its intervals, kept in the other bots'
         self.bots_left_out: dict[str, dict[str, int]] = {v: {} for v in variants}
         self.board_seeds = {v: False for v in variants}            # dealt board by board
+        # line-up → its boards' sums, for the many-player ratings (`strength`)
+        self.lineups: dict[str, dict[Lineup, LineupSums]] = {v: {} for v in variants}
 
     def add(self, unit: DealSet, spec: dict[str, Any], summary: dict[str, Any], own: list[int] | None = None) -> None:
         """One match of deal set `unit`: seat `s` is `spec["lineup"][s]` as scheduled
@@ -260,6 +263,13 @@ class BoardBook:
                 for row in _boards(u.chips, shared, span):
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)
+        if full >= span:  # the ratings take boards every bot of the line-up held in full
+            key = (tuple(names), tuple(k * span for k in held))
+            sums = self.lineups[variant].get(key)
+            if sums is None:
+                sums = self.lineups[variant][key] = LineupSums(key[1])
+            for row in _boards(u.chips, full, span):
+                sums.add(row)
         if u.dealer is not None and full:
             players = u.players
             positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)

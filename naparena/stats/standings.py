@@ -18,6 +18,7 @@ from naparena.stats.boards import BoardBook, DealSet, Moments, Stratum, estimate
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
+from naparena.stats.strength import rate
 
 #: Who is booked for the hands a seat's own bot did not play (a dead seat, a disqualified
 #: bot's seat); arena.tournament takes it from here, as stats imports nothing from arena.
@@ -80,7 +81,7 @@ class Standings:
     deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True,
-                 sprt: SprtSettings | None = None):
+                 sprt: SprtSettings | None = None, strength: bool = False):
         # The stand-in can take any dead seat: always bookable, shown only once it played.
         aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
@@ -95,6 +96,7 @@ class Standings:
         self.disqualified: dict[str, dict[str, Any]] = {}
         self.matches = 0
         self.kitty = {v: 0 for v in variants}  # chips left in kitties at the ends of matches
+        self.strength = strength  # rate the line-ups (leagues, gauntlets): `strength.rate`
 
     def unit_of(self, spec: dict[str, Any]) -> DealSet:
         """The deal set a match belongs to: its rotations share the deals."""
@@ -182,6 +184,8 @@ class Standings:
                                   "positions": self._positions(v), "identity": self.book.identity(v),
                                   "left_out": self.book.left_out[v]}
         out["ranking"] = ranking(out)
+        if self.strength:
+            out["strength"] = {v: rate(self.book.lineups[v]) for v in self.variants}
         return out
 
     def _row(self, variant: str, alias: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.setup.settings import FAULT_MIN_DECISIONS
+from naparena.arena.setup.settings import FAULT_MIN_DECISIONS, Format, Lineups
 from naparena.arena.setup.tournament import SprtSpec, Tournament
 from naparena.errors import RunError
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
@@ -58,14 +58,14 @@ class Ledger:
     """
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool,
-                 sprt: SprtSpec | None, max_fault_share: float):
-        self.standings = Standings(variants, aliases + [STAND_IN_ALIAS], duplicate, sprt)
+                 sprt: SprtSpec | None, max_fault_share: float, strength: bool = False):
+        self.standings = Standings(variants, aliases + [STAND_IN_ALIAS], duplicate, sprt, strength)
         self.max_fault_share = max_fault_share
 
     @classmethod
     def of(cls, t: Tournament) -> Ledger:
         return cls([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt,
-                   t.max_fault_share)
+                   t.max_fault_share, t.lineups.format is not Format.ROUND_ROBIN)
 
     def plan(self, spec: dict) -> Skip | Play:
         """Whether match `spec` is played, given what is booked before it."""
@@ -141,7 +141,8 @@ def load_standings(run_dir: str | Path) -> Standings:
         variants = [v["name"] for v in config["variants"]]
         aliases = [b["alias"] for b in config["bots"]]
         sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-        ledger = Ledger(variants, aliases, config["duplicate"], sprt, float(config["max_fault_share"]))
+        ledger = Ledger(variants, aliases, config["duplicate"], sprt, float(config["max_fault_share"]),
+                        Lineups.from_dict(config).format is not Format.ROUND_ROBIN)
     except (KeyError, TypeError, ValueError) as e:
         raise RunError(f"{rd.manifest}: damaged tournament configuration ({e})") from None
     files = rd.match_files()

@@ -21,7 +21,7 @@ from naparena.arena.records.logs import FORMAT, MatchSummary, other_format
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, config_hash
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation
+from naparena.arena.setup.settings import SETTINGS, Confinement, Format, Isolation, Lineups
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import NaparenaError, RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
@@ -191,7 +191,9 @@ def _check_match(rd: RunDir, spec: dict, t, ledger: Ledger | None, replay: bool,
         audit.problems.append((f"{MATCHES}/{path.name}", str(e).removeprefix(f"{path}: ")))
         return None
     audit.matches += 1
-    audit.seated.setdefault((spec["variant"], spec["stream"]), []).append(
+    # A round-robin balances each seed stream as a whole; a sampled line-up balances within its table.
+    own_table = () if t.lineups.format is Format.ROUND_ROBIN else (spec["table_no"],)
+    audit.seated.setdefault((spec["variant"], spec["stream"], *own_table), []).append(
         (data["match"]["seats"], data["match"]["hands"]))
     plan = ledger.plan(spec) if ledger is not None else None
     expected = plan.reason if isinstance(plan, Skip) else None
@@ -222,10 +224,11 @@ def _seating_problems(seated: dict[tuple, list]) -> list[str]:
     """Every seed stream of every variant must seat the bots as the design balances them:
     counted from the seats the match files record (a skipped match as scheduled)."""
     out = []
-    for (variant, stream), matches in seated.items():
+    for (variant, stream, *table), matches in seated.items():
         problem = imbalance(balance(matches))
         if problem:
-            out.append(f"the seatings of {variant}, seed stream {stream}, are not balanced: {problem}")
+            where = f", table {table[0]}" if table else ""
+            out.append(f"the seatings of {variant}, seed stream {stream}{where}, are not balanced: {problem}")
     return out
 
 
@@ -286,7 +289,7 @@ def tournament_of(config: dict):
         variants.append(VariantSpec(v["name"], v["base"], dict(v["overrides"]), rules))
     sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
     return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt,
-                      seats=Confinement.from_dict(config.get("seats")))
+                      seats=Confinement.from_dict(config.get("seats")), lineups=Lineups.from_dict(config))
 
 
 def sound(run_dir: str | Path) -> None:

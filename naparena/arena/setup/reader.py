@@ -17,23 +17,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.setup.league import gauntlet_size, league_size
 from naparena.arena.setup.seating import seatings
 from naparena.arena.setup.settings import (
     BOT_KEYS,
+    FORMAT_KEYS,
+    FORMAT_RULE,
     ISOLATION_RULE,
     MAX_ENTRIES,
     MAX_FILE_BYTES,
+    MAX_LEAGUE_BOTS,
     MAX_MATCHES,
+    MAX_ROUNDS,
     MAX_TOTAL_HANDS,
     NAME,
     NAME_RULE,
     REQUIRED,
+    ROUNDS_RULE,
     SEAT_KEYS,
     SETTINGS,
     SPRT_KEYS,
     TOP_LEVEL,
     Confinement,
+    Format,
     Isolation,
+    Lineups,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import ConfigError, PluginError, RulesError
@@ -90,27 +98,37 @@ def parse_tournament(source: str | Mapping, path: str | Path | None, registry: A
         raise ConfigError(path, "", "must be a TOML document of tables")
     _check_keys(data, TOP_LEVEL, path, "")
     settings = _settings(data, path)
-    bots = _bots(data, path)
+    fmt = _format(data["tournament"], path)
+    bots = _bots(data, path, MAX_ENTRIES if fmt is Format.ROUND_ROBIN else MAX_LEAGUE_BOTS)
+    lineups = _lineups(data["tournament"], fmt, bots, settings["table"], path)
     variants = _variants(data, settings["table"], path)
     sprt = _sprt(data, bots, variants, path)
-    _check_size(settings, bots, variants, path)
+    _check_size(settings, bots, variants, lineups, path)
     t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path,
-                   seats=_seat_limits(data, path))
+                   seats=_seat_limits(data, path), lineups=lineups)
     return check_bots(t, registry) if registry is not None else t
 
 
-def _check_size(settings: dict, bots: tuple, variants: tuple, path: str) -> None:
+def _check_size(settings: dict, bots: tuple, variants: tuple, lineups: Lineups, path: str) -> None:
     """Refuse a schedule too large to hold in memory or to finish: counted, not built."""
     table, n = settings["table"], len(bots)
-    tables = math.comb(n, table) if n > table else 1
+    if lineups.format is Format.LEAGUE:
+        tables, key = league_size(n, table, lineups.rounds), "tournament.rounds"
+    elif lineups.format is Format.GAUNTLET:
+        tables = gauntlet_size(n, len(lineups.challengers), table, lineups.rounds)
+        key = "tournament.rounds" if lineups.rounds else "bots"
+    else:
+        tables, key = (math.comb(n, table) if n > table else 1), "bots"
     if tables > MAX_MATCHES:
-        raise ConfigError(path, "bots", f"{n} bots at tables of {table} make {tables} tables; "
-                          f"a tournament may have at most {MAX_MATCHES} matches")
+        hint = "; a league or gauntlet samples line-ups (format, rounds)" if key == "bots" else ""
+        raise ConfigError(path, key, f"{n} bots at tables of {table} make {tables} tables; "
+                          f"a tournament may have at most {MAX_MATCHES} matches{hint}")
     slots = tuple(str(i % n) for i in range(table)) if n <= table else tuple(map(str, range(table)))
     per_table = len(seatings(slots))
     matches = len(variants) * settings["seeds"] * tables * per_table
     if matches > MAX_MATCHES:
-        raise ConfigError(path, "tournament.seeds", f"the schedule would hold {matches} matches "
+        key = "tournament.rounds" if lineups.rounds else "tournament.seeds"
+        raise ConfigError(path, key, f"the schedule would hold {matches} matches "
                           f"({len(variants)} variants x {settings['seeds']} seeds x {tables} tables x "
                           f"{per_table} seatings of each table); at most {MAX_MATCHES}")
     if matches * settings["hands"] > MAX_TOTAL_HANDS:
@@ -185,7 +203,7 @@ def _settings(data: Mapping, path: str) -> dict:
             raise ConfigError(path, f"tournament.{key}",
                               f"belongs at the top level: write [[{key}]] tables, "
                               "or put it above [tournament]")
-    _check_keys(table, SETTINGS, path, "tournament")
+    _check_keys(table, (*SETTINGS, *FORMAT_KEYS), path, "tournament")
     values = {}
     for key, setting in SETTINGS.items():
         where = f"tournament.{key}"
@@ -201,10 +219,62 @@ def _settings(data: Mapping, path: str) -> dict:
     return values
 
 
-def _bots(data: Mapping, path: str) -> tuple[BotSpec, ...]:
+def _format(table: Mapping, path: str) -> Format:
+    """The [tournament] table's format (checked before the bots, whose bound it sets)."""
+    written = table.get("format", Format.ROUND_ROBIN.value)
+    try:
+        return Format(_typed(written, str, path, "tournament.format"))
+    except ValueError:
+        raise ConfigError(path, "tournament.format", f"{FORMAT_RULE}, got {_show(written)}") from None
+
+
+def _lineups(table: Mapping, fmt: Format, bots: tuple[BotSpec, ...], seats: int, path: str) -> Lineups:
+    """The format's keys: `rounds` (a league needs it, a gauntlet may set it) and a
+    gauntlet's `challengers`; a key of another format is refused by name."""
+    if "challengers" in table and fmt is not Format.GAUNTLET:
+        raise ConfigError(path, "tournament.challengers", 'only a gauntlet has challengers: add format = "gauntlet"')
+    if "rounds" in table and fmt is Format.ROUND_ROBIN:
+        raise ConfigError(path, "tournament.rounds",
+                          'a round-robin plays every line-up: add format = "league" or "gauntlet" to sample them')
+    rounds = 0
+    if "rounds" in table:
+        rounds = _typed(table["rounds"], int, path, "tournament.rounds")
+        if not 1 <= rounds <= MAX_ROUNDS:
+            raise ConfigError(path, "tournament.rounds", f"{ROUNDS_RULE}, got {_show(table['rounds'])}")
+    elif fmt is Format.LEAGUE:
+        raise ConfigError(path, "tournament.rounds",
+                          "missing: a league needs rounds = N, the tables each bot sits at per seed stream")
+    if fmt is Format.LEAGUE and len(bots) < seats:
+        raise ConfigError(path, "bots", f"a league of {len(bots)} bots cannot fill tables of {seats} "
+                          "(tournament.table) with different bots")
+    challengers = _challengers(table, bots, seats, path) if fmt is Format.GAUNTLET else ()
+    return Lineups(fmt, rounds, challengers)
+
+
+def _challengers(table: Mapping, bots: tuple[BotSpec, ...], seats: int, path: str) -> tuple[str, ...]:
+    where = "tournament.challengers"
+    if "challengers" not in table:
+        raise ConfigError(path, where, 'missing: a gauntlet names its challengers, e.g. challengers = ["mybot"]')
+    value = table["challengers"]
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise ConfigError(path, where, f'must be a non-empty array of bot aliases, got {_show(value)}')
+    aliases = [b.alias for b in bots]
+    for alias in value:
+        if alias not in aliases:
+            raise ConfigError(path, where, f"'{alias}' is not a bot of this tournament{_hint(alias, aliases)}")
+    if len(set(value)) < len(value):
+        raise ConfigError(path, where, "names a bot twice")
+    field = len(aliases) - len(value)
+    if field < seats - 1:
+        raise ConfigError(path, where, f"leaves a field of {field} bots; each table of {seats} "
+                          f"(tournament.table) needs {seats - 1} besides its challenger")
+    return tuple(value)
+
+
+def _bots(data: Mapping, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, ...]:
     bots: list[BotSpec] = []
     seated: dict[str, int] = {}
-    for i, entry in _entries(data, "bots", path):
+    for i, entry in _entries(data, "bots", path, limit):
         where = f"bots[{i}]"
         _check_keys(entry, BOT_KEYS, path, where)
         name = _text(entry, "name", path, where)
@@ -406,10 +476,12 @@ def _check_table(rules: Rules, table: int, overrides: dict, path: str, where: st
 
 # --- small validators ---------------------------------------------------------------------
 
-def _entries(data: Mapping, key: str, path: str) -> list[tuple[int, Mapping]]:
+def _entries(data: Mapping, key: str, path: str, limit: int = MAX_ENTRIES) -> list[tuple[int, Mapping]]:
     value = data.get(key)
-    if isinstance(value, list) and len(value) > MAX_ENTRIES:
-        raise ConfigError(path, key, f"has {len(value)} entries; at most {MAX_ENTRIES}")
+    if isinstance(value, list) and len(value) > limit:
+        more = ("; a league or a gauntlet takes up to " f"{MAX_LEAGUE_BOTS}"
+                if key == "bots" and limit == MAX_ENTRIES else "")
+        raise ConfigError(path, key, f"has {len(value)} entries; at most {limit}{more}")
     if value is None:
         raise ConfigError(path, key, f"missing: add at least one [[{key}]] table")
     if isinstance(value, Mapping):

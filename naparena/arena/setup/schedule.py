@@ -4,12 +4,16 @@ from the validated `Tournament` by hashing, so any process can rebuild it from t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from naparena.arena.setup.league import gauntlet_tables, league_tables
 from naparena.arena.setup.seating import design, seatings
+from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament
 
 
@@ -75,12 +79,26 @@ def tables(t: Tournament) -> list[tuple[str, ...]]:
 
     More bots than seats: every combination of `table` bots, in the order listed.
     Fewer: one table, bot i in slots i, i+k, … (k bots, cyclic). A bot holding two
-    seats plays twice as many hands, so compare results per seat played.
+    seats plays twice as many hands, so compare results per seat played. A league or a
+    gauntlet samples its line-ups (`league.py`), seeded from the master seed.
     """
     aliases = [b.alias for b in t.bots]
+    lineups = t.lineups
+    if lineups.format is Format.LEAGUE:
+        return list(_cached(league_tables, tuple(aliases), t.table, lineups.rounds,
+                            derive_seed(t.seed, "league")))
+    if lineups.format is Format.GAUNTLET:
+        return list(_cached(gauntlet_tables, tuple(aliases), lineups.challengers, t.table, lineups.rounds,
+                            derive_seed(t.seed, "gauntlet")))
     if len(aliases) > t.table:
         return list(itertools.combinations(aliases, t.table))
     return [tuple(aliases[i % len(aliases)] for i in range(t.table))]
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(design_of: Callable[..., list[tuple[str, ...]]], *args: Any) -> tuple[tuple[str, ...], ...]:
+    # The session, the manifest and verify each ask for a league's tables: design it once.
+    return tuple(design_of(*args))
 
 
 def schedule(t: Tournament) -> list[MatchSpec]:

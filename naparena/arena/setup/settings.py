@@ -15,6 +15,7 @@ from typing import Any, Literal
 from naparena.bots.bot import DEFAULT_TIMEOUT
 
 MAX_WORKERS = 256
+MAX_ROUNDS = 10_000  # a league's tables per bot (the match bound usually binds first)
 PATH_RULE = "must be a folder path: not empty, at most 4096 characters, no NUL character"
 
 
@@ -165,6 +166,47 @@ class Timing:
         return max(600.0, 10 * self.hard)
 
 
+class Format(StrEnum):
+    """Who meets whom: every line-up of the bots (round-robin), named challengers against
+    the rest of the field (gauntlet), or sampled line-ups of many bots (league)."""
+
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+    LEAGUE = "league"
+
+
+FORMAT_RULE = "must be " + ", ".join(f'"{f}"' for f in Format)
+# [tournament] keys of the formats beside SETTINGS: written only when not round-robin, so a
+# round-robin file's manifest, config hash and run directory name stay as they were.
+FORMAT_KEYS = ("format", "rounds", "challengers")
+ROUNDS_RULE = f"must be from 1 to {MAX_ROUNDS}"
+
+
+@dataclass(frozen=True)
+class Lineups:
+    """The format and its settings: `rounds` is how many tables each bot (a league) or
+    each field bot with each challenger (a gauntlet) sits at per seed stream, 0 for every
+    combination; `challengers` the aliases a gauntlet tests."""
+
+    format: Format = Format.ROUND_ROBIN
+    rounds: int = 0
+    challengers: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        """The keys a manifest records: none for a round-robin (as before formats existed)."""
+        if self.format is Format.ROUND_ROBIN:
+            return {}
+        out: dict[str, Any] = {"format": self.format.value, "rounds": self.rounds}
+        if self.format is Format.GAUNTLET:
+            out["challengers"] = list(self.challengers)
+        return out
+
+    @classmethod
+    def from_dict(cls, config: dict) -> Lineups:
+        return cls(Format(config.get("format", Format.ROUND_ROBIN.value)), int(config.get("rounds", 0)),
+                   tuple(config.get("challengers", ())))
+
+
 # A fault share only means something once a bot has made this many decisions.
 FAULT_MIN_DECISIONS = 20
 # STAND_IN_ALIAS: the alias the standings give a seat once the stand-in plays it (a
@@ -173,6 +215,7 @@ FAULT_MIN_DECISIONS = 20
 # Bounds that keep a typo from starting a run that cannot end or fit in memory.
 MAX_FILE_BYTES = 1 << 20
 MAX_ENTRIES = 64           # [[bots]] and [[variants]] each
+MAX_LEAGUE_BOTS = 1_000    # [[bots]] of a league or a gauntlet, whose schedules grow linearly
 MAX_MATCHES = 100_000
 MAX_TOTAL_HANDS = 10**9
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Scheduler, Timing
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Lineups, Scheduler, Timing
 from naparena.game.rules import Rules
 
 
@@ -85,6 +85,7 @@ class Tournament:
     sprt: SprtSpec | None = None
     path: str = ""
     seats: Confinement = Confinement()
+    lineups: Lineups = Lineups()
 
     @property
     def bots_path(self) -> Path:
@@ -113,7 +114,7 @@ class Tournament:
         """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
         between machines, and logs must not."""
         settings = {key: setting.plain(getattr(self, key)) for key, setting in SETTINGS.items()}
-        out = {**settings, "bots": [b.as_dict() for b in self.bots],
+        out = {**settings, **self.lineups.as_dict(), "bots": [b.as_dict() for b in self.bots],
                "variants": [v.as_dict() for v in self.variants]}
         if self.sprt is not None:
             out["sprt"] = dataclasses.asdict(self.sprt)

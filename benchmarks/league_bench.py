@@ -1,0 +1,198 @@
+"""Leagues (a benchmark, never a test): the ratings' calibration and a league at scale.
+
+    python benchmarks/league_bench.py null --reps 300      # identical bots under many aliases
+    python benchmarks/league_bench.py scale --bots 200 --rounds 12 --hands 4 --workers 2
+
+`null`: one bot under N aliases in a league, a fresh master seed per repetition, played
+in-process through the runner's own booking. Every true rating is 0: the first alias's
+95% interval should cover it in 95% of repetitions (independent across repetitions, so
+its Clopper–Pearson interval is honest); the share over all aliases is shown too (its
+aliases share each repetition's data, so no interval is put on it). Both models, from the
+same boards.
+
+`scale`: a league of generated bots of known order — one family, `skill` from 0 to 1:
+each decision answered by the heuristic with probability `skill`, else at random —
+played through a Session like `naparena run`. Prints wall time, peak memory of the
+parent and of the largest worker, boards per bot, and the Spearman correlation of each
+model's ranking with the known order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import tomli_w
+
+from naparena.arena.match.play import Job, play_job
+from naparena.arena.records.ledger import Ledger, Skip, load_standings
+from naparena.arena.session import Session
+from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
+from naparena.bots.plugins import load_registry
+from naparena.stats.distributions import binom_ci
+from naparena.stats.strength import MODELS, rate
+
+BLEND = '''
+"""A bot family of known order: the heuristic's answer with probability `skill`, else a
+random legal one."""
+from naparena import Bot, hookimpl
+from naparena.bots.reference import HeuristicBot
+
+
+class Blend(HeuristicBot):
+    name = "blend"
+    description = "heuristic with probability skill, else random"
+    params = {"aggression": 0.0, "skill": 0.5}
+
+    def bid(self, view):
+        return super().bid(view) if self.rng.random() < self.skill else self.rng.choice(view.legal)
+
+    def play(self, view):
+        return super().play(view) if self.rng.random() < self.skill else self.rng.choice(view.legal)
+
+
+@hookimpl
+def register_bots(register):
+    register(Blend)
+'''
+
+
+def play_in_process(t, registry) -> Ledger:
+    """The session's booking (its Ledger), in-process and without files."""
+    ledger = Ledger.of(t)
+    specs = [s.as_dict() for s in schedule(t)]
+    rules = {v.name: v.rules.as_dict() for v in t.variants}
+    bots = {b.alias: b for b in t.bots}
+    for i, spec in enumerate(specs):
+        plan = ledger.plan(spec)
+        if isinstance(plan, Skip):
+            ledger.skip(spec, plan.reason)
+        else:
+            seats = [{"alias": a, "name": bots[a].name, "params": bots[a].params,
+                      "seed": bot_seed(t.seed, spec["index"], s)} for s, a in enumerate(spec["seats"])]
+            boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
+            job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
+                      seats=seats, hands=spec["hands"], spec=spec, boards=boards)
+            ledger.book(spec, play_job(job, registry).summary, ())
+        ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
+    return ledger
+
+
+def null(args: argparse.Namespace) -> None:
+    registry = load_registry(None)
+    first = {m: 0 for m in MODELS}
+    every = {m: [0, 0] for m in MODELS}
+    started = time.perf_counter()
+    for rep in range(args.reps):
+        data = {"tournament": {"name": "null", "seed": 1000 + rep, "hands": args.hands, "table": args.table,
+                               "format": "league", "rounds": args.rounds, "max_fault_share": 1.0,
+                               "duplicate": not args.no_duplicate},
+                "bots": [{"name": args.bot, "alias": f"a{i:02d}"} for i in range(args.aliases)],
+                "variants": [{"name": "classic"}]}
+        ledger = play_in_process(parse_tournament(data, None, registry), registry)
+        lineups = ledger.standings.book.lineups["classic"]
+        for model in MODELS:
+            rows = {r["bot"]: r for r in rate(lineups, model)["bots"]}
+            covers = {b: r["ci95"][0] <= 0 <= r["ci95"][1] for b, r in rows.items()}
+            first[model] += covers["a00"]
+            every[model][0] += sum(covers.values())
+            every[model][1] += len(covers)
+        if (rep + 1) % 25 == 0 or rep + 1 == args.reps:
+            _coverage(args, rep + 1, first, every, lineups, time.perf_counter() - started)
+
+
+def _coverage(args: argparse.Namespace, reps: int, first: dict, every: dict, lineups: dict, took: float) -> None:
+    """The shares so far (printed as the repetitions go, so a stopped run still says something)."""
+    boards = rate(lineups)["bots"][0]["boards"]
+    print(f"null calibration: {args.aliases} aliases of {args.bot}, tables of {args.table}, {args.rounds} rounds, "
+          f"{args.hands} hands a match, duplicate {not args.no_duplicate}: {boards} boards per bot; "
+          f"{reps} reps in {took:.0f} s", flush=True)
+    for model in MODELS:
+        lo, hi = binom_ci(first[model], reps)
+        print(f"  {model:8s} first alias covers 0: {first[model] / reps:.3f} [{lo:.3f}, {hi:.3f}] "
+              f"(Clopper-Pearson 95%); all aliases: {every[model][0] / every[model][1]:.3f}", flush=True)
+
+
+def spearman(order: list[str], truth: dict[str, float]) -> float:
+    """Spearman's rho of a ranking (best first) against known strengths (no ties)."""
+    n = len(order)
+    by_truth = sorted(order, key=lambda b: -truth[b])
+    rank_truth = {b: i for i, b in enumerate(by_truth)}
+    d2 = sum((i - rank_truth[b]) ** 2 for i, b in enumerate(order))
+    return 1 - 6 * d2 / (n * (n * n - 1))
+
+
+def scale(args: argparse.Namespace) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="league-bench-"))
+    (folder / "bots").mkdir()
+    (folder / "bots" / "blend.py").write_text(BLEND)
+    skills = {f"s{i:03d}": i / (args.bots - 1) for i in range(args.bots)}
+    data = {"tournament": {"name": "scale", "seed": 1, "hands": args.hands, "table": args.table,
+                           "format": "league", "rounds": args.rounds, "workers": args.workers,
+                           "timeout": 60.0},
+            "bots": [{"name": "blend", "alias": a, "params": {"skill": s}} for a, s in skills.items()],
+            "variants": [{"name": "classic"}]}
+    (folder / "scale.toml").write_text(tomli_w.dumps(data))
+    started = time.perf_counter()
+    session = Session.open(folder / "scale.toml", log_dir=folder / "logs", workers=args.workers)
+    result = session.play()
+    wall = time.perf_counter() - started
+    rated = result["strength"]["classic"]
+    rows = rated["bots"]
+    boards = [r["boards"] for r in rows]
+    hands = sum(1 for _ in schedule(session.t)) * args.hands
+    t0 = time.perf_counter()
+    lineups = load_standings(session.run_dir.path).book.lineups["classic"]
+    rebuilt = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rate(lineups, "margins")
+    fit = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    places = rate(lineups, "places")["bots"]
+    print(f"scale: {args.bots} bots, tables of {args.table}, {args.rounds} rounds, {args.hands} hands a match, "
+          f"{args.workers} workers: {hands:,} hands in {wall:.0f} s ({hands / wall:,.0f} hands/s)")
+    print(f"  peak memory: parent {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
+          f"largest worker {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
+    print(f"  boards per bot: {min(boards)} to {max(boards)}")
+    print(f"  margins: Spearman vs known order {spearman([r['bot'] for r in rows], skills):.3f}; "
+          f"mean 95% CI width {sum(r['ci95'][1] - r['ci95'][0] for r in rows) / len(rows):.1f} chips/100 hands")
+    print(f"  places: Spearman vs known order {spearman([r['bot'] for r in places], skills):.3f} "
+          f"({time.perf_counter() - t0:.1f} s to fit; margins {fit:.1f} s; standings rebuilt from the "
+          f"logs in {rebuilt:.0f} s)")
+    plain = sorted(result["variants"]["classic"]["bots"], key=lambda r: -(r["per100"] or 0))
+    plain = [r for r in plain if r["bot"] in skills]
+    print(f"  unadjusted chips per 100 hands: Spearman {spearman([r['bot'] for r in plain], skills):.3f}")
+    print(f"  run directory: {session.run_dir.path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("null")
+    p.add_argument("--reps", type=int, default=300)
+    p.add_argument("--aliases", type=int, default=12)
+    p.add_argument("--table", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--hands", type=int, default=6)
+    p.add_argument("--bot", default="heuristic")
+    p.add_argument("--no-duplicate", action="store_true")
+    s = sub.add_parser("scale")
+    s.add_argument("--bots", type=int, default=200)
+    s.add_argument("--table", type=int, default=3)
+    s.add_argument("--rounds", type=int, default=12)
+    s.add_argument("--hands", type=int, default=4)
+    s.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    null(args) if args.what == "null" else scale(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""Ratings from many-player tables: every seat's result on every board, adjusted for who
+else sat at the table, with 95% intervals. Two models over the same board sums:
+
+- `margins` (the one naparena shows): chips per hand on a board are a bot's strength less
+  the mean strength of its table, plus noise; least squares on the board's chips less the
+  table's mean (the kitty's share cancels). The rating is the chips per 100 hands the bot
+  would win at a table of average bots of the list.
+- `places`: Bradley–Terry on the board's places: each pair of bots at a table on a board
+  is a game won by the one with more chips per hand (a tie is half each), fitted by its
+  composite likelihood. Its scale is the log-odds of finishing ahead of an average bot.
+
+Both get their intervals from a sandwich over boards (a board's results are one draw,
+however many pairs it holds), so neither assumes the noise is normal or the pairs
+independent. Both need only, per line-up, the board count and the sums and products of
+the per-bot values, kept as exact integers: sums add, so rating two runs' sums is
+rating the two runs merged, and memory grows with line-ups, not boards.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from naparena.stats.distributions import t_quantile
+
+#: A line-up: the bots at one table (each once), in a fixed order, and the hands each holds
+#: on a board (its seats times the rotations).
+Lineup = tuple[tuple[str, ...], tuple[int, ...]]
+
+
+class LineupSums:
+    """One line-up's boards, as exact power sums per bot: chips (each bot's on a board, over
+    `hands[i]` hands it held) and places (opponents it finished ahead of, ties half: doubled
+    so they stay integers). `add` takes a board; `merge` adds another's sums."""
+
+    __slots__ = ("hands", "n", "chips", "chips2", "places", "places2")
+
+    def __init__(self, hands: Sequence[int]):
+        k = len(hands)
+        self.hands = tuple(hands)
+        self.n = 0
+        self.chips, self.places = [0] * k, [0] * k
+        self.chips2 = [[0] * k for _ in range(k)]
+        self.places2 = [[0] * k for _ in range(k)]
+
+    def add(self, chips: Sequence[int]) -> None:
+        h, k = self.hands, len(self.hands)
+        places = [sum(_beats(chips[i] * h[j], chips[j] * h[i]) for j in range(k) if j != i) for i in range(k)]
+        self.n += 1
+        for i in range(k):
+            self.chips[i] += chips[i]
+            self.places[i] += places[i]
+            row_c, row_p = self.chips2[i], self.places2[i]
+            for j in range(k):
+                row_c[j] += chips[i] * chips[j]
+                row_p[j] += places[i] * places[j]
+
+    def merge(self, other: LineupSums) -> None:
+        assert other.hands == self.hands, "line-ups merge only with the same hands held"
+        self.n += other.n
+        for i in range(len(self.hands)):
+            self.chips[i] += other.chips[i]
+            self.places[i] += other.places[i]
+            for j in range(len(self.hands)):
+                self.chips2[i][j] += other.chips2[i][j]
+                self.places2[i][j] += other.places2[i][j]
+
+    def values(self, model: str) -> tuple[list[float], list[list[float]]]:
+        """Sums of the model's per-bot board values and of their products, as floats:
+        chips per 100 hands (margins), or places (opponents beaten, ties half)."""
+        if model == "margins":
+            per = [100 / h for h in self.hands]
+            s, ss = self.chips, self.chips2
+        else:
+            per = [0.5] * len(self.hands)
+            s, ss = self.places, self.places2
+        return ([s[i] * per[i] for i in range(len(s))],
+                [[ss[i][j] * per[i] * per[j] for j in range(len(s))] for i in range(len(s))])
+
+
+def _beats(a: int, b: int) -> int:
+    return 2 if a > b else 1 if a == b else 0
+
+
+MODELS = ("margins", "places")
+
+
+def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str, Any]:
+    """Every bot's rating with its 95% interval and boards behind it, best first, under
+    `model`. `connected` is False when some bots never met the others through any chain
+    of tables (their ratings cannot be compared, and none are given)."""
+    lineups = {k: v for k, v in lineups.items() if v.n}
+    bots = sorted({b for names, _ in lineups for b in names})
+    index = {b: i for i, b in enumerate(bots)}
+    boards = [0] * len(bots)
+    for (names, _), sums in lineups.items():
+        for b in set(names):  # one bot may hold two slots of a line-up (two aliases of it)
+            boards[index[b]] += sums.n
+    out: dict[str, Any] = {"model": model, "bots": [], "boards": sum(s.n for s in lineups.values()),
+                           "connected": True}
+    if len(bots) < 2:
+        return out
+    tables = [([index[b] for b in names], sums) for (names, _), sums in lineups.items()]
+    fit = _fit_margins(tables, len(bots)) if model == "margins" else _fit_places(tables, len(bots))
+    if fit is None:
+        out["connected"] = False
+        return out
+    theta, se, df = fit
+    q = t_quantile(df) if df > 0 else math.inf
+    rows: list[dict[str, Any]] = []
+    for i, b in enumerate(bots):
+        scale = 1.0
+        if model == "margins":  # at a table of average bots: k − 1 of the k shares are others'
+            scale = _mean_table_share(tables, i)
+        r, s = theta[i] * scale, se[i] * scale
+        rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
+                     "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
+                     "boards": boards[i]})
+    rows.sort(key=lambda row: (-row["rating"], row["bot"]))
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    out["bots"] = rows
+    out["df"] = round(df, 1)
+    return out
+
+
+def _mean_table_share(tables: list[tuple[list[int], LineupSums]], i: int) -> float:
+    """(k − 1) / k over the boards bot i played: strength above a table of average bots."""
+    n = sum(s.n for idx, s in tables if i in idx)
+    return sum(s.n * (len(idx) - 1) / len(idx) for idx, s in tables if i in idx) / n
+
+
+def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[list[float], list[float], float] | None:
+    """Least squares of centred board values on strengths (sum zero), and its sandwich."""
+    a = [[0.0] * n for _ in range(n)]
+    r = [0.0] * n
+    sums = []
+    for idx, s in tables:
+        k = len(idx)
+        sx, sxx = s.values("margins")
+        sums.append((sx, sxx))
+        mean = sum(sx) / k
+        for p, i in enumerate(idx):
+            r[i] += sx[p] - mean
+            for q, j in enumerate(idx):
+                a[i][j] += s.n * ((p == q) - 1 / k)
+    b = _inverse_sum_zero(a)
+    if b is None:
+        return None
+    theta = [sum(b[i][j] * r[j] for j in range(n)) for i in range(n)]
+    meat = []
+    for (idx, s), (sx, sxx) in zip(tables, sums):
+        t = [theta[i] for i in idx]
+        # Σ over boards of (x − θ)(x − θ)ᵀ, then centred on both sides (x and θ enter centred).
+        d = [[sxx[p][q] - sx[p] * t[q] - t[p] * sx[q] + s.n * t[p] * t[q] for q in range(len(idx))]
+             for p in range(len(idx))]
+        meat.append((idx, _centre(d)))
+    return theta, *_sandwich(b, meat, tables, n)
+
+
+def _fit_places(tables: list[tuple[list[int], LineupSums]], n: int,
+                steps: int = 200) -> tuple[list[float], list[float], float] | None:
+    """Bradley–Terry on board places by Newton steps on the composite log-likelihood
+    (log-strengths, sum zero); the sandwich's meat is each board's score (places less
+    their expectation), from the same sums."""
+    beta = [0.0] * n
+    wins = [0.0] * n
+    for idx, s in tables:
+        sx, _ = s.values("places")
+        for p, i in enumerate(idx):
+            wins[i] += sx[p]
+    b: list[list[float]] | None = None
+    for _ in range(steps):
+        grad = wins[:]
+        h = [[0.0] * n for _ in range(n)]
+        for idx, s in tables:
+            for p, i in enumerate(idx):
+                for j in idx[p + 1:]:
+                    pij = 1 / (1 + math.exp(beta[j] - beta[i]))
+                    grad[i] -= s.n * pij
+                    grad[j] -= s.n * (1 - pij)
+                    w = s.n * pij * (1 - pij)
+                    h[i][i] += w
+                    h[j][j] += w
+                    h[i][j] -= w
+                    h[j][i] -= w
+        b = _inverse_sum_zero(h)
+        if b is None:
+            return None
+        step = [sum(b[i][j] * grad[j] for j in range(n)) for i in range(n)]
+        beta = [x + d for x, d in zip(beta, step)]
+        if max(abs(d) for d in step) < 1e-10:
+            break
+    assert b is not None
+    meat = []
+    for idx, s in tables:
+        sx, sxx = s.values("places")
+        e = [sum(1 / (1 + math.exp(beta[j] - beta[i])) for j in idx if j != i) for i in idx]
+        k = len(idx)
+        meat.append((idx, [[sxx[p][q] - sx[p] * e[q] - e[p] * sx[q] + s.n * e[p] * e[q] for q in range(k)]
+                           for p in range(k)]))
+    return beta, *_sandwich(b, meat, tables, n)
+
+
+def _sandwich(b: list[list[float]], meat: list[tuple[list[int], list[list[float]]]],
+              tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[list[float], float]:
+    """Standard errors from B M B with boards as clusters, the meat summed table by table
+    (only the diagonal is formed); a small-sample factor G / (G − n + 1) for G boards,
+    and G − n + 1 degrees of freedom for the t quantile."""
+    g = sum(s.n for _, s in tables)
+    df = g - n + 1
+    factor = g / df if df > 0 else math.inf
+    var = [0.0] * n
+    for i in range(n):
+        row = b[i]
+        total = 0.0
+        for idx, d in meat:
+            v = [row[j] for j in idx]
+            total += sum(v[p] * sum(d[p][q] * v[q] for q in range(len(idx))) for p in range(len(idx)))
+        var[i] = max(total, 0.0) * factor
+    return [math.sqrt(v) for v in var], float(df)
+
+
+def _centre(d: list[list[float]]) -> list[list[float]]:
+    """P D P with P = I − J/k: rows and columns less their means."""
+    k = len(d)
+    rows = [sum(r) / k for r in d]
+    cols = [sum(d[p][q] for p in range(k)) / k for q in range(k)]
+    total = sum(rows) / k
+    return [[d[p][q] - rows[p] - cols[q] + total for q in range(k)] for p in range(k)]
+
+
+def _inverse_sum_zero(a: list[list[float]]) -> list[list[float]] | None:
+    """The inverse of a + c·11ᵀ for a Laplacian-like `a` (rows sum to zero): on vectors
+    summing to zero it solves `a`, giving the sum-zero solution. None when the bots do not
+    form one connected field (a pivot vanishes)."""
+    n = len(a)
+    c = max(a[i][i] for i in range(n)) / n or 1.0
+    m = [[a[i][j] + c for j in range(n)] + [float(i == j) for j in range(n)] for i in range(n)]
+    scale = max(a[i][i] for i in range(n)) or 1.0
+    for k in range(n):
+        pivot = max(range(k, n), key=lambda i: abs(m[i][k]))
+        if abs(m[pivot][k]) < 1e-9 * scale:
+            return None
+        m[k], m[pivot] = m[pivot], m[k]
+        row = m[k]
+        inv = 1 / row[k]
+        row[:] = [x * inv for x in row]
+        for i in range(n):
+            if i != k:
+                f = m[i][k]
+                if f:
+                    other = m[i]
+                    other[:] = [x - f * y for x, y in zip(other, row)]
+    return [r[n:] for r in m]
+
+
+def merge(into: dict[Lineup, LineupSums], more: Iterable[tuple[Lineup, LineupSums]]) -> None:
+    """Add line-up sums (another run's, or another deal set's) to `into`, in place."""
+    for lineup, sums in more:
+        have = into.get(lineup)
+        if have is None:
+            have = into[lineup] = LineupSums(sums.hands)
+        have.merge(sums)

@@ -1,0 +1,114 @@
+"""Ratings of many-player tables (`stats.strength`) on synthetic boards of known strengths:
+the order and the values come back, the intervals cover the truth about as often as they
+say, sums merge exactly, and a field that never met is not rated."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from naparena.arena.setup.league import league_tables
+from naparena.stats.strength import LineupSums, merge, rate
+
+HELD = 6  # hands each bot holds on a board (its seatings)
+
+
+def spearman(order: list[str], truth: dict[str, float]) -> float:
+    n = len(order)
+    rank = {b: i for i, b in enumerate(sorted(order, key=lambda b: -truth[b]))}
+    return 1 - 6 * sum((i - rank[b]) ** 2 for i, b in enumerate(order)) / (n * (n * n - 1))
+
+
+def boards(truth: dict[str, float], table: int, rounds: int, per_table: int, seed: int,
+           kitty: int = 0) -> dict:
+    """Line-up sums of a league whose bots win, per hand, their strength less their table's
+    mean plus heavy-tailed zero-sum noise (chips are whole numbers); `kitty` chips a hand
+    leave the table (the sums no longer add to zero)."""
+    rng = random.Random(seed)
+    sums: dict = {}
+    for seats in league_tables(sorted(truth), table, rounds, seed):
+        key = (seats, (HELD,) * table)
+        s = sums.setdefault(key, LineupSums(key[1]))
+        mean = sum(truth[b] for b in seats) / table
+        for _ in range(per_table):
+            noise = [rng.choice((-1, 1)) * rng.expovariate(1 / 30) for _ in seats]
+            centre = sum(noise) / table
+            s.add([round(HELD * (truth[b] - mean + e - centre)) - kitty * HELD for b, e in zip(seats, noise)])
+    return sums
+
+
+TRUTH = {f"b{i:02d}": (i - 7.5) * 3.0 for i in range(16)}  # chips per hand
+
+
+def test_margins_recover_known_strengths_in_value_and_order():
+    rated = rate(boards(TRUTH, 4, 12, 20, seed=1))
+    rows = {r["bot"]: r for r in rated["bots"]}
+    assert rated["connected"] and len(rows) == 16
+    assert spearman([r["bot"] for r in rated["bots"]], TRUTH) > 0.97
+    # The rating is chips per 100 hands at a table of average bots: 3/4 of the strength at tables of four.
+    covered = [rows[b]["ci95"][0] <= 100 * v * 3 / 4 <= rows[b]["ci95"][1] for b, v in TRUTH.items()]
+    assert sum(covered) >= 14
+    assert all(r["boards"] == 12 * 20 for r in rated["bots"])
+
+
+def test_places_recover_the_order():
+    rated = rate(boards(TRUTH, 4, 12, 20, seed=2), "places")
+    assert spearman([r["bot"] for r in rated["bots"]], TRUTH) > 0.95
+    assert rated["bots"][0]["rating"] > 0 > rated["bots"][-1]["rating"]
+
+
+@pytest.mark.parametrize("model", ["margins", "places"])
+def test_intervals_cover_the_truth_about_as_often_as_they_say(model):
+    # Identical bots: every true rating is 0. 300 leagues of 8 bots, the first bot's interval each time.
+    truth = {f"a{i}": 0.0 for i in range(8)}
+    covered = 0
+    for seed in range(300):
+        rows = rate(boards(truth, 4, 6, 8, seed=seed), model)["bots"]
+        ci = next(r["ci95"] for r in rows if r["bot"] == "a0")
+        covered += ci[0] <= 0 <= ci[1]
+    assert 0.90 <= covered / 300 <= 0.99, covered  # 95% ± 3 binomial sd
+
+
+def test_a_kitty_taken_from_every_seat_changes_no_rating():
+    plain = rate(boards(TRUTH, 4, 6, 10, seed=3))
+    taxed = rate(boards(TRUTH, 4, 6, 10, seed=3, kitty=2))
+    assert [(r["bot"], r["rating"], r["ci95"]) for r in plain["bots"]] == \
+        [(r["bot"], r["rating"], r["ci95"]) for r in taxed["bots"]]
+
+
+def test_sums_merged_rate_as_all_the_boards_at_once():
+    rng = random.Random(4)
+    rows = [(seats, [rng.randrange(-60, 61) for _ in range(3)])
+            for seats in league_tables(sorted(TRUTH), 3, 6, 4) for _ in range(5)]
+    rows = [(seats, [*row[:2], -sum(row[:2])]) for seats, row in rows]
+
+    def book(part: list) -> dict:
+        out: dict = {}
+        for seats, row in part:
+            out.setdefault((seats, (HELD,) * 3), LineupSums((HELD,) * 3)).add(row)
+        return out
+
+    halves: dict = {}
+    merge(halves, book(rows[::2]).items())
+    merge(halves, book(rows[1::2]).items())
+    assert rate(halves) == rate(book(rows))
+    assert rate(book(rows[::2])) != rate(book(rows))
+
+
+def test_bots_that_never_met_are_not_rated():
+    sums = {}
+    for seats in (("a", "b", "c"), ("d", "e", "f")):
+        s = sums[(seats, (HELD,) * 3)] = LineupSums((HELD,) * 3)
+        for n in range(5):
+            s.add([6 * n, -3 * n, -3 * n])
+    rated = rate(sums)
+    assert not rated["connected"] and rated["bots"] == []
+
+
+def test_one_bot_holding_two_slots_counts_its_boards_once():
+    s = LineupSums((HELD,) * 3)
+    for n in range(6):
+        s.add([n, n, -2 * n])
+    rated = rate({(("a", "a", "b"), (HELD,) * 3): s})
+    assert {r["bot"]: r["boards"] for r in rated["bots"]} == {"a": 6, "b": 6}

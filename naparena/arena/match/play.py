@@ -65,6 +65,9 @@ class Job:
     crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
     confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
     boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
+    # `verify --rerun`: a logged time-out, taken as given because time depends on the
+    # machine: [hand_no, seat, decision, reason]. That decision faults without asking.
+    given: list[list] = field(default_factory=list)
 
 
 class Seat:
@@ -132,7 +135,8 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
                   registry.make(s["name"], s.get("params", {}), random.Random(s["seed"]), i), s["alias"])
              for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
-                   {(c[0], c[1], c[2]): c[3] for c in job.crashes})
+                       {(c[0], c[1], c[2]): c[3] for c in job.crashes},
+                       {(g[0], g[1], g[2]): g[3] for g in job.given})
     match = Match(rules, len(seats), job.seed, job.stack, job.boards)
     watch.slot[MATCH] = job.index
     watch.new_hand(-1)
@@ -143,7 +147,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     # objects kept alive cost a tenth of the match in allocator and cache work.
     body = bytearray()
     # Most matches need no events, no hand hooks and no crash replay: keep that path lean.
-    fast = not job.crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
+    fast = not job.crashes and not job.given and not any(s.events or s.hand_start or s.hand_end for s in seats)
     decide, counts = [s.decide for s in seats], [0] * len(seats)
     told = [s.bot for s in seats if s.remote]  # seat processes: each is sent the hand's end
     if fast:
@@ -208,8 +212,9 @@ class Supervisor:
     """This process's side of the watchdog: the slot it reads, the time limit, and the
     crashes a replay must not repeat, keyed (hand, seat, decision)."""
 
-    def __init__(self, slot, timeout: float, crashes: dict):
+    def __init__(self, slot, timeout: float, crashes: dict, given: dict | None = None):
         self.slot, self.timeout, self.crashes = slot, timeout, crashes
+        self.given = given or {}  # time-outs a re-run takes from the log, same keys
         self.late = f"time-out: no answer within {timeout:g} s"
         self.hooks = 0  # lifecycle calls so far in this hand: they number the hook calls
 
@@ -357,13 +362,24 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
         else:
             seat.decisions += 1
             reason = watch.crashes.get((hand.hand_no, i, hand.decisions))
+            given = watch.given.get((hand.hand_no, i, hand.decisions))
             if reason is not None:
                 seat.dead = True
+            elif given is not None:
+                reason = _time_out(seat, hand, given)
             else:
                 answer, reason = watch.ask(hand, seat.decide[kind], i, seat.watched)
             hand.fault(reason) if reason is not None else hand.apply(answer)
         if listeners:
             mark = _tell(hand, mark, listeners, watch)
+
+
+def _time_out(seat: Seat, hand: Hand, reason: str) -> str:
+    """A logged time-out replayed as it happened: a seat process is given up on (its crash
+    noted, its seat played by the fallback from here), an in-process bot just faults."""
+    if seat.remote:
+        return _exception(seat.bot.give_up(reason), hand)
+    return reason
 
 
 def _exception(e: BaseException, hand: Hand) -> str:

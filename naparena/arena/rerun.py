@@ -32,8 +32,9 @@ from naparena.errors import ConfigError, NaparenaError, PluginError, RunError
 TIME_DEPENDENT = ("time-out", "hang:")
 #: Manifest keys that say which naparena and Python wrote a run: a re-run elsewhere may differ.
 MACHINE_KEYS = ("naparena", "python")
-#: Tournament keys that say where a run's files are on one machine, not what the run is.
-WHERE_KEYS = ("log_dir", "bots_dir")
+#: Tournament keys not compared with a file: where a run's files are on one machine, and how
+#: its bots were run (the command line may override both, and neither changes a result).
+NOT_COMPARED = ("log_dir", "bots_dir", "isolation", "seats")
 
 
 @dataclass
@@ -192,8 +193,7 @@ def _new_time_out(logged: dict, again: dict) -> bool:
 def tournament_differences(run_dir: str | Path, file: str | Path) -> list[str]:
     """Every way the run in `run_dir` is not the one tournament `file` describes: its
     settings, bots (name, params, command, version or code hash), variants and rules, and
-    so its seeds and schedule. Where the files lie on disk (`log_dir`, `bots_dir`) is not
-    compared. Empty when it is that run."""
+    so its seeds and schedule. `NOT_COMPARED` keys are not. Empty when it is that run."""
     rd = RunDir(run_dir)
     recorded = rd.check_format()
     t = load_tournament(file)
@@ -213,7 +213,7 @@ def tournament_differences(run_dir: str | Path, file: str | Path) -> list[str]:
 def _config_differences(run: dict, described: dict, file: str) -> list[str]:
     out = []
     for key in sorted(set(run) | set(described)):
-        if key in WHERE_KEYS or run.get(key) == described.get(key):
+        if key in NOT_COMPARED or run.get(key) == described.get(key):
             continue
         if key in ("bots", "variants"):
             out += _listed(key, run.get(key) or [], described.get(key) or [])
@@ -231,7 +231,7 @@ def _listed(key: str, run: list[dict], described: list[dict]) -> list[str]:
     out = [f"{noun} '{n}' is in the run, not in the file" for n in ran if n not in given]
     out += [f"{noun} '{n}' is in the file, not in the run" for n in given if n not in ran]
     for n in ran.keys() & given.keys():
-        for field_name in sorted(set(ran[n]) | set(given[n])):
+        for field_name in sorted((set(ran[n]) | set(given[n])) - set(NOT_COMPARED)):
             a, b = ran[n].get(field_name), given[n].get(field_name)
             if a != b:
                 out.append(f"{noun} '{n}': {field_name} {a!r} in the run, {b!r} in the file")

@@ -366,7 +366,7 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
             if reason is not None:
                 seat.dead = True
             elif given is not None:
-                reason = _time_out(seat, hand, given)
+                reason = _time_out(seat, hand, given, watch, seat.decide[kind], i)
             else:
                 answer, reason = watch.ask(hand, seat.decide[kind], i, seat.watched)
             hand.fault(reason) if reason is not None else hand.apply(answer)
@@ -374,11 +374,14 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
             mark = _tell(hand, mark, listeners, watch)
 
 
-def _time_out(seat: Seat, hand: Hand, reason: str) -> str:
-    """A logged time-out replayed as it happened: a seat process is given up on (its crash
-    noted, its seat played by the fallback from here), an in-process bot just faults."""
+def _time_out(seat: Seat, hand: Hand, reason: str, watch: Supervisor, decide, i: int) -> str:
+    """A logged time-out replayed as it happened. A seat process is given up on without
+    being asked (its crash noted, its seat played by the fallback from here), as it was
+    killed then. An in-process bot is asked as it was then, so its own state moves on the
+    same way, and faulted whatever it answers."""
     if seat.remote:
         return _exception(seat.bot.give_up(reason), hand)
+    watch.ask(hand, decide, i, seat.watched)
     return reason
 
 

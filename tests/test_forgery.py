@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,10 @@ from naparena.arena.records.rundir import MANIFEST, MATCHES, RunDir, config_hash
 from naparena.arena.records.verify import tournament_of
 from naparena.arena.rerun import recorded_tournament, time_dependent
 from naparena.arena.session import Session, registry_for
+from naparena.arena.setup.schedule import schedule, total_hands
 from naparena.cli import app
+
+PLAIN = Path(__file__).resolve().parent / "seat_programs" / "plain.py"  # an external bot
 
 STEADY = '''
 from naparena import Bot, hookimpl
@@ -131,7 +136,6 @@ def rewrite_manifest(run_dir: Path, change) -> None:
     data = load(run_dir / MANIFEST)
     change(data["tournament"])
     t = tournament_of(data["tournament"])
-    from naparena.arena.setup.schedule import schedule, total_hands
     data.update(config_hash=config_hash(t), seed=t.seed, matches=len(schedule(t)), hands=total_hands(t))
     RunDir(run_dir).write_manifest(data)
 
@@ -307,7 +311,6 @@ def test_a_logged_time_out_is_taken_as_given(tmp_path, isolation):
 
 
 def load_toml(file: Path) -> dict:
-    import tomllib
     return tomllib.loads(file.read_text())
 
 
@@ -315,3 +318,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     code, output = verify(tmp_path / "nowhere", "--rerun")
     assert code == 2
     assert "not a run directory" in output and "Traceback" not in output
+
+
+@pytest.mark.slow
+def test_a_missing_external_program_is_named(tmp_path):
+    program = tmp_path / "plain-bot"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {PLAIN} \"$@\"\n")
+    program.chmod(0o755)
+    file = write_tournament(tmp_path, seeds=1, hands=2)
+    data = load_toml(file)
+    data["bots"][2] = {"name": "plain", "command": ["plain-bot"]}
+    file.write_text(tomli_w.dumps(data))
+    run_dir = play(file)
+    program.unlink()
+    code, output = verify(run_dir, "--rerun")
+    assert code == 1
+    assert "cannot re-run bot 'plain': its program plain-bot is missing" in output

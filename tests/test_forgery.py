@@ -334,3 +334,48 @@ def test_a_missing_external_program_is_named(tmp_path):
     code, output = verify(run_dir, "--rerun")
     assert code == 1
     assert "cannot re-run bot 'plain': its program plain-bot is missing" in output
+
+
+BROKEN = '''
+from naparena import Bot, hookimpl
+
+
+class Broken(Bot):
+    name = "broken"
+    description = "bids four when it can, then raises on every card"
+
+    def bid(self, view):
+        return "four" if "four" in view.legal else "pass"
+
+    def play(self, view):
+        raise RuntimeError("no cards today")
+
+
+@hookimpl
+def register_bots(register):
+    register(Broken)
+'''
+
+
+@pytest.mark.slow
+def test_a_run_with_faults_skips_and_stand_ins_re_runs_the_same(tmp_path):
+    """Disqualified bots, skipped stubs, the stand-in, a gathered pack and Sir Garnet: the
+    re-run books them all in schedule order as the run did."""
+    file = write_tournament(tmp_path, seeds=1, hands=8, duplicate=False, max_fault_share=0.3)
+    (tmp_path / "bots" / "broken.py").write_text(BROKEN)
+    data = load_toml(file)
+    data["bots"] += [{"name": "broken"}, {"name": "broken", "alias": "wrecked"}]
+    data["variants"] = [{"name": "purchase"}, {"name": "sir-garnet"}]
+    file.write_text(tomli_w.dumps(data))
+    result = CliRunner().invoke(app, ["run", str(file), "--workers", "2", "--log-dir", str(tmp_path / "logs")])
+    assert result.exit_code == 3, result.output  # finished, with skipped matches
+    [run_dir] = (tmp_path / "logs").iterdir()
+    assert any("skipped" in load(p) for p in match_files(run_dir))
+    code, output = verify(run_dir, "--rerun", "--tournament", str(file))
+    assert code == 0, output
+
+
+def test_an_unreadable_tournament_file_is_bad_input(honest, tmp_path):
+    code, output = verify(honest, "--tournament", str(tmp_path / "missing.toml"))
+    assert code == 2
+    assert "missing.toml" in output and "Traceback" not in output

@@ -66,7 +66,8 @@ class Job:
     confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
     boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
     # `verify --rerun`: a logged time-out, taken as given because time depends on the
-    # machine: [hand_no, seat, decision, reason]. That decision faults without asking.
+    # machine: [hand_no, seat, decision, reason]. That decision faults whatever the bot
+    # answers (`_time_out`).
     given: list[list] = field(default_factory=list)
 
 

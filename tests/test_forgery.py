@@ -371,8 +371,10 @@ def test_a_run_with_faults_skips_and_stand_ins_re_runs_the_same(tmp_path):
     assert result.exit_code == 3, result.output  # finished, with skipped matches
     [run_dir] = (tmp_path / "logs").iterdir()
     assert any("skipped" in load(p) for p in match_files(run_dir))
+    assert any(load(p)["match"].get("stand_ins") for p in match_files(run_dir))
     code, output = verify(run_dir, "--rerun", "--tournament", str(file))
     assert code == 0, output
+    assert f"re-run ok: {len(match_files(run_dir))} matches compared" in output
 
 
 def test_an_unreadable_tournament_file_is_bad_input(honest, tmp_path):

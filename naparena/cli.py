@@ -510,8 +510,17 @@ def replay(
 
 
 @_command
-def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
-    """Replay every logged hand through the engine; exit 1 on any mismatch."""
+def verify(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    rerun: bool = typer.Option(False, "--rerun", help="also play every match again with the recorded bots and "
+                               "seeds, and require the same files byte for byte"),
+    tournament: Path | None = typer.Option(None, "--tournament", help="require the run to be the one this "
+                                           "tournament file describes; name every difference"),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
+                                       help="worker processes for --rerun (default: one per core)"),
+) -> None:
+    """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
+    --tournament, also catch a run forged with naparena's own engine."""
     from naparena.arena.records.verify import verify_run
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
@@ -525,7 +534,15 @@ def verify(run_dir: Path = typer.Argument(..., help="run directory")) -> None:
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
-    if problems:
+    honest = not problems
+    if tournament is not None:
+        honest = _verify_tournament(run_dir, tournament) and honest
+    if rerun:
+        if problems:
+            say("[yellow]re-run skipped[/]: the run's files disagree with each other already")
+        else:
+            honest = _verify_rerun(run_dir, workers) and honest
+    if not honest:
         raise typer.Exit(1)
 
 
@@ -549,6 +566,37 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
         if done:
             lines(done)
     return verify_run(run_dir, tick)
+def _verify_tournament(run_dir: Path, file: Path) -> bool:
+    """`verify --tournament`: every way the run is not the one `file` describes."""
+    from naparena.arena.rerun import tournament_differences
+    differences = tournament_differences(run_dir, file)
+    for difference in differences:
+        say("[red]not this file's run[/]: {}", difference)
+    out.print(f"tournament {'ok' if not differences else 'FAILED'}: {len(differences)} differences from {file}")
+    return not differences
+
+
+def _verify_rerun(run_dir: Path, workers: int | None) -> bool:
+    """`verify --rerun`: play the run again in a scratch folder; every file must be the same."""
+    import tempfile
+
+    from naparena.arena.rerun import rerun as play_again
+    with tempfile.TemporaryDirectory(prefix="naparena-rerun-") as scratch:
+        found = play_again(run_dir, Path(scratch) / "run", workers)
+    for alias, why in found.unrunnable:
+        say("[red]cannot re-run[/] {}: {}", f"bot '{alias}'" if alias else "the run", why)
+    for name, given in found.given:
+        say("[yellow]taken as given[/] {}: {}", name, given)
+    for note in found.notes:
+        say("[yellow]note[/]: {}", note)
+    for name, problem in found.problems:
+        say("[red]mismatch[/] {}: {}", name or "re-run", problem)
+    bad = len(found.problems) + len(found.unrunnable)
+    status = "ok" if not bad else "FAILED"
+    out.print(f"re-run {status}: {found.matches} matches compared, {len(found.given)} time-outs taken as given, "
+              f"{len(found.problems)} problems" + (f", {len(found.unrunnable)} bots cannot be re-run"
+                                                    if found.unrunnable else ""))
+    return not bad
 
 
 # --- bots, variants, set-up -----------------------------------------------------------

@@ -189,6 +189,7 @@ ARENA_ALLOWED = {
     "match": {"setup", "records"},
     "executors": {"setup", "records", "match"},
     "session": {"setup", "records", "match", "executors"},
+    "rerun": {"setup", "records", "match", "executors", "session"},
 }
 # What the file and settings layer must never touch: processes, signals, threads.
 PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",

@@ -158,6 +158,9 @@ class Session:
         self.losses: dict[int, list] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
+        # `verify --rerun`: per match index, the time-dependent faults its log holds,
+        # taken as given: (hangs, as crash replays; time-outs, as `Job.given`).
+        self.given: dict[int, tuple[list, list]] = {}
 
     # --- opening ---
 
@@ -259,6 +262,7 @@ class Session:
         return sum(1 for s in self.specs if rd.has_match(s["index"]))
 
     def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
+        hangs, time_outs = self.given.get(spec["index"], ([], []))
         seats = []
         for i, alias in enumerate(spec["seats"]):
             b = self.bots[alias]
@@ -272,8 +276,8 @@ class Session:
         return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
                    rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
                    stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
-                   path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=crashes or [],
-                   checkpoint=self._checkpoint(spec["index"]),
+                   path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=hangs + (crashes or []),
+                   given=time_outs, checkpoint=self._checkpoint(spec["index"]),
                    confinement=self.t.seats.as_dict(),
                    boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
 

@@ -71,6 +71,10 @@ class Job:
     confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
     boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
     checkpoint: str | None = None  # where a long match keeps its checkpoint (records/checkpoint.py)
+    # `verify --rerun`: a logged time-out, taken as given because time depends on the
+    # machine: [hand_no, seat, decision, reason]. That decision faults whatever the bot
+    # answers (`_time_out`).
+    given: list[list] = field(default_factory=list)
 
 
 class Seat:
@@ -139,7 +143,8 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     seats = [Seat(remotes[i] if i in remotes else registry.make(s["name"], s.get("params", {}), rngs[i], i),
                   s["alias"]) for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
-                   {(c[0], c[1], c[2]): c[3] for c in job.crashes})
+                       {(c[0], c[1], c[2]): c[3] for c in job.crashes},
+                       {(g[0], g[1], g[2]): g[3] for g in job.given})
     match = Match(rules, len(seats), job.seed, job.stack, job.boards)
     summary = MatchSummary(len(seats))
     # The hands' JSON text, comma-joined, in one growing buffer: thousands of small bytes
@@ -166,7 +171,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     save = None if saver is None else _saving(saver, job, match, seats, rngs, summary, body, decided, counts,
                                                remotes)
     # Most matches need no events, no hand hooks and no crash replay: keep that path lean.
-    fast = not job.crashes and not any(s.events or s.hand_start or s.hand_end for s in seats)
+    fast = not job.crashes and not job.given and not any(s.events or s.hand_start or s.hand_end for s in seats)
     decide = [s.decide for s in seats]
     told = [s.bot for s in seats if s.remote]  # seat processes: each is sent the hand's end
     if fast:
@@ -274,8 +279,9 @@ class Supervisor:
     """This process's side of the watchdog: the slot it reads, the time limit, and the
     crashes a replay must not repeat, keyed (hand, seat, decision)."""
 
-    def __init__(self, slot, timeout: float, crashes: dict):
+    def __init__(self, slot, timeout: float, crashes: dict, given: dict | None = None):
         self.slot, self.timeout, self.crashes = slot, timeout, crashes
+        self.given = given or {}  # time-outs a re-run takes from the log, same keys
         self.late = f"time-out: no answer within {timeout:g} s"
         self.hooks = 0  # lifecycle calls so far in this hand: they number the hook calls
 
@@ -426,13 +432,27 @@ def _careful_loop(hand: Hand, seats: list[Seat], watch: Supervisor, listeners) -
         else:
             seat.decisions += 1
             reason = watch.crashes.get((hand.hand_no, i, hand.decisions))
+            given = watch.given.get((hand.hand_no, i, hand.decisions))
             if reason is not None:
                 seat.dead = True
+            elif given is not None:
+                reason = _time_out(seat, hand, given, watch, seat.decide[kind], i)
             else:
                 answer, reason = watch.ask(hand, seat.decide[kind], i, seat.watched)
             hand.fault(reason) if reason is not None else hand.apply(answer)
         if listeners:
             mark = _tell(hand, mark, listeners, watch)
+
+
+def _time_out(seat: Seat, hand: Hand, reason: str, watch: Supervisor, decide, i: int) -> str:
+    """A logged time-out replayed as it happened. A seat process is given up on without
+    being asked (its crash noted, its seat played by the fallback from here), as it was
+    killed then. An in-process bot is asked as it was then, so its own state moves on the
+    same way, and faulted whatever it answers."""
+    if seat.remote:
+        return _exception(seat.bot.give_up(reason), hand)
+    watch.ask(hand, decide, i, seat.watched)
+    return reason
 
 
 def _exception(e: BaseException, hand: Hand) -> str:

@@ -362,6 +362,11 @@ class RemoteBot:
     bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _decide
     peep_exchange = floater_discard = trumps = _decide
 
+    def give_up(self, reason: str) -> SeatFault:
+        """End the seat without asking it, as a logged time-out did (`verify --rerun`)."""
+        self._die()
+        return SeatFault(reason, self)
+
     def _die(self) -> None:
         self.dead = True
         if self.channel is not None:

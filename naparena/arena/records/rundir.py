@@ -58,9 +58,7 @@ def config_hash(t: Tournament) -> str:
 def manifest(t: Tournament, registry) -> dict:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k not in _NOT_RECORDED}
-    bots = {b.alias: {"name": b.name, **(_command_identity(t, b) if b.command is not None
-                                         else _identity(registry.get(b.name))),
-                      "isolation": t.isolation_of(b)} for b in t.bots}
+    bots = {b.alias: bot_identity(t, b, registry) for b in t.bots}
     out = {"format": FORMAT, "naparena": __version__, "python": platform.python_version(),
            "config_hash": config_hash(t), "tournament": config, "bots": bots,
            "seed": t.seed, "matches": len(schedule(t)), "hands": total_hands(t),
@@ -69,6 +67,13 @@ def manifest(t: Tournament, registry) -> dict:
     if boards:  # said where it applies, so other manifests stay as they were
         out["duplicate_boards"] = {"variants": boards, "dealing": BOARDS_NOTE}
     return out
+
+
+def bot_identity(t: Tournament, bot, registry) -> dict:
+    """A bot's line in the manifest: its name, where it comes from, its version or code hash,
+    and how it is run."""
+    source = _command_identity(t, bot) if bot.command is not None else _identity(registry.get(bot.name))
+    return {"name": bot.name, **source, "isolation": t.isolation_of(bot)}
 
 
 def _identity(entry) -> dict:

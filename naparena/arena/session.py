@@ -295,14 +295,16 @@ class Session:
                            " no standings were written")
 
     def _play_all(self, ledger: Ledger, executor: Any, watcher: Watcher) -> None:
-        # Bounded look-ahead keeps memory flat; a cluster says how many matches it plays at once.
-        window = max(2, getattr(executor, "workers", self.workers) * 3)
+        # Bounded look-ahead keeps memory flat; a cluster says how far ahead it wants to see.
+        workers = getattr(executor, "workers", self.workers)
+        flush = getattr(executor, "flush", None)  # a cluster sends its batch of matches when told
         todo = iter(self.specs)
         futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
         submitted = 0
         while next_index < len(self.specs):
+            window = getattr(executor, "window", max(2, workers * 3))
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
                 spec = next(todo)
                 submitted += 1
@@ -314,6 +316,8 @@ class Session:
                 else:
                     futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
             if next_index not in ready:
+                if flush is not None:
+                    flush()
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
                 for f in done:
                     spec, crashes, stand_ins = futures.pop(f)

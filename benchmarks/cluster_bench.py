@@ -128,9 +128,10 @@ def main(repeat: int) -> None:
               f"parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
         print(f"  Dask, 2 workers:         {rate(d):9,.0f} hands/s, "
               f"parent CPU {1000 * d['cpu'] / d['matches']:.2f} ms/match")
-        print(f"  Dask / pool:             {rate(d) / rate(p):9.2f}x")
+        print(f"  Dask / pool, best of each: {rate(d) / rate(p):7.2f}x")
         rounds = [(dr["hands"] / dr["wall"]) / (pr["hands"] / pr["wall"]) for pr, dr in zip(pool, dask)]
-        print(f"  Dask / pool round by round: {', '.join(f'{r:.2f}' for r in rounds)}")
+        print(f"  Dask / pool round by round (each round's pool the reference): "
+              f"{', '.join(f'{r:.2f}' for r in rounds)}; worst {min(rounds):.2f}, best {max(rounds):.2f}")
         ps, ds = best(pool_small), best(dask_small)
         print(f"64 matches x 1 hand (the cost of a match besides its play), best of {repeat}:")
         print(f"  local pool: {1000 * ps['wall'] / ps['matches']:6.2f} ms wall/match, "
@@ -139,6 +140,8 @@ def main(repeat: int) -> None:
               f"parent CPU {1000 * ds['cpu'] / ds['matches']:.2f} ms/match, "
               f"scheduler CPU {1000 * min(sched_cpu) / ds['matches']:.2f} ms/match")
         print(f"  Dask overhead over the pool: {1000 * (ds['wall'] - ps['wall']) / ds['matches']:.2f} ms wall/match")
+        small = [(dr["wall"] - pr["wall"]) * 1000 / dr["matches"] for pr, dr in zip(pool_small, dask_small)]
+        print(f"  Dask overhead round by round: {', '.join(f'{v:.2f}' for v in small)} ms wall/match")
         print("64 matches x 500 hands on 1, 2 and 4 Dask workers (two cores), once each:")
         for workers in (1, 2, 4):
             cluster = Cluster(workers, folder)

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match.play import Job, play_job
-from naparena.arena.match.seats import preflight
+from naparena.arena.match.seats import close_spares, preflight
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
@@ -65,7 +65,7 @@ def run_job(job: Job) -> dict | tuple[dict, bytes]:
     registry = _registries.get(key)
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry)
+    match_log = play_job(job, registry, prestart=True)
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
@@ -229,6 +229,7 @@ class Session:
                 executor.shutdown()
                 return result
             finally:
+                close_spares()  # a run played in this process (NAPARENA_IN_PROCESS) started its own
                 if worker_logs is not None:
                     worker_logs.stop()  # every record the workers sent is in run.log
                 _drop_run_logging()

@@ -6,9 +6,9 @@ Needs the extra (`pip install 'naparena[dask]'`). The scheduler and the workers 
 started as their own processes on loopback (`dask scheduler`, `dask worker`), so this
 process is only the naparena parent and its CPU time is the parent's alone.
 
-1. Throughput: 64 matches of 500 hands of four `random` bots (classic, duplicate, logs
+1. Throughput: 384 matches (16 deal sets x 24 seatings) of 500 hands of four `random` bots (classic, duplicate, logs
    on), on 2 Dask workers and on the local pool of 2, the runs interleaved, best of K.
-2. Per-match overhead: 64 matches of one hand each, so that play costs next to nothing:
+2. Per-match overhead: the same matches of one hand each, so that play costs next to nothing:
    wall time and parent CPU time per match, pool and cluster.
 3. Hands/s at 1, 2 and 4 Dask workers (4 oversubscribes two cores: it shows whether the
    parent, rather than the cores, is what limits the rate).
@@ -50,7 +50,7 @@ alias = "r4"
 name = "classic"
 """
 
-SEEDS = 16  # x 4 rotations = 64 matches
+SEEDS = 16  # x 24 duplicate seatings of four bots = 384 matches
 DASK = Path(sys.executable).parent / "dask"
 
 
@@ -123,23 +123,26 @@ def main(repeat: int) -> None:
         two.close()
         p, d = best(pool), best(dask)
         rate = lambda r: r["hands"] / r["wall"]  # noqa: E731
-        print(f"64 matches x 500 hands, best of {repeat} (wall clock):")
+        print(f"{p['matches']} matches x 500 hands, best of {repeat} (wall clock):")
         print(f"  local pool, 2 workers:   {rate(p):9,.0f} hands/s, "
               f"parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
         print(f"  Dask, 2 workers:         {rate(d):9,.0f} hands/s, "
               f"parent CPU {1000 * d['cpu'] / d['matches']:.2f} ms/match")
-        print(f"  Dask / pool:             {rate(d) / rate(p):9.2f}x")
+        print(f"  Dask / pool, best of each: {rate(d) / rate(p):7.2f}x")
         rounds = [(dr["hands"] / dr["wall"]) / (pr["hands"] / pr["wall"]) for pr, dr in zip(pool, dask)]
-        print(f"  Dask / pool round by round: {', '.join(f'{r:.2f}' for r in rounds)}")
+        print(f"  Dask / pool round by round (each round's pool the reference): "
+              f"{', '.join(f'{r:.2f}' for r in rounds)}; worst {min(rounds):.2f}, best {max(rounds):.2f}")
         ps, ds = best(pool_small), best(dask_small)
-        print(f"64 matches x 1 hand (the cost of a match besides its play), best of {repeat}:")
+        print(f"{ps['matches']} matches x 1 hand (the cost of a match besides its play), best of {repeat}:")
         print(f"  local pool: {1000 * ps['wall'] / ps['matches']:6.2f} ms wall/match, "
               f"parent CPU {1000 * ps['cpu'] / ps['matches']:.2f} ms/match")
         print(f"  Dask:       {1000 * ds['wall'] / ds['matches']:6.2f} ms wall/match, "
               f"parent CPU {1000 * ds['cpu'] / ds['matches']:.2f} ms/match, "
               f"scheduler CPU {1000 * min(sched_cpu) / ds['matches']:.2f} ms/match")
         print(f"  Dask overhead over the pool: {1000 * (ds['wall'] - ps['wall']) / ds['matches']:.2f} ms wall/match")
-        print("64 matches x 500 hands on 1, 2 and 4 Dask workers (two cores), once each:")
+        small = [(dr["wall"] - pr["wall"]) * 1000 / dr["matches"] for pr, dr in zip(pool_small, dask_small)]
+        print(f"  Dask overhead round by round: {', '.join(f'{v:.2f}' for v in small)} ms wall/match")
+        print(f"{p['matches']} matches x 500 hands on 1, 2 and 4 Dask workers (two cores), once each:")
         for workers in (1, 2, 4):
             cluster = Cluster(workers, folder)
             try:

@@ -753,9 +753,9 @@ def bench(
     repeat: int = typer.Option(3, "--repeat", min=1, max=100, help="runs of each measure (CPU time)"),
 ) -> None:
     """Hands per second on one core: the bare engine with random legal answers, then the \
-same through bots, supervision and JSON logging."""
+same through bots, supervision and JSON logging, inline and with each bot in a seat process."""
     from naparena.report.fit import Col, print_table
-    from naparena.tools.bench import match_rate, measures, spread
+    from naparena.tools.bench import INLINE_WALL, ISOLATED_WALL, match_rate, measures, spread
     todo = measures(hands, every_variant)
     rows, rates = [], {}
     for n, (name, measure) in enumerate(todo, 1):
@@ -763,9 +763,11 @@ same through bots, supervision and JSON logging."""
         best, median, width = spread([measure() for _ in range(repeat)])
         rates[name] = best
         rows.append([name, f"{best:,.0f}", f"{median:,.0f}", "—" if repeat == 1 else f"{width:.1%}"])
-    print_table(out, f"naparena bench: hands/s on one core, CPU time, {repeat} run(s) each",
+    print_table(out, f"naparena bench: hands/s on one core, CPU time unless said, {repeat} run(s) each",
                 [Col("measure", "left", True), Col("best"), Col("median"), Col("spread")], rows,
                 caption="best = the least disturbed run; spread = (highest − lowest) / median")
+    out.print(f"seat processes / inline: {rates[ISOLATED_WALL] / rates[INLINE_WALL]:.2f} "
+              "(best wall-clock rates of the same match, measured in this run)", highlight=False)
     engine, logged = rates["engine, classic, 4 players"], rates["engine, classic, 4 players, JSON hand log"]
     match = rates["match of random bots, bot interface and JSON log"]
     size = match_rate(hands=min(hands, 2000))[1]

@@ -467,13 +467,16 @@ def test_bench_prints_each_measure_once_with_its_spread_and_progress():
     rows = {row[0]: row[1:] for row in table_rows(result.stdout)}
     assert list(rows) == ["engine, classic, 4 players", "engine, classic, 4 players, JSON hand log",
                           "engine, classic, 4 players, every trick played",
-                          "match of random bots, bot interface and JSON log"]
+                          "match of random bots, bot interface and JSON log",
+                          "match of random bots, inline, wall clock",
+                          "match of random bots, each in a seat process, wall clock"]
     for measure, (best, median, spread) in rows.items():
         assert float(best.replace(",", "")) >= float(median.replace(",", "")) > 0, measure
         assert spread.endswith("%"), measure
     assert "match / engine:" in flat(result.stdout)
+    assert "seat processes / inline:" in flat(result.stdout)
     progress = [line.split(":")[0] for line in result.stderr.splitlines() if line.startswith("bench ")]
-    assert progress == [f"bench {n}/4" for n in range(1, 5)]
+    assert progress == [f"bench {n}/6" for n in range(1, 7)]
 
 
 def test_bench_every_variant_lists_classic_at_four_players_once():

@@ -169,6 +169,44 @@ def test_a_scheduler_and_two_workers_play_the_same_bytes_as_one_local_worker(clu
     assert json.loads(done.stdout) == json.loads(expected["standings.json"])
 
 
+def test_matches_batched_several_to_a_task_play_the_same_bytes(cluster, tmp_path, monkeypatch):
+    """Sized as if each task should last minutes: after the first match measured, every
+    task carries the most matches allowed, and the files are still the reference's."""
+    from naparena.arena.executors import cluster as module
+    from naparena.arena.session import bots_dir
+
+    monkeypatch.setattr(module, "TASK_SECONDS", 600.0)
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    runner = Session.open(tmp_path / "t.toml", tmp_path / "batched" / "run", scheduler=str(cluster.file))
+    executor = module.ClusterExecutor(Scheduler.parse(str(cluster.file)), runner.registry,
+                                      [b.name for b in runner.t.bots], bots_dir(runner.t))
+    sizes: list[int] = []
+    flush = executor.flush
+    monkeypatch.setattr(executor, "flush", lambda: (sizes.append(len(executor._batch)), flush())[1])
+    try:
+        runner.play(executor=executor)
+    finally:
+        executor.shutdown()
+    assert_same_files(snapshot(runner.run_dir.path), expected)
+    assert max(sizes) > 1 and sum(sizes) >= runner.matches  # several matches went in one task
+    assert executor.batch == module.MAX_BATCH
+
+
+def test_a_batch_lasts_about_task_seconds_by_the_matches_measured():
+    from naparena.arena.executors.cluster import MAX_BATCH, TASK_SECONDS, ClusterExecutor
+
+    executor = ClusterExecutor.__new__(ClusterExecutor)  # only the sizing: no cluster
+    executor.workers, executor._seconds, executor._played = 2, 0.0, 0
+    assert executor.batch == 1  # nothing measured yet
+    executor._seconds, executor._played = TASK_SECONDS / 5 * 10, 10  # a match: a fifth of a task
+    assert (executor.batch, executor.window) == (5, 20)
+    executor._seconds = TASK_SECONDS * 30  # matches longer than a task go alone
+    assert (executor.batch, executor.window) == (1, 6)
+    executor._seconds = 1e-9
+    assert executor.batch == MAX_BATCH
+
+
 def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
     tournament(tmp_path)
     expected = reference(tmp_path)

@@ -145,3 +145,50 @@ def test_an_isolated_bot_printing_to_stdout_breaks_nothing(tmp_path, monkeypatch
     log = (next((tmp_path / "logs").iterdir()) / "run.log").read_text()
     assert "(chatty) stderr: chatty thinks about bid" in log
     assert "(chatty) stderr: chatty writes to fd 1" in log
+
+
+def _isolated_job(index: int, seed: int):
+    from naparena.arena.match.play import Job
+    from naparena.game.rules import make_rules
+    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": seed + i, "isolation": "process"}
+             for i in range(3)]
+    return Job(index=index, seed=seed, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=5)
+
+
+def test_the_next_matchs_seats_are_started_while_one_plays_and_serve_one_match_each(monkeypatch):
+    """After a match, fresh greeted processes wait for the next; it takes them (no process
+    started on its critical path), each serves that match alone and is closed with it,
+    and the log is the one a match starting its own processes writes."""
+    import os
+
+    from naparena.arena.match import seats
+    from naparena.arena.match.play import play_job
+    from naparena.bots.plugins import load_registry
+
+    registry = load_registry(None)
+    taken: list[int] = []
+    start = seats.start_seats
+
+    def start_and_note(*args, **kwargs):
+        bots = start(*args, **kwargs)
+        taken.extend(b.channel.proc.pid for b in bots.values())
+        return bots
+
+    monkeypatch.setattr("naparena.arena.match.play.start_seats", start_and_note)
+    try:
+        first = bytes(play_job(_isolated_job(0, 7), registry, prestart=True))
+        spares = [c.proc for waiting in seats._spares.ready.values() for c in waiting]
+        assert len(spares) == 3 and all(p.poll() is None for p in spares), "three live spares wait"
+        assert not {p.pid for p in spares} & set(taken), "none of them played the first match"
+        second = bytes(play_job(_isolated_job(1, 11), registry, prestart=True))
+        assert sorted(taken[3:6]) == sorted(p.pid for p in spares), "the second match took the spares"
+        assert all(p.poll() is not None for p in spares), "and closed them with it"
+        left = [c for waiting in seats._spares.ready.values() for c in waiting]
+        assert len(left) == 3 and not {c.proc.pid for c in left} & set(taken)
+    finally:
+        seats.close_spares()
+    assert not seats._spares.ready
+    assert all(c.proc.poll() is not None and not os.path.exists(c.home) for c in left), "closed at the end"
+    assert first == bytes(play_job(_isolated_job(0, 7), registry))
+    assert second == bytes(play_job(_isolated_job(1, 11), registry))
+    assert not seats._spares.ready, "without prestart no spare is started"

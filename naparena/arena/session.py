@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match.play import Job, play_job
-from naparena.arena.match.seats import preflight
+from naparena.arena.match.seats import close_spares, preflight
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
@@ -70,7 +70,7 @@ def run_job(job: Job) -> dict | tuple[dict, bytes]:
     registry = _registries.get(key)
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry)
+    match_log = play_job(job, registry, prestart=True)
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
@@ -242,6 +242,7 @@ class Session:
                 executor.shutdown()
                 return result
             finally:
+                close_spares()  # a run played in this process (NAPARENA_IN_PROCESS) started its own
                 if worker_logs is not None:
                     worker_logs.stop()  # every record the workers sent is in run.log
                 _drop_run_logging()
@@ -316,8 +317,9 @@ class Session:
                            " no standings were written")
 
     def _play_all(self, ledger: Ledger, executor: Any, watcher: Watcher) -> None:
-        # Bounded look-ahead keeps memory flat; a cluster says how many matches it plays at once.
-        window = max(2, getattr(executor, "workers", self.workers) * 3)
+        # Bounded look-ahead keeps memory flat; a cluster says how far ahead it wants to see.
+        workers = getattr(executor, "workers", self.workers)
+        flush = getattr(executor, "flush", None)  # a cluster sends its batch of matches when told
         todo = iter(self.specs)
         futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}
@@ -325,6 +327,7 @@ class Session:
         in_play = getattr(executor, "in_play", None)  # hands played in each match under way, if it can tell
         submitted = 0
         while next_index < len(self.specs):
+            window = getattr(executor, "window", max(2, workers * 3))
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
                 spec = next(todo)
                 submitted += 1
@@ -336,6 +339,8 @@ class Session:
                 else:
                     futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
             if next_index not in ready:
+                if flush is not None:
+                    flush()
                 done, _ = wait(list(futures), timeout=PROGRESS_TICK if in_play else None,
                                return_when=FIRST_COMPLETED)
                 if not done and in_play is not None:  # a long match under way: its hands so far

@@ -43,18 +43,27 @@ def _engine_loop(matches: list, clock, log: bool) -> float:
     return total / (clock() - start)
 
 
-def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1) -> tuple[float, float]:
+def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
+               isolated: bool = False, clock=time.process_time) -> tuple[float, float]:
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
-    interface, supervision and JSON logging, in this process."""
+    interface, supervision and JSON logging, in this process; `isolated`, each bot in its
+    own seat process, start-up included (then only a wall `clock` counts the bots' work)."""
     from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)
     seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(players)]
+    if isolated:
+        seats = [{**seat, "isolation": "process"} for seat in seats]
     job = Job(index=0, seed=seed, variant=variant, rules=make_rules(variant).as_dict(), seats=seats, hands=hands)
-    start = time.process_time()
+    start = clock()
     data = bytes(play_job(job, registry))
-    return hands / (time.process_time() - start), len(data) / hands
+    return hands / (clock() - start), len(data) / hands
+
+
+#: The two wall-clock rows `naparena bench` sets side by side.
+INLINE_WALL = "match of random bots, inline, wall clock"
+ISOLATED_WALL = "match of random bots, each in a seat process, wall clock"
 
 
 def all_variants(hands: int) -> list[tuple[str, int, float]]:
@@ -70,6 +79,8 @@ def measures(hands: int, every_variant: bool) -> list[tuple[str, Callable[[], fl
         ("engine, classic, 4 players, every trick played",
          lambda: engine_rate(hands=hands, overrides={"stop_when_decided": False})),
         ("match of random bots, bot interface and JSON log", lambda: match_rate(hands=hands)[0]),
+        (INLINE_WALL, lambda: match_rate(hands=hands, clock=time.perf_counter)[0]),
+        (ISOLATED_WALL, lambda: match_rate(hands=hands, isolated=True, clock=time.perf_counter)[0]),
     ]
     if every_variant:
         for v in VARIANTS:

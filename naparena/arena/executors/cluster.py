@@ -1,7 +1,8 @@
 """Plays a tournament's matches on a Dask cluster (the optional `naparena[dask]` extra).
 
 The parent sends each match as plain data — the `Job`, plus the drop-in bot files by
-content — and a Dask worker plays it in a supervised child process of its own (the
+content; short matches several to a task, so a task's fixed cost is spread — and a Dask
+worker plays it in a supervised child process of its own (the
 same `ForkPool` and watchdog as on one machine), then sends back the summary and the
 match log's bytes. The parent writes every file and books in schedule order, so a run
 gives the same bytes on a cluster as with the local pool, and no disk is shared.
@@ -33,6 +34,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import Executor, Future
 from pathlib import Path
 
@@ -45,6 +47,10 @@ from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
 INSTALL = "pip install 'naparena[dask]'"
+#: A task's length the batches aim at: the ~10 ms a task costs the scheduler and this
+#: process is then 2% of it. A match longer than this goes alone.
+TASK_SECONDS = 0.5
+MAX_BATCH = 32  # and no more matches than this in one task, so the last tasks end together
 log = logging.getLogger("naparena")
 
 # Drop-in bot files as they travel: (digest, ((file name, content), ...)).
@@ -141,39 +147,48 @@ _pool_here: ForkPool | None = None  # a supervised child per worker thread, for 
 _reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
 
 
-def play_remote(fn, job: Job, drop_ins: DropIns | None, expected: dict) -> tuple:
-    """The Dask task: `fn(job)` in a supervised child. Returns ("ok", summary, log bytes,
-    what the bots logged), ("died", reason, where) when a bot killed or hung its child,
-    ("error", message) when the match failed outside any bot, or ("mismatch", message)
-    when a bot differs here."""
+def play_remote(fn, jobs: list[Job], drop_ins: DropIns | None, expected: dict) -> list[tuple]:
+    """The Dask task: each `fn(job)` of a batch, in this worker's supervised child, in
+    order. One outcome per job: ("ok", summary, log bytes, what the bots logged, seconds
+    it took), ("died", reason, where) when a bot killed or hung its child, ("error",
+    message) when the match failed outside any bot, or ("mismatch", message) when a bot
+    differs here (then for every job of the batch)."""
     import distributed
 
     worker = distributed.get_worker()
     problem = mismatch(worker.address, worker_report(sorted(expected["bots"]), drop_ins), expected)
     if problem:
-        return ("mismatch", problem)
-    job = dataclasses.replace(job, bots_dir=_unpack(drop_ins), path=None, checkpoint=None)
+        return [("mismatch", problem)] * len(jobs)
+    bots_dir = _unpack(drop_ins)
+    pool = _pool(worker.state.nthreads)
+    jobs = [dataclasses.replace(job, bots_dir=bots_dir, path=None, checkpoint=None) for job in jobs]
+    futures = [pool.submit(_with_logs, fn, job) for job in jobs]
+    return [_outcome(f) for f in futures]
+
+
+def _outcome(future) -> tuple:
     try:
-        summary, data, records = _pool(worker.state.nthreads).submit(_with_logs, fn, job).result()
+        return ("ok", *future.result())
     except WorkerDied as died:
         return ("died", died.reason, died.where)
     except RuntimeError as e:
         return ("error", str(e))
-    return ("ok", summary, data, records)
 
 
 def _with_logs(fn, job: Job) -> tuple:
-    """In the child: `fn(job)` and what the bots logged meanwhile, as (logger, level,
-    text), for the parent's run.log — the local pool forwards the same records."""
+    """In the child: `fn(job)`, what the bots logged meanwhile, as (logger, level, text),
+    for the parent's run.log (the local pool forwards the same records), and the seconds
+    it took, which size the parent's batches (never written to a log)."""
     records: list = []
     handler = _Keep(records)
     root = logging.getLogger()
     root.addHandler(handler)
+    start = time.perf_counter()
     try:
         summary, data = fn(job)
     finally:
         root.removeHandler(handler)
-    return summary, data, records
+    return summary, data, records, time.perf_counter() - start
 
 
 class _Keep(logging.Handler):
@@ -264,7 +279,10 @@ class ClusterExecutor(Executor):
         self._killed_worker = distributed.KilledWorker
         self.scheduler = scheduler
         self._cluster, self.client = _connect(distributed, scheduler)
-        self._open: dict = {}   # Dask key -> (Dask future, our future, log path)
+        self._open: dict = {}   # Dask key -> (Dask future, [(our future, log path)] of its batch)
+        self._batch: list[tuple[Job, Future]] = []  # submitted, not yet sent
+        self._fn = None
+        self._seconds, self._played = 0.0, 0  # matches' play time as measured on the workers
         self._guard = threading.Lock()
         self._closing = False
         self._direct = False
@@ -319,35 +337,66 @@ class ClusterExecutor(Executor):
             text += f"; dashboard {self.client.dashboard_link}"
         return text
 
+    @property
+    def batch(self) -> int:
+        """Matches a task plays: enough that a task lasts `TASK_SECONDS` by the matches
+        measured so far (one until the first comes back), so the scheduler's and this
+        process's cost per task is spread over several short matches."""
+        if not self._played:
+            return 1
+        seconds = self._seconds / self._played
+        return max(1, min(MAX_BATCH, int(TASK_SECONDS / max(seconds, 1e-6))))
+
+    @property
+    def window(self) -> int:
+        """Matches the run keeps submitted ahead: two batches a thread, so none waits."""
+        return max(2, self.workers * 3, self.workers * self.batch * 2)
+
     def submit(self, fn, /, *args, **kwargs) -> Future:
         if len(args) != 1 or not isinstance(args[0], Job) or kwargs:
             raise TypeError("ClusterExecutor plays matches only: submit(run_job, job)")
         job = args[0]
         future: Future = Future()
         future.set_running_or_notify_cancel()
-        # Paths of this machine mean nothing on a worker: the drop-ins travel by content.
-        wire = dataclasses.replace(job, bots_dir=None, path=None, checkpoint=None)
-        remote = self.client.submit(play_remote, fn, wire, self._drop_ins, self._expected, pure=False)
-        with self._guard:
-            self._open[remote.key] = (remote, future, job.path)
-        remote.add_done_callback(self._done)
+        self._fn = fn
+        self._batch.append((job, future))
+        if len(self._batch) >= self.batch:
+            self.flush()
         return future
 
+    def flush(self) -> None:
+        """Send the matches submitted so far as one task; the run calls this before it waits."""
+        if not self._batch:
+            return
+        batch, self._batch = self._batch, []
+        # Paths of this machine mean nothing on a worker: the drop-ins travel by content.
+        wire = [dataclasses.replace(job, bots_dir=None, path=None, checkpoint=None) for job, _ in batch]
+        remote = self.client.submit(play_remote, self._fn, wire, self._drop_ins, self._expected, pure=False)
+        with self._guard:
+            self._open[remote.key] = (remote, [(future, job.path) for job, future in batch])
+        remote.add_done_callback(self._done)
+
     def _done(self, remote) -> None:
-        """In Dask's callback thread: fetch the outcome, write the log, settle our future."""
+        """In Dask's callback thread: fetch the outcomes, write the logs, settle our futures."""
         with self._guard:
             entry = self._open.pop(remote.key, None)
         if entry is None or self._closing:
             return
-        _, future, path = entry
+        _, settle = entry
         try:
-            outcome = self._fetch(remote)
+            outcomes = self._fetch(remote)
         except self._killed_worker:
-            future.set_exception(RuntimeError("Dask gave up on it after losing the workers that played it"))
+            for future, _ in settle:
+                future.set_exception(RuntimeError("Dask gave up on it after losing the workers that played it"))
             return
         except BaseException as e:
-            future.set_exception(RuntimeError(f"{type(e).__name__}: {e}"))
+            for future, _ in settle:
+                future.set_exception(RuntimeError(f"{type(e).__name__}: {e}"))
             return
+        for (future, path), outcome in zip(settle, outcomes):
+            self._settle(future, path, outcome)
+
+    def _settle(self, future: Future, path, outcome: tuple) -> None:
         kind = outcome[0]
         if kind == "ok":
             try:
@@ -357,6 +406,9 @@ class ClusterExecutor(Executor):
                 return
             for name, level, text in outcome[3]:
                 logging.getLogger(name).log(level, "%s", text)
+            with self._guard:
+                self._seconds += outcome[4]
+                self._played += 1
             future.set_result(outcome[1])
         elif kind == "died":
             future.set_exception(WorkerDied(outcome[1], outcome[2]))
@@ -379,8 +431,9 @@ class ClusterExecutor(Executor):
         """Stop at once (Ctrl-C): what is still playing is dropped; finished logs are kept."""
         self._closing = True
         with self._guard:
-            remotes = [remote for remote, _, _ in self._open.values()]
+            remotes = [remote for remote, _ in self._open.values()]
             self._open.clear()
+            self._batch = []
         if remotes:
             try:
                 self.client.cancel(remotes, force=True)

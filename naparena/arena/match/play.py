@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
+from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
 from naparena.arena.records.checkpoint import every as checkpoint_every
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
@@ -122,13 +123,23 @@ def _on_timeout_signal(signum, frame) -> None:
         raise BotTimeout()
 
 
-def play_job(job: Job, registry, times: list | None = None) -> MatchLog:
+#: Start the next match's seat processes while this one plays (`seats.prestart`); off
+#: only to measure what that hides.
+PRESTART = True
+
+
+def play_job(job: Job, registry, times: list | None = None, prestart: bool = False) -> MatchLog:
     """Play the match; return its log. `times`, if given, collects the seat processes'
-    decision round trips (for `naparena check` and the benchmarks)."""
+    decision round trips (for `naparena check` and the benchmarks). With `prestart` (a
+    worker, which plays match after match), fresh processes for the next match's seats
+    are started once this match's have theirs."""
     rules = Rules.from_dict(job.rules)
     isolated = any(s.get("isolation") == Isolation.PROCESS for s in job.seats)
-    remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, Confinement.from_dict(job.confinement),
+    confinement = Confinement.from_dict(job.confinement)
+    remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, confinement,
                           f"match {job.index}") if isolated else {}
+    if isolated and prestart and PRESTART:
+        start_spares(job.seats, job.bots_dir, confinement)
     for bot in remotes.values():
         bot.times = times
     try:

@@ -15,10 +15,12 @@ fallback bounds a broken seat's cost to one time-out a match.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import ctypes
 import logging
 import math
+import multiprocessing.util
 import os
 import resource
 import select
@@ -29,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import orjson
 
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
@@ -395,29 +399,19 @@ class RemoteBot:
 
 def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
                 confinement: Confinement, tag: str) -> dict[int, RemoteBot]:
-    """Start every process seat of a match at once, then shake hands with each.
+    """Start every process seat of a match at once (or take the one `prestart` started
+    for it), then shake hands with each.
 
     A seat that cannot start or answers the handshake badly is not an error here: it is
     a broken seat, faulted at its first decision, and the match goes on.
     """
     started: dict[int, tuple[Channel | None, str | None]] = {}
-    channel: Channel | None
     for i, seat in enumerate(job_seats):
         if seat.get("isolation") != Isolation.PROCESS:
             continue
-        command = seat.get("command")
-        argv = list(command) if command else serve_command(seat["name"], bots_dir)
-        try:
-            channel = Channel(argv, confinement, python=not command, tag=f"{tag} seat {i} ({seat['alias']})")
-        except _Broken as e:
-            started[i] = (None, e.reason)
-            continue
-        try:
-            channel.send(protocol.hello(seat.get("params", {})), time.monotonic() + confinement.start_timeout)
-            started[i] = (channel, None)
-        except _Broken as e:
-            channel.abandon()
-            started[i] = (None, e.reason)
+        argv, python = seat_argv(seat, bots_dir)
+        started[i] = _greeted(argv, python, seat.get("params", {}), confinement,
+                              f"{tag} seat {i} ({seat['alias']})")
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
     for i, (channel, broken) in started.items():
@@ -436,6 +430,123 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
                 channel = None
         bots[i] = RemoteBot(channel, hello, i, seat["seed"], timeout, broken)
     return bots
+
+
+def seat_argv(seat: dict, bots_dir: str | None) -> tuple[list[str], bool]:
+    """(argv, whether it is naparena's own Python seat) of a process seat."""
+    command = seat.get("command")
+    return (list(command), False) if command else (serve_command(seat["name"], bots_dir), True)
+
+
+def _greeted(argv: list[str], python: bool, params: dict, confinement: Confinement,
+             tag: str) -> tuple[Channel | None, str | None]:
+    """A seat process sent its hello, unread: a spare `prestart` started, or a new one;
+    or (None, why it could not start)."""
+    spare = _spares.take(_spare_key(argv, python, params, confinement))
+    if spare is not None:
+        spare.tag = tag  # its stderr is logged from here on, under its seat's name
+        return spare, None
+    return _spawn(argv, python, params, confinement, tag)
+
+
+# --- the next match's seats, started while this one plays ------------------------------
+
+def _spare_key(argv: list[str], python: bool, params: dict, confinement: Confinement) -> bytes:
+    """What makes two seat processes interchangeable before their match begins: the same
+    program, greeted with the same params, under the same limits."""
+    return orjson.dumps([argv, python, params, confinement.as_dict()], option=orjson.OPT_SORT_KEYS)
+
+
+class _Spares:
+    """Seat processes started and greeted ahead of the match that will take them.
+
+    Starting a process (an interpreter, Node) costs 100-300 ms, which a match would wait
+    for; a spare pays it while the previous match plays. Each spare serves one match and
+    is closed with it, like any seat, so no bot carries memory from one match to the next.
+    Spares belong to the process that started them: a fork's copy is not its own.
+    """
+
+    def __init__(self) -> None:
+        self.ready: dict[bytes, list[Channel]] = {}
+        self.owner = os.getpid()
+        self.armed = False
+
+    def take(self, key: bytes) -> Channel | None:
+        if self.owner != os.getpid():
+            self.ready, self.owner = {}, os.getpid()
+        waiting = self.ready.get(key)
+        return waiting.pop() if waiting else None
+
+    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, int]]) -> None:
+        """Keep, for each key, as many spares as `wanted` says; close the others."""
+        if self.owner != os.getpid():
+            self.ready, self.owner = {}, os.getpid()
+        for key in list(self.ready):
+            if key not in wanted:
+                self._close(self.ready.pop(key))
+        for key, (argv, python, params, confinement, count) in wanted.items():
+            waiting = self.ready.setdefault(key, [])
+            while len(waiting) < count:
+                channel, _ = _spawn(argv, python, params, confinement)
+                if channel is None:
+                    break  # it will fail again at its match, which then says why
+                waiting.append(channel)
+        if not self.armed:  # a worker's exit, or the parent's, takes its spares with it
+            self.armed = True
+            atexit.register(self.close)
+            multiprocessing.util.Finalize(self, _Spares.close, args=(self,), exitpriority=10)
+
+    def close(self) -> None:
+        if self.owner == os.getpid():
+            for channels in self.ready.values():
+                self._close(channels)
+        self.ready = {}
+
+    @staticmethod
+    def _close(channels: list[Channel]) -> None:
+        for channel in channels:
+            channel.begin_close(protocol.SHUTDOWN)
+        deadline = time.monotonic() + 1.0
+        for channel in channels:
+            channel.finish_close(deadline)
+
+
+def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement,
+           tag: str = "spare seat") -> tuple[Channel | None, str | None]:
+    """A new seat process, sent its hello; or (None, why it could not start)."""
+    try:
+        channel = Channel(argv, confinement, python=python, tag=tag)
+    except _Broken as e:
+        return None, e.reason
+    try:
+        channel.send(protocol.hello(params), time.monotonic() + confinement.start_timeout)
+    except _Broken as e:
+        channel.abandon()
+        return None, e.reason
+    return channel, None
+
+
+_spares = _Spares()
+
+
+def prestart(job_seats: list[dict], bots_dir: str | None, confinement: Confinement) -> None:
+    """Start (and greet) fresh processes for the seats of a match like this one, so the
+    next match this worker plays, usually with the same bots, finds them ready."""
+    wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, int]] = {}
+    for seat in job_seats:
+        if seat.get("isolation") != Isolation.PROCESS:
+            continue
+        argv, python = seat_argv(seat, bots_dir)
+        params = seat.get("params", {})
+        key = _spare_key(argv, python, params, confinement)
+        count = wanted[key][4] + 1 if key in wanted else 1
+        wanted[key] = (argv, python, params, confinement, count)
+    _spares.stock(wanted)
+
+
+def close_spares() -> None:
+    """Close every spare of this process (the end of a run played in it)."""
+    _spares.close()
 
 
 PARAM_REFUSED = "the bot does not accept parameter"

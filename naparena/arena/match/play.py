@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from naparena.arena.match import sandbox
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
 from naparena.arena.setup.settings import Confinement, Isolation, Timing
@@ -117,6 +118,8 @@ def play_job(job: Job, registry, times: list | None = None) -> MatchLog:
     decision round trips (for `naparena check` and the benchmarks)."""
     rules = Rules.from_dict(job.rules)
     isolated = any(s.get("isolation") == Isolation.PROCESS for s in job.seats)
+    if isolated and job.confinement.get("sandbox") == sandbox.BWRAP:
+        sandbox.require()  # a worker without bubblewrap: one clear error, never an unguarded seat
     remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, Confinement.from_dict(job.confinement),
                           f"match {job.index}") if isolated else {}
     for bot in remotes.values():

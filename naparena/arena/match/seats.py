@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from naparena.arena.match import sandbox
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
@@ -116,24 +117,44 @@ def _prctl():
         return None
 
 
+def confined_argv(argv: list[str], confinement: Confinement, python: bool, home: str,
+                  files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own `files`
+    (and empty `dirs` it names), behind an argv prefix, or as it is."""
+    mode = confinement.sandbox
+    if isinstance(mode, tuple):
+        return list(mode) + argv
+    if mode == "off":
+        return argv
+    if mode != sandbox.BWRAP:  # auto or required, not resolved by a run: resolve here
+        mode, _ = sandbox.resolve(mode)
+        if mode != sandbox.BWRAP:
+            return argv
+    own = [*sandbox.python_files(), *files] if python else [*files, *sandbox.command_files(argv)]
+    return sandbox.wrap(argv, home, own, dirs)
+
+
 class Channel:
     """The pipes to one seat process: writes and line reads that never wait past a deadline."""
 
-    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str):
+    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
+                 files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()):
         self.tag = tag
         self.home = tempfile.mkdtemp(prefix="naparena-seat-")
         self.buf = bytearray()
         self.stderr = bytearray()
-        self.stderr_seen = 0
+        self.stderr_seen = 0  # bytes the seat wrote to stderr
+        self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        argv = confined_argv(argv, confinement, python, self.home, files, dirs)
         try:
             self.proc = subprocess.Popen(
-                list(confinement.sandbox) + argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
                 start_new_session=True, preexec_fn=_rlimits(confinement), close_fds=True, bufsize=0)
         except OSError as e:
             shutil.rmtree(self.home, ignore_errors=True)
-            program = e.filename or (list(confinement.sandbox) + argv)[0]
+            program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
@@ -208,11 +229,17 @@ class Channel:
             self.readable.unregister(self.efd)
             self._log_stderr(final=True)
             return False
-        self.stderr_seen += len(chunk)
-        if len(self.stderr) < _STDERR_CAP:
-            self.stderr += chunk
+        self._keep_stderr(chunk)
         self._log_stderr(final=False)
         return True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        # Counted always; kept for run.log only up to the cap over the whole match.
+        self.stderr_seen += len(chunk)
+        room = _STDERR_CAP - self.stderr_kept
+        if room > 0:
+            self.stderr += chunk[:room]
+            self.stderr_kept += min(room, len(chunk))
 
     def _log_stderr(self, final: bool) -> None:
         text = self.stderr
@@ -221,9 +248,9 @@ class Channel:
             log.info("%s stderr: %s", self.tag, line)
             self.stderr_tail.append(line)
         del text[:cut]
-        if final and self.stderr_seen > _STDERR_CAP:
+        if final and self.stderr_seen > self.stderr_kept:
             log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
-                     self.stderr_seen, _STDERR_CAP)
+                     self.stderr_seen, self.stderr_kept)
 
     def _drain_rest(self) -> None:
         """After the kill, what the stderr pipe still holds (a crash's last words), without
@@ -232,9 +259,7 @@ class Channel:
             chunk = self._read(self.efd)
             if not chunk:
                 break
-            self.stderr_seen += len(chunk)
-            if len(self.stderr) < _STDERR_CAP:
-                self.stderr += chunk
+            self._keep_stderr(chunk)
         self._log_stderr(final=True)
 
     def _exit_reason(self) -> str:
@@ -402,8 +427,11 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
             continue
         command = seat.get("command")
         argv = list(command) if command else serve_command(seat["name"], bots_dir)
+        # A Python bot looks for drop-ins in bots_dir: there, it finds only its own file.
+        dirs = [str(Path(bots_dir).resolve())] if bots_dir and not command else []
         try:
-            channel = Channel(argv, confinement, python=not command, tag=f"{tag} seat {i} ({seat['alias']})")
+            channel = Channel(argv, confinement, python=not command, tag=f"{tag} seat {i} ({seat['alias']})",
+                              files=seat.get("files", ()), dirs=dirs)
         except _Broken as e:
             started[i] = (None, e.reason)
             continue

@@ -105,6 +105,7 @@ def _rlimits(c: Confinement):
 
 
 _PR_SET_PDEATHSIG = 1
+_SIGNALS = frozenset(s.value for s in signal.Signals)
 
 
 def _prctl():
@@ -147,6 +148,8 @@ class Channel:
         self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         argv = confined_argv(argv, confinement, python, self.home, files, dirs)
+        mode = confinement.sandbox
+        self.sandboxed = isinstance(mode, str) and mode != "off" and argv[0] == "bwrap"
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -268,6 +271,8 @@ class Channel:
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             return "crash: seat process closed its output"
+        if self.sandboxed and code > 128 and code - 128 in _SIGNALS:
+            code = 128 - code  # bwrap exits 128 + N for a bot killed by signal N: say it alike
         if code < 0:
             try:
                 name = signal.Signals(-code).name

@@ -4,6 +4,7 @@ report, the tools), prints tables and messages, and maps project errors to exit 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -26,7 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from naparena.arena.setup.settings import SETTINGS, Isolation
+from naparena.arena.setup.settings import SANDBOX_MODES, SETTINGS, Confinement, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -117,6 +118,8 @@ def _command(fn):
 
 # --- run, resume, report --------------------------------------------------------------
 
+SANDBOX_HELP = ('seat processes: "auto" (bubblewrap where it works, else a warning), "required" '
+                '(refuse without it) or "off" (default: the file\'s [seats] sandbox, resuming: the run\'s)')
 SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port, a scheduler file, "
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
@@ -134,6 +137,7 @@ def run(
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     live: bool = typer.Option(False, "--live", help="serve a live page of progress and standings on 127.0.0.1"),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.session import Session
@@ -143,7 +147,7 @@ def run(
         watcher = LiveWatcher(watcher)
         say("the live page is at {} (loopback only)", watcher.url)
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
-                           scheduler=scheduler, resume=resume, watcher=watcher)
+                           scheduler=scheduler, resume=resume, watcher=watcher, sandbox=sandbox)
     try:
         result = _play(session)
     finally:
@@ -162,11 +166,12 @@ def resume(
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.session import Session
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
-                             scheduler=scheduler, watcher=_Shown())
+                             scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
     result = _play(session)
     _show(result, as_json, wide)
     _after_disqualification(result)
@@ -670,6 +675,7 @@ def check(
                                         help="check a Python bot inline or as a seat process"),
     params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
+    sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Pre-flight a bot through every named variant at every table size it allows (2 to 7 \
 seats); exit 1 if it misbehaved."""
@@ -687,6 +693,7 @@ seats); exit 1 if it misbehaved."""
     elif command is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
         how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
+    how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
     results = check_bot(registry, bot, hands=hands, timeout=timeout,
@@ -703,6 +710,17 @@ seats); exit 1 if it misbehaved."""
         raise typer.Exit(1)
     out.print(f"{bot}: every decision legal in {len(results)} variants, at every table size from 2 to 7 "
               "seats each allows")
+
+
+def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:
+    """check's seat sandbox: --sandbox, else the file's (or auto), resolved with its warning."""
+    from naparena.arena.match.sandbox import resolve
+    if mode is not None and mode not in SANDBOX_MODES:
+        raise RunError(f'--sandbox must be "auto", "required" or "off", got {mode!r}')
+    used, warning = resolve(mode or confinement.sandbox)
+    if warning:
+        say("[yellow]warning:[/] {}", warning)
+    return dataclasses.replace(confinement, sandbox=used)
 
 
 def _command_name(argv: list[str]) -> str:

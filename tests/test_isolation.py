@@ -75,7 +75,9 @@ def _prying(tmp_path: Path, isolation: str) -> tuple[list[dict], dict]:
               "bots": [{"name": "heuristic"}, {"name": "prying", "params": {"out": str(out)},
                                                 "isolation": isolation},
                        {"name": "random"}, {"name": "bold"}],
-              "variants": [{"name": "classic"}]}
+              "variants": [{"name": "classic"}],
+              # Unsandboxed: the bot reports through a folder a sandboxed seat cannot see.
+              "seats": {"sandbox": "off"}}
     play(config, tmp_path / isolation)
     notes = [json.loads(line) for f in sorted(out.glob("*.jsonl")) for line in f.read_text().splitlines()]
     log = json.loads(next((tmp_path / isolation / MATCHES).glob("*.json")).read_bytes())

@@ -36,7 +36,8 @@ def parse(bots: list, **extra):
     ([{"name": "a b", "command": ["x"]}], {}, "bots[1].name", "short name"),
     ([{"name": "random"}], {"seats": {"memory_mb": -1}}, "seats.memory_mb", "0 (no limit) or more"),
     ([{"name": "random"}], {"seats": {"start_timeout": 0}}, "seats.start_timeout", "more than 0"),
-    ([{"name": "random"}], {"seats": {"sandbox": "bwrap"}}, "seats.sandbox", "array"),
+    ([{"name": "random"}], {"seats": {"sandbox": "bubblewrap"}}, "seats.sandbox", '"auto", "required", "off"'),
+    ([{"name": "random"}], {"seats": {"sandbox": []}}, "seats.sandbox", "array"),
     ([{"name": "random"}], {"seats": {"memroy_mb": 1}}, "seats.memroy_mb", "did you mean 'memory_mb'"),
     ([{"name": "random"}], {"seats": 3}, "seats", "must be a table"),
 ])

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
+from naparena.arena.match import sandbox
 from naparena.arena.match.play import Job, play_job
 from naparena.arena.match.seats import close_spares, preflight
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
@@ -36,7 +37,7 @@ from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule, total_hands
-from naparena.arena.setup.settings import SCHEDULER_RULE, Isolation, Scheduler
+from naparena.arena.setup.settings import SANDBOX_MODES, SCHEDULER_RULE, Isolation, Scheduler
 from naparena.arena.setup.tournament import Tournament, with_isolation
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
@@ -154,7 +155,7 @@ class Session:
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules.as_dict() for v in t.variants}
         # How each bot is run: nothing extra inline; a seat process, and its argv if external.
-        self.processes = {b.alias: _process(t, b) for b in t.bots}
+        self.processes = {b.alias: _process(t, b, registry) for b in t.bots}
         self.losses: dict[int, list] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
@@ -168,12 +169,14 @@ class Session:
     def open(cls, source: str | Path | Tournament, run_dir: str | Path | None = None, *,
              log_dir: str | Path | None = None, bots_dir: str | Path | None = None,
              isolation: str | None = None, workers: int | None = None, scheduler: str | Scheduler | None = None,
-             resume: bool = False, watcher: Watcher | None = None) -> Session:
+             resume: bool = False, watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
         """A tournament (its file, or one already read) ready to play: bots loaded and
         checked, external bots started once. Into `run_dir`, else a new directory under
-        `log_dir` (or, with `resume`, the newest run of this configuration there)."""
+        `log_dir` (or, with `resume`, the newest run of this configuration there).
+        `sandbox` overrides [seats] sandbox; auto and required are resolved here, once."""
         t = source if isinstance(source, Tournament) else load_tournament(source)
         watcher = watcher or Quiet()
+        t = with_sandbox(t, sandbox, watcher)
         t, registry = _ready(t, bots_dir, isolation, watcher)
         if run_dir is None:
             run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
@@ -182,16 +185,19 @@ class Session:
     @classmethod
     def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
                workers: int | None = None, scheduler: str | Scheduler | None = None,
-               watcher: Watcher | None = None) -> Session:
-        """The run in `run_dir` ready to continue, from its own tournament file and bots."""
+               watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
+        """The run in `run_dir` ready to continue, from its own tournament file and bots,
+        in the sandbox mode its manifest records unless `sandbox` says another."""
         rd = RunDir(run_dir)
         rd.check_format()
         where = rd.read_where()
         if not where.get("file"):
             raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
         drop_ins = bots_dir or where.get("bots_dir")
+        if sandbox is None:
+            sandbox = recorded_sandbox(rd.check_format())
         return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
-                        workers=workers, scheduler=scheduler, resume=True, watcher=watcher)
+                        workers=workers, scheduler=scheduler, resume=True, watcher=watcher, sandbox=sandbox)
 
     @property
     def matches(self) -> int:
@@ -483,10 +489,36 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
     return t, registry
 
 
-def _process(t: Tournament, bot) -> dict:
+def _process(t: Tournament, bot, registry: Registry) -> dict:
     if t.isolation_of(bot) is not Isolation.PROCESS:
         return {}
-    return {"isolation": Isolation.PROCESS, **({"command": t.command_of(bot)} if bot.command is not None else {})}
+    out: dict[str, Any] = {"isolation": Isolation.PROCESS}
+    if bot.command is not None:
+        out["command"] = t.command_of(bot)
+    elif t.seats.sandbox == sandbox.BWRAP:  # the bot's own module, bound read-only in its sandbox
+        out["files"] = sandbox.module_files(registry.get(bot.name).cls)
+    return out
+
+
+def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:
+    """The tournament with its sandbox mode (`mode` if given, else [seats]) resolved to
+    the one the run uses; auto without bubblewrap warns once, required refuses."""
+    wanted: str | tuple[str, ...] = t.seats.sandbox
+    if mode is not None:
+        if mode not in SANDBOX_MODES:
+            raise RunError(f'--sandbox must be "auto", "required" or "off", got {mode!r}')
+        wanted = mode
+    used, warning = sandbox.resolve(wanted)
+    if warning is not None:
+        watcher.caveat(warning)
+    return dataclasses.replace(t, seats=dataclasses.replace(t.seats, sandbox=used))
+
+
+def recorded_sandbox(manifest_data: dict) -> str | None:
+    """The sandbox mode a run's manifest records, as a --sandbox word (None for a prefix,
+    which the tournament file still holds)."""
+    mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
+    return mode if isinstance(mode, str) else None
 
 
 def _note(spec: dict, summary: dict) -> None:

@@ -65,8 +65,13 @@ def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_d
         entries.append({"name": name, "alias": alias})
     data = {"tournament": {"name": "play", "seed": seed, "hands": hands, "table": len(entries),
                            "duplicate": False, "workers": 1, "timeout": PERSON_TIMEOUT, "log_dir": log_dir},
-            "bots": entries, "variants": [{"name": variant}]}
+            "bots": entries, "variants": [{"name": variant}], "seats": {"sandbox": NO_SANDBOX}}
     return parse_tournament(data, None)
+
+
+#: The human seat reaches its table through a socket of this machine's network and finds
+#: it among this machine's processes: a sandbox's own namespaces would hide both.
+NO_SANDBOX = "off"
 
 
 def file_tournament(path: Path) -> Tournament:
@@ -86,6 +91,9 @@ def file_tournament(path: Path) -> Tournament:
     if isinstance(settings, dict):
         settings.setdefault("timeout", PERSON_TIMEOUT)
         settings["workers"] = 1  # one person plays one match at a time
+    seats = data.setdefault("seats", {})
+    if isinstance(seats, dict):
+        seats["sandbox"] = NO_SANDBOX
     return parse_tournament(data, path)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from naparena.arena.executors.pool import InlineExecutor
+from naparena.arena.match import sandbox
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
 from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
 from naparena.arena.records.logs import fault_kind
@@ -177,7 +178,7 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
-           **({"command": command} if command else {})}
+           **({"command": command} if command else {"files": _own_files(registry, name)})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
               timing=Timing(timeout), confinement=confinement.as_dict())
@@ -194,6 +195,11 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
                 report.first_error = f"{players} seats, hand {record['n']}, {kind}: {reason}"
                 if fault_kind(reason) in DEADLY:
                     report.first_error += with_stderr(stderr)
+
+
+def _own_files(registry, name: str) -> list[str]:
+    """A Python bot's own module, for the seat sandbox to show it (as a run does)."""
+    return sandbox.module_files(registry.get(name).cls) if name in registry.bots else []
 
 
 #: The faults that end a seat process: its stderr is shown with them.

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from naparena.arena.match import sandbox
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
@@ -136,6 +137,8 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
     rules = Rules.from_dict(job.rules)
     isolated = any(s.get("isolation") == Isolation.PROCESS for s in job.seats)
     confinement = Confinement.from_dict(job.confinement)
+    if isolated and job.confinement.get("sandbox") == sandbox.BWRAP:
+        sandbox.require()  # a worker without bubblewrap: one clear error, never an unguarded seat
     remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, confinement,
                           f"match {job.index}") if isolated else {}
     if isolated and prestart and PRESTART:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import orjson
 
+from naparena.arena.match import sandbox
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
@@ -48,6 +49,10 @@ STDERR_TAIL = 10  # last lines of a seat's stderr shown with a failed handshake
 #: Said with a handshake that timed out: the usual cause is an output buffer.
 FLUSH_HINT = ("does the bot flush its stdout after each line? (jq needs --unbuffered, "
               "Python print(..., flush=True), C fflush(stdout))")
+
+
+#: What a sandboxed seat sees of its own files besides its command's: (files, dirs).
+Mounts = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 class SeatFault(Exception):
@@ -108,6 +113,7 @@ def _rlimits(c: Confinement):
 
 
 _PR_SET_PDEATHSIG = 1
+_SIGNALS = frozenset(s.value for s in signal.Signals)
 
 
 def _prctl():
@@ -120,24 +126,46 @@ def _prctl():
         return None
 
 
+def confined_argv(argv: list[str], confinement: Confinement, python: bool, home: str,
+                  files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own `files`
+    (and empty `dirs` it names), behind an argv prefix, or as it is."""
+    mode = confinement.sandbox
+    if isinstance(mode, tuple):
+        return list(mode) + argv
+    if mode == "off":
+        return argv
+    if mode != sandbox.BWRAP:  # auto or required, not resolved by a run: resolve here
+        mode, _ = sandbox.resolve(mode)
+        if mode != sandbox.BWRAP:
+            return argv
+    own = [*sandbox.python_files(), *files] if python else [*files, *sandbox.command_files(argv)]
+    return sandbox.wrap(argv, home, own, dirs)
+
+
 class Channel:
     """The pipes to one seat process: writes and line reads that never wait past a deadline."""
 
-    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str):
+    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
+                 files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()):
         self.tag = tag
         self.home = tempfile.mkdtemp(prefix="naparena-seat-")
         self.buf = bytearray()
         self.stderr = bytearray()
-        self.stderr_seen = 0
+        self.stderr_seen = 0  # bytes the seat wrote to stderr
+        self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        argv = confined_argv(argv, confinement, python, self.home, files, dirs)
+        mode = confinement.sandbox
+        self.sandboxed = isinstance(mode, str) and mode != "off" and argv[0] == "bwrap"
         try:
             self.proc = subprocess.Popen(
-                list(confinement.sandbox) + argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
                 start_new_session=True, preexec_fn=_rlimits(confinement), close_fds=True, bufsize=0)
         except OSError as e:
             shutil.rmtree(self.home, ignore_errors=True)
-            program = e.filename or (list(confinement.sandbox) + argv)[0]
+            program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
@@ -212,11 +240,17 @@ class Channel:
             self.readable.unregister(self.efd)
             self._log_stderr(final=True)
             return False
-        self.stderr_seen += len(chunk)
-        if len(self.stderr) < _STDERR_CAP:
-            self.stderr += chunk
+        self._keep_stderr(chunk)
         self._log_stderr(final=False)
         return True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        # Counted always; kept for run.log only up to the cap over the whole match.
+        self.stderr_seen += len(chunk)
+        room = _STDERR_CAP - self.stderr_kept
+        if room > 0:
+            self.stderr += chunk[:room]
+            self.stderr_kept += min(room, len(chunk))
 
     def _log_stderr(self, final: bool) -> None:
         text = self.stderr
@@ -225,9 +259,9 @@ class Channel:
             log.info("%s stderr: %s", self.tag, line)
             self.stderr_tail.append(line)
         del text[:cut]
-        if final and self.stderr_seen > _STDERR_CAP:
+        if final and self.stderr_seen > self.stderr_kept:
             log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
-                     self.stderr_seen, _STDERR_CAP)
+                     self.stderr_seen, self.stderr_kept)
 
     def _drain_rest(self) -> None:
         """After the kill, what the stderr pipe still holds (a crash's last words), without
@@ -236,9 +270,7 @@ class Channel:
             chunk = self._read(self.efd)
             if not chunk:
                 break
-            self.stderr_seen += len(chunk)
-            if len(self.stderr) < _STDERR_CAP:
-                self.stderr += chunk
+            self._keep_stderr(chunk)
         self._log_stderr(final=True)
 
     def _exit_reason(self) -> str:
@@ -247,6 +279,8 @@ class Channel:
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             return "crash: seat process closed its output"
+        if self.sandboxed and code > 128 and code - 128 in _SIGNALS:
+            code = 128 - code  # bwrap exits 128 + N for a bot killed by signal N: say it alike
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -411,7 +445,7 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
             continue
         argv, python = seat_argv(seat, bots_dir)
         started[i] = _greeted(argv, python, seat.get("params", {}), confinement,
-                              f"{tag} seat {i} ({seat['alias']})")
+                              f"{tag} seat {i} ({seat['alias']})", seat_mounts(seat, bots_dir))
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
     for i, (channel, broken) in started.items():
@@ -438,23 +472,30 @@ def seat_argv(seat: dict, bots_dir: str | None) -> tuple[list[str], bool]:
     return (list(command), False) if command else (serve_command(seat["name"], bots_dir), True)
 
 
+def seat_mounts(seat: dict, bots_dir: str | None) -> Mounts:
+    """What a sandboxed seat sees of its own files besides its command's: (files, dirs).
+    A Python bot looks for drop-ins in bots_dir: there, it finds only its own file."""
+    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.get("command") else ()
+    return tuple(seat.get("files", ())), dirs
+
+
 def _greeted(argv: list[str], python: bool, params: dict, confinement: Confinement,
-             tag: str) -> tuple[Channel | None, str | None]:
+             tag: str, mounts: Mounts = ((), ())) -> tuple[Channel | None, str | None]:
     """A seat process sent its hello, unread: a spare `prestart` started, or a new one;
     or (None, why it could not start)."""
-    spare = _spares.take(_spare_key(argv, python, params, confinement))
+    spare = _spares.take(_spare_key(argv, python, params, confinement, mounts))
     if spare is not None:
         spare.tag = tag  # its stderr is logged from here on, under its seat's name
         return spare, None
-    return _spawn(argv, python, params, confinement, tag)
+    return _spawn(argv, python, params, confinement, tag, mounts)
 
 
 # --- the next match's seats, started while this one plays ------------------------------
 
-def _spare_key(argv: list[str], python: bool, params: dict, confinement: Confinement) -> bytes:
+def _spare_key(argv: list[str], python: bool, params: dict, confinement: Confinement, mounts: Mounts) -> bytes:
     """What makes two seat processes interchangeable before their match begins: the same
-    program, greeted with the same params, under the same limits."""
-    return orjson.dumps([argv, python, params, confinement.as_dict()], option=orjson.OPT_SORT_KEYS)
+    program, greeted with the same params, under the same limits, seeing the same files."""
+    return orjson.dumps([argv, python, params, confinement.as_dict(), mounts], option=orjson.OPT_SORT_KEYS)
 
 
 class _Spares:
@@ -477,17 +518,17 @@ class _Spares:
         waiting = self.ready.get(key)
         return waiting.pop() if waiting else None
 
-    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, int]]) -> None:
+    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]]) -> None:
         """Keep, for each key, as many spares as `wanted` says; close the others."""
         if self.owner != os.getpid():
             self.ready, self.owner = {}, os.getpid()
         for key in list(self.ready):
             if key not in wanted:
                 self._close(self.ready.pop(key))
-        for key, (argv, python, params, confinement, count) in wanted.items():
+        for key, (argv, python, params, confinement, mounts, count) in wanted.items():
             waiting = self.ready.setdefault(key, [])
             while len(waiting) < count:
-                channel, _ = _spawn(argv, python, params, confinement)
+                channel, _ = _spawn(argv, python, params, confinement, mounts=mounts)
                 if channel is None:
                     break  # it will fail again at its match, which then says why
                 waiting.append(channel)
@@ -512,10 +553,10 @@ class _Spares:
 
 
 def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement,
-           tag: str = "spare seat") -> tuple[Channel | None, str | None]:
+           tag: str = "spare seat", mounts: Mounts = ((), ())) -> tuple[Channel | None, str | None]:
     """A new seat process, sent its hello; or (None, why it could not start)."""
     try:
-        channel = Channel(argv, confinement, python=python, tag=tag)
+        channel = Channel(argv, confinement, python=python, tag=tag, files=mounts[0], dirs=mounts[1])
     except _Broken as e:
         return None, e.reason
     try:
@@ -532,15 +573,15 @@ _spares = _Spares()
 def prestart(job_seats: list[dict], bots_dir: str | None, confinement: Confinement) -> None:
     """Start (and greet) fresh processes for the seats of a match like this one, so the
     next match this worker plays, usually with the same bots, finds them ready."""
-    wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, int]] = {}
+    wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]] = {}
     for seat in job_seats:
         if seat.get("isolation") != Isolation.PROCESS:
             continue
         argv, python = seat_argv(seat, bots_dir)
-        params = seat.get("params", {})
-        key = _spare_key(argv, python, params, confinement)
-        count = wanted[key][4] + 1 if key in wanted else 1
-        wanted[key] = (argv, python, params, confinement, count)
+        params, mounts = seat.get("params", {}), seat_mounts(seat, bots_dir)
+        key = _spare_key(argv, python, params, confinement, mounts)
+        count = wanted[key][5] + 1 if key in wanted else 1
+        wanted[key] = (argv, python, params, confinement, mounts, count)
     _spares.stock(wanted)
 
 

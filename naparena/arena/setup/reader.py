@@ -34,6 +34,8 @@ from naparena.arena.setup.settings import (
     NAME_RULE,
     REQUIRED,
     ROUNDS_RULE,
+    SANDBOX_MODES,
+    SANDBOX_RULE,
     SEAT_KEYS,
     SETTINGS,
     SPRT_KEYS,
@@ -344,8 +346,16 @@ def _seat_limits(data: Mapping, path: str) -> Confinement:
                 raise ConfigError(path, f"seats.{key}", f"{rule}, got {_show(table[key])}")
             values[key] = value
     if "sandbox" in table:
-        values["sandbox"] = _argv(table["sandbox"], path, "seats.sandbox")
+        values["sandbox"] = _sandbox(table["sandbox"], path)
     return Confinement(**values)
+
+
+def _sandbox(value: Any, path: str) -> str | tuple[str, ...]:
+    if isinstance(value, str):
+        if value in SANDBOX_MODES:
+            return value
+        raise ConfigError(path, "seats.sandbox", f"{SANDBOX_RULE}, got {_show(value)}")
+    return _argv(value, path, "seats.sandbox")
 
 
 def _bot_params(cls: Any, params: Mapping, path: str, where: str) -> dict:

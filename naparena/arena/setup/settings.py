@@ -228,24 +228,33 @@ SEAT_KEYS = {
 }
 
 
+#: [seats] sandbox as a word; "bwrap" is what "auto" and "required" resolve to when
+#: bubblewrap works, as the manifest records it (in a file it means "required").
+SANDBOX_MODES = ("auto", "required", "off", "bwrap")
+SANDBOX_RULE = ('must be "auto", "required", "off" or an argv prefix, '
+                'e.g. ["podman", "run", "--rm", "-i", "image"]')
+
+
 @dataclass(frozen=True)
 class Confinement:
-    """How seat processes are started: rlimits, an optional sandbox prefix, the start-up
-    limit. Plain data, so it travels in a `Job` as `as_dict()`."""
+    """How seat processes are started: rlimits, the sandbox (a mode of `SANDBOX_MODES` or
+    an argv prefix), the start-up limit. Plain data, so it travels in a `Job` as `as_dict()`."""
 
     memory_mb: int = 2048          # address space (RLIMIT_AS); 0 = no limit
     cpu_seconds: int = 0           # CPU time of the whole match (RLIMIT_CPU); 0 = no limit
     open_files: int = 64           # RLIMIT_NOFILE
-    sandbox: tuple[str, ...] = ()  # argv prefix, e.g. ("bwrap", "--ro-bind", "/", "/", ...)
+    sandbox: str | tuple[str, ...] = "auto"  # a mode, or an argv prefix such as a container runtime
     start_timeout: float = 10.0    # seconds from start to the bot's hello
 
     def as_dict(self) -> dict:
         return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
-                "open_files": self.open_files, "sandbox": list(self.sandbox),
+                "open_files": self.open_files,
+                "sandbox": self.sandbox if isinstance(self.sandbox, str) else list(self.sandbox),
                 "start_timeout": self.start_timeout}
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Confinement:
         data = dict(data or {})
-        data["sandbox"] = tuple(data.get("sandbox", ()))
+        mode = data.get("sandbox", "auto")
+        data["sandbox"] = mode if isinstance(mode, str) else tuple(mode)
         return cls(**data)

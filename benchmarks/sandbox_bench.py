@@ -1,0 +1,90 @@
+"""What the seat sandbox costs (a benchmark, never a test).
+
+    python benchmarks/sandbox_bench.py [--starts N] [--hands N] [--repeat K]
+
+Round by round, interleaved so both modes see the same machine, for an isolated Python
+bot (`random`, served by `naparena.bots.serve`):
+- start-up: spawn to hello, with `sandbox = "off"` and in bubblewrap;
+- the decision round trip (request sent to whole answer read) in a real match of four
+  isolated `random` bots, median and mean, in each mode.
+Each row gives every round and the best; the ratio rows divide within one round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+MODES = ("off", "bwrap")
+
+
+def start_up(mode: str) -> float:
+    from naparena.arena.match.seats import close_seats, start_seats
+    from naparena.arena.setup.settings import Confinement
+    seat = {"alias": "r", "name": "random", "params": {}, "seed": 1, "isolation": "process"}
+    start = time.perf_counter()
+    bots = start_seats([seat], None, 1.0, Confinement(sandbox=mode), "bench")
+    took = time.perf_counter() - start
+    assert bots[0].broken is None, bots[0].broken
+    close_seats(bots)
+    return took
+
+
+def round_trips(mode: str, hands: int) -> list[float]:
+    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.setup.settings import Confinement
+    from naparena.bots.plugins import load_registry
+    from naparena.game.rules import make_rules
+    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands,
+              confinement=Confinement(sandbox=mode).as_dict())
+    times: list[float] = []
+    play_job(job, load_registry(None), times, prestart=False)
+    return times
+
+
+def row(name: str, values: list[float], fmt) -> None:
+    print(f"{name:<46} best {fmt(min(values)):>8}   rounds " + ", ".join(fmt(v) for v in values))
+
+
+def ratio(name: str, sandboxed: list[float], off: list[float]) -> None:
+    """Best against best, then round by round: never the most flattering round alone."""
+    rounds = ", ".join(f"{b / o:.2f}" for b, o in zip(sandboxed, off))
+    print(f"{name:<46} bests {min(sandboxed) / min(off):>7.2f}   rounds {rounds}")
+
+
+def main() -> None:
+    from naparena.arena.match import sandbox
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=10, help="start-ups per mode and round")
+    parser.add_argument("--hands", type=int, default=500, help="hands of the round-trip match")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    why = sandbox.unavailable()
+    if why:
+        sys.exit(f"sandbox_bench: {why}; {sandbox.INSTALL_HINT}")
+    starts: dict[str, list[float]] = {m: [] for m in MODES}
+    medians: dict[str, list[float]] = {m: [] for m in MODES}
+    means: dict[str, list[float]] = {m: [] for m in MODES}
+    for _ in range(args.repeat):
+        for mode in MODES:
+            starts[mode].append(statistics.median(start_up(mode) for _ in range(args.starts)))
+            trips = round_trips(mode, args.hands)
+            medians[mode].append(statistics.median(trips))
+            means[mode].append(statistics.fmean(trips))
+    ms, us = (lambda v: f"{v * 1e3:.1f}"), (lambda v: f"{v * 1e6:.1f}")
+    for mode in MODES:
+        row(f"start-up, spawn to hello, {mode} (ms, median)", starts[mode], ms)
+    ratio("start-up bwrap / off", starts["bwrap"], starts["off"])
+    for mode in MODES:
+        row(f"decision round trip, {mode} (µs, median)", medians[mode], us)
+    ratio("round trip bwrap / off, medians", medians["bwrap"], medians["off"])
+    for mode in MODES:
+        row(f"decision round trip, {mode} (µs, mean)", means[mode], us)
+    ratio("round trip bwrap / off, means", means["bwrap"], means["off"])
+
+
+if __name__ == "__main__":
+    main()

@@ -107,7 +107,8 @@ def test_a_real_match_sends_pack_led_safe_integers_and_the_documented_info(tmp_p
     path = tournament(tmp_path, [
         {"name": "plain", "command": [sys.executable, str(TAP), str(record), "--", *plain()]},
         {"name": "info", "isolation": "process", "params": {"record": str(keys)}},
-        {"name": "random"}], variants=("classic", "floater", "purchase"))
+        {"name": "random"}], variants=("classic", "floater", "purchase"),
+        seats='sandbox = "off"')  # the tap writes its record outside any seat's own folder
     path.write_text(path.read_text().replace('log_dir = "logs"', 'log_dir = "logs"\nbots_dir = "bots"'))
     result = naparena("run", path, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -237,7 +238,7 @@ def test_check_stops_after_the_first_failed_handshake_and_hints_at_flushing(tmp_
     """A bot that never says hello is started once, not once per variant and table size."""
     count = tmp_path / "started"
     path = tournament(tmp_path, [{"name": "plain", "command": plain("--silent", "--count", str(count))}],
-                      seats="start_timeout = 0.5")
+                      seats='start_timeout = 0.5\nsandbox = "off"')  # it counts its starts in tmp_path
     result = naparena("check", "plain", "--tournament", path, "--hands", 1, cwd=tmp_path)
     assert result.returncode == 1
     assert count.read_text().splitlines() == ["started"], "one handshake attempted"

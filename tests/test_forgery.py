@@ -328,6 +328,7 @@ def test_a_missing_external_program_is_named(tmp_path):
     file = write_tournament(tmp_path, seeds=1, hands=2)
     data = load_toml(file)
     data["bots"][2] = {"name": "plain", "command": ["plain-bot"]}
+    data["seats"] = {"sandbox": "off"}  # the script runs a program its command line does not name
     file.write_text(tomli_w.dumps(data))
     run_dir = play(file)
     program.unlink()

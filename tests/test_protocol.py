@@ -63,7 +63,8 @@ def test_every_message_of_real_traffic_matches_its_schema(tmp_path):
               "bots": [{"name": "listener", "command": tapped(record, *serve("listener"))},
                        {"name": "random", "alias": "rnd", "command": tapped(record, *serve("random"))},
                        {"name": "heuristic"}],
-              "variants": [{"name": v} for v in VARIANTS]}
+              "variants": [{"name": v} for v in VARIANTS],
+              "seats": {"sandbox": "off"}}  # the taps write their record outside any seat's own folder
     result = play(config, tmp_path / "run")
     assert result["matches"] == 6 * len(VARIANTS)
     for v in VARIANTS:  # the tapped bots answered every decision themselves

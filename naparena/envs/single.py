@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from naparena.arena.match import sandbox
 from naparena.arena.match.play import public_record
 from naparena.arena.match.seats import close_seats, start_seats
 from naparena.arena.setup.schedule import derive_seed
@@ -84,7 +85,9 @@ class NapSeatEnv(gym.Env):
         self.registry = load_registry(self.bots_dir)
         for spec in self.specs.values():
             if "command" not in spec:
-                self.registry.get(spec["name"])  # an unknown name fails here, not mid-episode
+                cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
+                if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
+                    spec["files"] = sandbox.module_files(cls)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),

@@ -19,7 +19,9 @@ from naparena.arena.session import Session
 NOISY = Path(__file__).parent / "seat_programs" / "noisy.py"
 CAP = 64 * 1024  # the README's "the first 64 KiB a match"
 NO_BWRAP = sandbox.unavailable()
-MODES = ["off", pytest.param("required", marks=pytest.mark.skipif(
+#: Each mode as [seats] sandbox writes it; "prefix" puts `env` in front of the command.
+SANDBOX: dict[str, str | list[str]] = {"off": "off", "required": "required", "prefix": ["env"]}
+MODES = ["off", "prefix", pytest.param("required", marks=pytest.mark.skipif(
     NO_BWRAP is not None, reason=f"no seat sandbox here: {NO_BWRAP}"))]
 STDERR = re.compile(r"^INFO (match \d+ seat \d+) \(noisy\) stderr: (.*)$")
 REPORT = re.compile(r"^\((\d+) bytes in all; only the first (\d+) logged\)$")
@@ -31,7 +33,7 @@ def noisy_run(folder: Path, style: str, mode: str) -> Path:
     config = {
         "tournament": {"name": "noisy", "seed": 3, "seeds": 1, "hands": 2, "table": 4, "workers": 1,
                        "timeout": 30.0},
-        "seats": {"sandbox": mode},
+        "seats": {"sandbox": SANDBOX[mode]},
         "bots": [{"name": "noisy", "command": [sys.executable, str(NOISY), style]}, {"name": "random"}],
         "variants": [{"name": "classic"}]}
     (folder / "t.toml").write_text(tomli_w.dumps(config))
@@ -66,7 +68,7 @@ def logged_stderr(run: Path) -> dict[str, tuple[int, int, int]]:
 def quiet(tmp_path_factory) -> dict[str, dict[str, bytes]]:
     """The same bot writing nothing to stderr, per mode: the results to match."""
     return {mode: results(noisy_run(tmp_path_factory.mktemp("quiet") / mode, "quiet", mode))
-            for mode in ("off",) + (("required",) if NO_BWRAP is None else ())}
+            for mode in SANDBOX if mode != "required" or NO_BWRAP is None}
 
 
 @pytest.mark.parametrize("mode", MODES)

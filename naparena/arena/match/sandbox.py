@@ -9,11 +9,14 @@ or the network, and every process it starts dies with it (its PID namespace ends
 
 from __future__ import annotations
 
+import atexit
 import functools
+import itertools
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from naparena.errors import RunError
@@ -133,3 +136,81 @@ def command_files(argv: list[str]) -> list[str]:
 def _in_system(path: str) -> bool:
     real = os.path.realpath(path)
     return any(real == d or real.startswith(d + "/") for d in ("/usr", "/bin", "/lib", "/lib64"))
+
+
+# --- how many tasks a seat may run --------------------------------------------------
+
+#: The most tasks (processes and threads) one sandboxed seat runs at once, where this
+#: machine lets naparena make a pids cgroup (root, with cgroup v1's pids hierarchy): a
+#: fork bomb stops there instead of filling the machine's process table.
+SEAT_TASKS = 256
+_PIDS = "/sys/fs/cgroup/pids"
+_numbers = itertools.count()
+_leftover: list[str] = []  # cgroups still busy when their seat ended: removed at exit
+
+
+@functools.lru_cache(maxsize=1)
+def tasks_limited() -> bool:
+    """Whether seats get a pids cgroup here (a writable v1 pids hierarchy)."""
+    return os.path.isfile(os.path.join(_PIDS, "cgroup.procs")) and os.access(_PIDS, os.W_OK)
+
+
+class TaskLimit:
+    """One seat process's own pids cgroup, joined between fork and exec; nothing where
+    `tasks_limited()` is false or the cgroup cannot be made (the seat still starts)."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.fd: int | None = None
+        if not tasks_limited():
+            return
+        path = os.path.join(_PIDS, f"naparena-{os.getpid()}-{next(_numbers)}")
+        try:
+            os.mkdir(path)
+            self.path = path
+            with open(os.path.join(path, "pids.max"), "w") as f:
+                f.write(str(SEAT_TASKS))
+            self.fd = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY)
+        except OSError:
+            self.release()
+
+    def join(self) -> None:
+        """In the child, before exec: only a write, nothing that could take a lock."""
+        if self.fd is not None:
+            try:
+                os.write(self.fd, b"%d" % os.getpid())
+            except OSError:
+                pass
+
+    def started(self) -> None:
+        """In the parent, once the child runs."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def release(self) -> None:
+        """Remove the cgroup once its tasks are gone (the seat's PID namespace ends them
+        just after its first process dies); a moment later at the run's exit if not yet."""
+        self.started()
+        path, self.path = self.path, None
+        if path is not None and not _removed(path, tries=20):
+            if not _leftover:
+                atexit.register(_remove_leftovers)
+            _leftover.append(path)
+
+
+def _removed(path: str, tries: int) -> bool:
+    for _ in range(tries):
+        try:
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def _remove_leftovers() -> None:
+    for path in _leftover:
+        _removed(path, tries=100)

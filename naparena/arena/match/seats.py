@@ -90,9 +90,10 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     return env
 
 
-def _rlimits(c: Confinement):
-    """The child's limits, set between fork and exec. Only setrlimit runs there: nothing
-    that could take a lock another thread of the match holds."""
+def _rlimits(c: Confinement, tasks: sandbox.TaskLimit | None = None):
+    """The child's limits, set between fork and exec (and its pids cgroup joined). Only
+    setrlimit and a write run there: nothing that could take a lock another thread of the
+    match holds."""
     wanted = [(resource.RLIMIT_CORE, 0)]
     if c.memory_mb:
         wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
@@ -109,6 +110,8 @@ def _rlimits(c: Confinement):
             resource.setrlimit(kind, (value, value))
         if prctl is not None:  # a worker killed outright takes its seats with it
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if tasks is not None:
+            tasks.join()
     return apply
 
 
@@ -158,17 +161,22 @@ class Channel:
         argv = confined_argv(argv, confinement, python, self.home, files, dirs)
         mode = confinement.sandbox
         self.sandboxed = isinstance(mode, str) and mode != "off" and argv[0] == "bwrap"
+        self.tasks = sandbox.TaskLimit() if self.sandboxed else None
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
-                start_new_session=True, preexec_fn=_rlimits(confinement), close_fds=True, bufsize=0)
+                start_new_session=True, preexec_fn=_rlimits(confinement, self.tasks), close_fds=True, bufsize=0)
         except OSError as e:
+            if self.tasks is not None:
+                self.tasks.release()
             shutil.rmtree(self.home, ignore_errors=True)
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
+        if self.tasks is not None:
+            self.tasks.started()
         self.pipes = (stdin, stdout, stderr)
         self.wfd, self.rfd, self.efd = stdin.fileno(), stdout.fileno(), stderr.fileno()
         for fd in (self.wfd, self.rfd, self.efd):
@@ -320,6 +328,8 @@ class Channel:
                 elif not self._read(self.rfd):
                     self.readable.unregister(self.rfd)
         self.kill()
+        if self.tasks is not None:
+            self.tasks.release()
         if stderr_open:
             self._drain_rest()
         for f in self.pipes[1:]:

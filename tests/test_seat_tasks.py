@@ -1,0 +1,65 @@
+"""A seat that tries to fill the process table stops at its own limit in the sandbox (a
+pids cgroup of its own, where this machine lets naparena make one), and the tournament
+goes on; with the sandbox off the same forks all succeed (the control). Either way, no
+process of it outlives the run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from naparena.arena.match import sandbox
+from naparena.arena.records.rundir import RUN_LOG
+from naparena.arena.session import Session
+
+PROGRAMS = Path(__file__).parent / "seat_programs"
+FORKER, PLAIN = PROGRAMS / "forker.py", PROGRAMS / "plain.py"
+WANTED = sandbox.SEAT_TASKS + 60  # more than the limit, few enough for any machine
+
+
+def _run(folder: Path, mode: str) -> tuple[dict, str]:
+    config = {
+        "tournament": {"name": "forks", "seed": 3, "seeds": 1, "hands": 2, "table": 2, "duplicate": False,
+                       "workers": 1, "timeout": 30.0},
+        "bots": [{"name": "plain", "alias": "forker",
+                  "command": [sys.executable, str(FORKER), str(WANTED), "--", sys.executable, str(PLAIN)]},
+                 {"name": "random"}],
+        "variants": [{"name": "classic"}],
+        "seats": {"sandbox": mode, "start_timeout": 60.0},
+    }
+    path = folder / f"{mode}.toml"
+    path.write_text(tomli_w.dumps(config))
+    session = Session.open(path, folder / mode)
+    result = session.play()
+    return result, (session.run_dir.path / RUN_LOG).read_text()
+
+
+def _forked(log: str) -> list[int]:
+    return [int(line.split("forked ")[1].split()[0]) for line in log.splitlines() if "forked " in line]
+
+
+def _left_behind() -> list[str]:
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in ps.splitlines() if str(FORKER) in line]
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}")
+@pytest.mark.skipif(not sandbox.tasks_limited(), reason="no writable pids cgroup here (naparena needs root "
+                    "and cgroup v1's pids hierarchy to limit a seat's tasks)")
+def test_a_seat_filling_the_process_table_stops_at_its_limit_and_the_run_goes_on(tmp_path):
+    result, log = _run(tmp_path, "required")
+    counts = _forked(log)
+    assert counts and all(n < sandbox.SEAT_TASKS for n in counts), counts
+    assert result["matches"] == 2 and not _left_behind()
+
+
+def test_unsandboxed_the_same_forks_all_succeed(tmp_path):
+    """The control: without the sandbox nothing bounds the seat's forks."""
+    result, log = _run(tmp_path, "off")
+    counts = _forked(log)
+    assert counts and all(n == WANTED for n in counts), counts
+    assert result["matches"] == 2 and not _left_behind()

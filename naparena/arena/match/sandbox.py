@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -164,6 +165,7 @@ class TaskLimit:
         self.fd: int | None = None
         if not tasks_limited():
             return
+        _leftover[:] = [p for p in _leftover if not _removed(p, tries=1)]  # emptied since
         path = os.path.join(_PIDS, f"naparena-{os.getpid()}-{next(_numbers)}")
         try:
             os.mkdir(path)
@@ -193,10 +195,26 @@ class TaskLimit:
         just after its first process dies); a moment later at the run's exit if not yet."""
         self.started()
         path, self.path = self.path, None
-        if path is not None and not _removed(path, tries=20):
+        if path is not None:
+            _kill_tasks(path)
+        if path is not None and not _removed(path, tries=50):
             if not _leftover:
                 atexit.register(_remove_leftovers)
             _leftover.append(path)
+
+
+def _kill_tasks(path: str) -> None:
+    """Any task still in the seat's cgroup (its namespace's end is asynchronous): all ours."""
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            pids = [int(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _removed(path: str, tries: int) -> bool:

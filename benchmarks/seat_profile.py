@@ -52,7 +52,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
-                  seats=seats(folder, True), hands=args.hands)
+                  seats=seats(folder, True), hands=args.hands,
+                  # Unsandboxed: each seat's profile is written outside its own folder.
+                  confinement={"sandbox": "off"})
         profile = cProfile.Profile()
         profile.enable()
         play_job(job, registry)

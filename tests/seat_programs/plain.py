@@ -10,9 +10,13 @@ every decision with the first legal answer, and each option changes one thing.
 --die-at-start  write a stack trace to stderr and exit 1 before the hello
 --die-at N      write to stderr and exit 1 at the N-th decision of a match
 --reverse       answer an exchange or a discard with its cards in reverse order
+--cores         at each match's first decision, write the cores it may run on to stderr
+                (and those of a child it started at the hello, which the match never saw)
 """
 
 import json
+import os
+import subprocess
 import sys
 
 
@@ -31,6 +35,7 @@ def main():
         sys.exit(1)
     die_at = int(args[args.index("--die-at") + 1]) if "--die-at" in args else 0
     decisions = 0
+    child = None
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg["type"]
@@ -42,11 +47,16 @@ def main():
                 del hello["params"]
             elif "--empty-params" in args:
                 hello["params"] = {}
+            if "--cores" in args:
+                child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
             send(hello)
         elif kind == "match":
             decisions = 0
         elif kind == "decide":
             decisions += 1
+            if decisions == 1 and child is not None:
+                sys.stderr.write(f"cores {sorted(os.sched_getaffinity(0))} child {sorted(os.sched_getaffinity(child.pid))}\n")
+                sys.stderr.flush()
             if decisions == die_at:
                 sys.stderr.write(f"about to fail at decision {decisions}\nValueError: deliberate\n")
                 sys.stderr.flush()

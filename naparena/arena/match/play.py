@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from naparena.arena.match import sandbox
+from naparena.arena.match.cores import sharing_core
 from naparena.arena.match.seats import SeatFault, close_seats, start_seats
 from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
@@ -146,7 +147,9 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
     for bot in remotes.values():
         bot.times = times
     try:
-        return _play_match(job, registry, rules, remotes)
+        with sharing_core([b.channel.proc.pid for b in remotes.values() if b.channel is not None],
+                          confinement.cores):
+            return _play_match(job, registry, rules, remotes)
     finally:
         close_seats(remotes)
 

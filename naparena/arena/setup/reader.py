@@ -21,6 +21,7 @@ from naparena.arena.setup.league import gauntlet_size, league_size
 from naparena.arena.setup.seating import seatings
 from naparena.arena.setup.settings import (
     BOT_KEYS,
+    CORE_MODES,
     FORMAT_KEYS,
     FORMAT_RULE,
     ISOLATION_RULE,
@@ -337,7 +338,7 @@ def _seat_limits(data: Mapping, path: str) -> Confinement:
         return Confinement()
     if not isinstance(table, Mapping):
         raise ConfigError(path, "seats", f"must be a table ([seats]), got {_show(table)}")
-    _check_keys(table, (*SEAT_KEYS, "sandbox"), path, "seats")
+    _check_keys(table, (*SEAT_KEYS, "sandbox", "cores"), path, "seats")
     values: dict[str, Any] = {}
     for key, (kind, ok, rule) in SEAT_KEYS.items():
         if key in table:
@@ -347,6 +348,10 @@ def _seat_limits(data: Mapping, path: str) -> Confinement:
             values[key] = value
     if "sandbox" in table:
         values["sandbox"] = _sandbox(table["sandbox"], path)
+    if "cores" in table:
+        if table["cores"] not in CORE_MODES:
+            raise ConfigError(path, "seats.cores", f'must be "match" or "any", got {_show(table["cores"])}')
+        values["cores"] = table["cores"]
     return Confinement(**values)
 
 

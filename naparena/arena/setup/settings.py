@@ -228,6 +228,9 @@ SEAT_KEYS = {
 }
 
 
+#: [seats] cores: where seat processes run (`arena/match/cores.py` says why "match").
+CORE_MODES = ("match", "any")
+
 #: [seats] sandbox as a word; "bwrap" is what "auto" and "required" resolve to when
 #: bubblewrap works, as the manifest records it (in a file it means "required").
 SANDBOX_MODES = ("auto", "required", "off", "bwrap")
@@ -245,12 +248,16 @@ class Confinement:
     open_files: int = 64           # RLIMIT_NOFILE
     sandbox: str | tuple[str, ...] = "auto"  # a mode, or an argv prefix such as a container runtime
     start_timeout: float = 10.0    # seconds from start to the bot's hello
+    cores: str = "match"           # "match": seats share their match's core; "any": the kernel places them
 
     def as_dict(self) -> dict:
-        return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
-                "open_files": self.open_files,
-                "sandbox": self.sandbox if isinstance(self.sandbox, str) else list(self.sandbox),
-                "start_timeout": self.start_timeout}
+        out = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
+               "open_files": self.open_files,
+               "sandbox": self.sandbox if isinstance(self.sandbox, str) else list(self.sandbox),
+               "start_timeout": self.start_timeout}
+        if self.cores != "match":  # said only where it applies, so other manifests stay as they were
+            out["cores"] = self.cores
+        return out
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Confinement:

@@ -1,0 +1,89 @@
+"""One core per match: a match process and its seat processes share the core it runs on.
+
+A decision is a ping-pong over pipes: the match writes a request and waits, the seat
+wakes, answers and waits. On different cores each wake-up crosses cores (an
+inter-processor interrupt, and in a virtual machine an exit to the hypervisor); on one
+core it is a plain context switch, several times cheaper. Nothing is lost: a match is
+sequential, so its seats never run at the same time as each other or as the match.
+
+Linux only (`sched_setaffinity`); elsewhere, or with one core allowed, nothing changes.
+`[seats] cores = "any"` turns it off, for a bot that runs threads of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+from collections.abc import Iterable, Iterator
+
+
+def _getcpu():
+    try:
+        return ctypes.CDLL(None, use_errno=True).sched_getcpu
+    except (OSError, AttributeError):
+        return None
+
+
+_sched_getcpu = _getcpu()
+
+
+@contextlib.contextmanager
+def sharing_core(pids: Iterable[int], mode: str = "match") -> Iterator[None]:
+    """Within the block, the calling thread and every process of the trees rooted at
+    `pids` (each of its threads) run on the core the thread is on now; the thread's own
+    mask comes back after. The seats are not unpinned: they end with their match."""
+    roots = list(pids)
+    allowed = _allowed()
+    cpu = _sched_getcpu() if _sched_getcpu is not None else -1
+    if mode != "match" or not roots or allowed is None or len(allowed) < 2 or cpu not in allowed:
+        yield
+        return
+    os.sched_setaffinity(0, {cpu})
+    try:
+        for pid in _trees(roots):
+            _pin_process(pid, cpu)
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def _allowed() -> set[int] | None:
+    try:
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return None
+
+
+def _trees(roots: list[int]) -> list[int]:
+    """`roots` and all their descendants, found from each process's parent in /proc (a
+    seat may be bubblewrap's, whose bot is a grandchild; a spare's bot may have forked)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        parent = int(stat[stat.rindex(b")") + 2:].split(None, 2)[1])
+        children.setdefault(parent, []).append(int(name))
+    found, todo = [], list(roots)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, ()))
+    return found
+
+
+def _pin_process(pid: int, cpu: int) -> None:
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for tid in threads:
+        try:
+            os.sched_setaffinity(int(tid), {cpu})
+        except OSError:
+            pass  # exited, or not ours to place: it runs where the kernel puts it

@@ -2,13 +2,15 @@
 
     python benchmarks/seat_bench.py [--round-trips N] [--hands N] [--repeat K]
 
-In one run, interleaved round by round so both see the same machine:
+In one run, interleaved round by round so all see the same machine:
 - raw pipe: the round trip of a minimal JSON echo between two Python processes (the
-  child reads a line, parses it, writes it back);
-- protocol: the median decision round trip of isolated `random` bots in a real match
-  (request sent to whole answer read: the time charged to a bot);
+  child reads a line, parses it, writes it back), placed by the kernel (the reference
+  the throughput issue set) and with both on one core (as a match places its seats);
+- protocol: the decision round trip of isolated `random` bots in a real match (request
+  sent to whole answer read: the time charged to a bot), with `[seats] cores` "match"
+  (the default: the match's core) and "any";
 - hands/s of a tournament of four `random` bots at 1 worker, inline and isolated (the
-  isolated figure includes starting four seat processes per match);
+  isolated figure includes starting four seat processes for the first match);
 - seat-process start-up: spawn to hello, for a Python bot (`naparena.bots.serve`).
 """
 
@@ -54,8 +56,18 @@ name = "classic"
 """
 
 
-def raw_round_trips(n: int) -> list[float]:
-    child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+def raw_round_trips(n: int, one_core: bool = False) -> list[float]:
+    allowed = os.sched_getaffinity(0)
+    if one_core:  # the child inherits the mask: both on the core this process is on
+        from naparena.arena.match.cores import _sched_getcpu
+        os.sched_setaffinity(0, {_sched_getcpu() if _sched_getcpu is not None else min(allowed)})
+    try:
+        child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 bufsize=0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    if one_core:
+        os.sched_setaffinity(0, os.sched_getaffinity(child.pid))
     wfd, rfd, times = child.stdin.fileno(), child.stdout.fileno(), []
     for i in range(n):
         start = time.perf_counter()
@@ -66,25 +78,27 @@ def raw_round_trips(n: int) -> list[float]:
         times.append(time.perf_counter() - start)
     child.stdin.close()
     child.wait()
+    os.sched_setaffinity(0, allowed)
     return times
 
 
-def protocol_round_trips(hands: int) -> list[float]:
+def protocol_round_trips(hands: int, cores: str = "match") -> list[float]:
     from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
     seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands)
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands,
+              confinement={"cores": cores})
     times: list[float] = []
     play_job(job, load_registry(None), times)
     return times
 
 
-def tournament_rate(isolation: str, hands: int) -> float:
+def tournament_rate(isolation: str, hands: int, cores: str = "match") -> float:
     from naparena.arena.session import Session
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.toml"
-        path.write_text(TOURNAMENT.format(hands=hands, isolation=isolation))
+        path.write_text(TOURNAMENT.format(hands=hands, isolation=isolation) + f'[seats]\ncores = "{cores}"\n')
         session = Session.open(path, Path(tmp) / "run", workers=1)
         start = time.perf_counter()
         session.play()
@@ -180,30 +194,39 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--js-hands", type=int, default=100, help="hands of each duplicate match of the JS seat")
     args = parser.parse_args()
-    raw, raw_means, proto, means, p90s, inline, isolated, starts = [], [], [], [], [], [], [], []
+    m: dict[str, list[float]] = {}
     for _ in range(args.repeat):
-        echo = raw_round_trips(args.round_trips)
-        raw.append(statistics.median(echo))
-        raw_means.append(statistics.fmean(echo))
-        trips = sorted(protocol_round_trips(args.hands))
-        proto.append(statistics.median(trips))
-        means.append(statistics.fmean(trips))
-        p90s.append(trips[int(0.9 * len(trips))])
-        inline.append(tournament_rate("inline", args.hands))
-        isolated.append(tournament_rate("process", args.hands))
-        starts += [start_up() for _ in range(5)]
-    print(f"{'measure':<52} {'best':>9}   round by round")
-    lower, higher = min, max
-    row("raw pipe JSON echo, median round trip (µs)", raw, lower, lambda v: f"{v * 1e6:.1f}")
-    row("protocol decision, median round trip (µs)", proto, lower, lambda v: f"{v * 1e6:.1f}")
-    row("protocol / raw pipe, medians", [p / r for p, r in zip(proto, raw)], lower, lambda v: f"{v:.2f}")
-    row("raw pipe JSON echo, mean round trip (µs)", raw_means, lower, lambda v: f"{v * 1e6:.1f}")
-    row("protocol decision, mean round trip (µs)", means, lower, lambda v: f"{v * 1e6:.1f}")
-    row("protocol / raw pipe, means", [p / r for p, r in zip(means, raw_means)], lower, lambda v: f"{v:.2f}")
-    row("protocol decision, 90th percentile (µs)", p90s, lower, lambda v: f"{v * 1e6:.1f}")
-    row("4 random bots, 1 worker, inline (hands/s)", inline, higher, lambda v: f"{v:,.0f}")
-    row("4 random bots, 1 worker, isolated (hands/s)", isolated, higher, lambda v: f"{v:,.0f}")
-    row("isolated / inline", [i / n for i, n in zip(isolated, inline)], higher, lambda v: f"{v:.3f}")
+        for name, trips in (("echo", raw_round_trips(args.round_trips)),
+                            ("echo1", raw_round_trips(args.round_trips, one_core=True)),
+                            ("proto", protocol_round_trips(args.hands)),
+                            ("any", protocol_round_trips(args.hands, "any"))):
+            m.setdefault(name, []).append(statistics.median(trips))
+            m.setdefault(name + " mean", []).append(statistics.fmean(trips))
+        m.setdefault("inline", []).append(tournament_rate("inline", args.hands))
+        m.setdefault("isolated", []).append(tournament_rate("process", args.hands))
+        m.setdefault("isolated any", []).append(tournament_rate("process", args.hands, "any"))
+        m.setdefault("start", []).extend(start_up() for _ in range(5))
+    print(f"{'measure':<56} {'best':>9}   round by round")
+    lower, higher, us, rate = min, max, (lambda v: f"{v * 1e6:.1f}"), (lambda v: f"{v:,.0f}")
+    ratio = lambda a, b: [x / y for x, y in zip(m[a], m[b])]  # noqa: E731
+    for stat in ("", " mean"):
+        word = "mean" if stat else "median"
+        row(f"raw echo, kernel-placed, {word} round trip (µs)", m["echo" + stat], lower, us)
+        row(f"raw echo, one core, {word} round trip (µs)", m["echo1" + stat], lower, us)
+        row(f"protocol, cores=match (default), {word} (µs)", m["proto" + stat], lower, us)
+        row(f"protocol, cores=any, {word} (µs)", m["any" + stat], lower, us)
+        row(f"protocol (default) / raw echo kernel-placed, {word}s", ratio("proto" + stat, "echo" + stat), lower,
+            lambda v: f"{v:.2f}")
+        row(f"protocol (default) / raw echo one core, {word}s", ratio("proto" + stat, "echo1" + stat), lower,
+            lambda v: f"{v:.2f}")
+        row(f"protocol cores=any / raw echo kernel-placed, {word}s", ratio("any" + stat, "echo" + stat), lower,
+            lambda v: f"{v:.2f}")
+    row("4 random bots, 1 worker, inline (hands/s)", m["inline"], higher, rate)
+    row("4 random bots, 1 worker, isolated (hands/s)", m["isolated"], higher, rate)
+    row("4 random bots, 1 worker, isolated, cores=any (hands/s)", m["isolated any"], higher, rate)
+    row("isolated / inline", ratio("isolated", "inline"), higher, lambda v: f"{v:.3f}")
+    row("isolated cores=any / inline", ratio("isolated any", "inline"), higher, lambda v: f"{v:.3f}")
+    starts = m["start"]
     print(f"{'seat-process start-up, spawn to hello (ms)':<52} median {statistics.median(starts) * 1e3:.0f}, "
           f"min {min(starts) * 1e3:.0f}, max {max(starts) * 1e3:.0f} (n={len(starts)})")
     print("best: the least disturbed round of each row (ratios: their own best round, same-run reference)")

@@ -19,6 +19,7 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.cluster import describe_bots, mismatch
+from naparena.arena.match.play import Job
 from naparena.arena.session import Quiet, Session
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.settings import Scheduler
@@ -170,8 +171,8 @@ def test_a_scheduler_and_two_workers_play_the_same_bytes_as_one_local_worker(clu
 
 
 def test_matches_batched_several_to_a_task_play_the_same_bytes(cluster, tmp_path, monkeypatch):
-    """Sized as if each task should last minutes: after the first match measured, every
-    task carries the most matches allowed, and the files are still the reference's."""
+    """Sized as if each task should last minutes: after the first match measured, tasks
+    carry several matches, the last ones one each, and the files are still the reference's."""
     from naparena.arena.executors import cluster as module
     from naparena.arena.session import bots_dir
 
@@ -190,14 +191,14 @@ def test_matches_batched_several_to_a_task_play_the_same_bytes(cluster, tmp_path
         executor.shutdown()
     assert_same_files(snapshot(runner.run_dir.path), expected)
     assert max(sizes) > 1 and sum(sizes) >= runner.matches  # several matches went in one task
-    assert executor.batch == module.MAX_BATCH
+    assert [s for s in sizes if s][-1] == 1  # what was left at the end went out a match at a time
 
 
 def test_a_batch_lasts_about_task_seconds_by_the_matches_measured():
     from naparena.arena.executors.cluster import MAX_BATCH, TASK_SECONDS, ClusterExecutor
 
     executor = ClusterExecutor.__new__(ClusterExecutor)  # only the sizing: no cluster
-    executor.workers, executor._seconds, executor._played = 2, 0.0, 0
+    executor.workers, executor._seconds, executor._played, executor._left = 2, 0.0, 0, None
     assert executor.batch == 1  # nothing measured yet
     executor._seconds, executor._played = TASK_SECONDS / 5 * 10, 10  # a match: a fifth of a task
     assert (executor.batch, executor.window) == (5, 20)
@@ -205,6 +206,28 @@ def test_a_batch_lasts_about_task_seconds_by_the_matches_measured():
     assert (executor.batch, executor.window) == (1, 6)
     executor._seconds = 1e-9
     assert executor.batch == MAX_BATCH
+
+
+def test_the_last_batches_shrink_so_the_workers_finish_together():
+    """With what is left known, a batch is at most half a thread's share of it: 400 short
+    matches on 2 threads go out as batches that only shrink, ending in single matches."""
+    from naparena.arena.executors.cluster import MAX_BATCH, ClusterExecutor
+
+    executor = ClusterExecutor.__new__(ClusterExecutor)
+    executor.workers, executor._seconds, executor._played = 2, 1e-9, 1  # by time alone: MAX_BATCH
+    executor._batch, executor._fn = [], None
+    executor.expect(400)
+    sizes = []
+    executor.flush = lambda: (sizes.append(len(executor._batch)), executor._batch.clear())  # type: ignore[method-assign]
+    for _ in range(400):
+        executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
+    assert sum(sizes) == 400 and sizes[0] == MAX_BATCH
+    assert sizes == sorted(sizes, reverse=True) and sizes[-3:] == [1, 1, 1]
+    # The control: not told what is left, the sizing is by time alone, to the end.
+    executor._left, sizes[:] = None, []
+    for _ in range(400):
+        executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
+    assert set(sizes) == {MAX_BATCH}
 
 
 def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):

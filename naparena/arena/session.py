@@ -326,6 +326,8 @@ class Session:
         # Bounded look-ahead keeps memory flat; a cluster says how far ahead it wants to see.
         workers = getattr(executor, "workers", self.workers)
         flush = getattr(executor, "flush", None)  # a cluster sends its batch of matches when told
+        if hasattr(executor, "expect"):  # and sizes its last batches by what is left
+            executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
         todo = iter(self.specs)
         futures: dict = {}   # future → (spec, crashes, stand-in seats)
         ready: dict[int, dict | None] = {}

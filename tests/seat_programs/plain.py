@@ -55,7 +55,8 @@ def main():
         elif kind == "decide":
             decisions += 1
             if decisions == 1 and child is not None:
-                sys.stderr.write(f"cores {sorted(os.sched_getaffinity(0))} child {sorted(os.sched_getaffinity(child.pid))}\n")
+                own, its = sorted(os.sched_getaffinity(0)), sorted(os.sched_getaffinity(child.pid))
+                sys.stderr.write(f"cores {own} child {its}\n")
                 sys.stderr.flush()
             if decisions == die_at:
                 sys.stderr.write(f"about to fail at decision {decisions}\nValueError: deliberate\n")

@@ -283,6 +283,7 @@ class ClusterExecutor(Executor):
         self._batch: list[tuple[Job, Future]] = []  # submitted, not yet sent
         self._fn = None
         self._seconds, self._played = 0.0, 0  # matches' play time as measured on the workers
+        self._left: int | None = None  # matches the run has yet to submit, once it says (`expect`)
         self._guard = threading.Lock()
         self._closing = False
         self._direct = False
@@ -341,11 +342,22 @@ class ClusterExecutor(Executor):
     def batch(self) -> int:
         """Matches a task plays: enough that a task lasts `TASK_SECONDS` by the matches
         measured so far (one until the first comes back), so the scheduler's and this
-        process's cost per task is spread over several short matches."""
+        process's cost per task is spread over several short matches. Near the end, no
+        more than half a thread's share of what is left (guided self-scheduling): the
+        batches shrink to one match, and the threads finish together instead of one
+        playing a last long batch while the others wait."""
         if not self._played:
             return 1
         seconds = self._seconds / self._played
-        return max(1, min(MAX_BATCH, int(TASK_SECONDS / max(seconds, 1e-6))))
+        size = max(1, min(MAX_BATCH, int(TASK_SECONDS / max(seconds, 1e-6))))
+        if self._left is not None:
+            share = -(-(self._left + len(self._batch)) // (2 * self.workers))
+            size = max(1, min(size, share))
+        return size
+
+    def expect(self, matches: int) -> None:
+        """The run will submit about `matches` more matches (replays aside)."""
+        self._left = matches
 
     @property
     def window(self) -> int:
@@ -360,6 +372,8 @@ class ClusterExecutor(Executor):
         future.set_running_or_notify_cancel()
         self._fn = fn
         self._batch.append((job, future))
+        if self._left is not None:
+            self._left = max(0, self._left - 1)
         if len(self._batch) >= self.batch:
             self.flush()
         return future

@@ -194,6 +194,34 @@ def test_matches_batched_several_to_a_task_play_the_same_bytes(cluster, tmp_path
     assert [s for s in sizes if s][-1] == 1  # what was left at the end went out a match at a time
 
 
+@pytest.mark.parametrize("sees", [True, False])
+def test_a_worker_writes_the_logs_only_where_it_sees_the_run_folder(cluster, tmp_path, monkeypatch, sees):
+    """A worker that finds the run's token (this machine's workers) writes each log itself,
+    and this process writes none; one that does not (as on another machine: here, a
+    token whose nonce differs) sends every log back to be written here. The same bytes."""
+    from naparena.arena.executors import cluster as module
+    from naparena.arena.session import bots_dir
+
+    tournament(tmp_path)
+    expected = reference(tmp_path)
+    runner = Session.open(tmp_path / "t.toml", tmp_path / "dask" / "run", scheduler=str(cluster.file))
+    executor = module.ClusterExecutor(Scheduler.parse(str(cluster.file)), runner.registry,
+                                      [b.name for b in runner.t.bots], bots_dir(runner.t))
+    if not sees:
+        shared = executor._shared
+        monkeypatch.setattr(executor, "_shared", lambda paths: (lambda s: s and (s[0], "another", s[2]))(shared(paths)))
+    written: list[str] = []
+    write = module.write_atomic
+    monkeypatch.setattr(module, "write_atomic", lambda path, data: (written.append(path), write(path, data))[1])
+    try:
+        runner.play(executor=executor)
+    finally:
+        executor.shutdown()
+    assert_same_files(snapshot(runner.run_dir.path), expected)
+    assert len(written) == (0 if sees else runner.matches)
+    assert not list(runner.run_dir.matches.glob(".dask-*"))  # the token goes with the run
+
+
 def test_a_batch_lasts_about_task_seconds_by_the_matches_measured():
     from naparena.arena.executors.cluster import MAX_BATCH, TASK_SECONDS, ClusterExecutor
 

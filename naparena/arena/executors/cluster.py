@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -55,6 +56,8 @@ log = logging.getLogger("naparena")
 
 # Drop-in bot files as they travel: (digest, ((file name, content), ...)).
 DropIns = tuple[str, tuple[tuple[str, bytes], ...]]
+# Where a worker on a shared file system writes a batch's logs: (token file, its nonce, paths).
+Shared = tuple[str, str, list]
 
 
 def require_distributed():
@@ -147,12 +150,13 @@ _pool_here: ForkPool | None = None  # a supervised child per worker thread, for 
 _reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
 
 
-def play_remote(fn, jobs: list[Job], drop_ins: DropIns | None, expected: dict) -> list[tuple]:
+def play_remote(fn, jobs: list[Job], drop_ins: DropIns | None, expected: dict,
+                shared: Shared | None = None) -> list[tuple]:
     """The Dask task: each `fn(job)` of a batch, in this worker's supervised child, in
-    order. One outcome per job: ("ok", summary, log bytes, what the bots logged, seconds
-    it took), ("died", reason, where) when a bot killed or hung its child, ("error",
-    message) when the match failed outside any bot, or ("mismatch", message) when a bot
-    differs here (then for every job of the batch)."""
+    order. One outcome per job: ("ok", summary, log bytes or None if this worker wrote
+    the log itself, what the bots logged, seconds it took), ("died", reason, where) when
+    a bot killed or hung its child, ("error", message) when the match failed outside any
+    bot, or ("mismatch", message) when a bot differs here (then for every job of the batch)."""
     import distributed
 
     worker = distributed.get_worker()
@@ -161,7 +165,8 @@ def play_remote(fn, jobs: list[Job], drop_ins: DropIns | None, expected: dict) -
         return [("mismatch", problem)] * len(jobs)
     bots_dir = _unpack(drop_ins)
     pool = _pool(worker.state.nthreads)
-    jobs = [dataclasses.replace(job, bots_dir=bots_dir, path=None, checkpoint=None) for job in jobs]
+    paths = shared[2] if shared is not None and _sees(shared) else [None] * len(jobs)
+    jobs = [dataclasses.replace(job, bots_dir=bots_dir, path=path, checkpoint=None) for job, path in zip(jobs, paths)]
     futures = [pool.submit(_with_logs, fn, job) for job in jobs]
     return [_outcome(f) for f in futures]
 
@@ -176,19 +181,32 @@ def _outcome(future) -> tuple:
 
 
 def _with_logs(fn, job: Job) -> tuple:
-    """In the child: `fn(job)`, what the bots logged meanwhile, as (logger, level, text),
-    for the parent's run.log (the local pool forwards the same records), and the seconds
-    it took, which size the parent's batches (never written to a log)."""
+    """In the child: `fn(job)` (its summary and log bytes, or only the summary when it
+    wrote the log to `job.path`), what the bots logged meanwhile, as (logger, level,
+    text), for the parent's run.log (the local pool forwards the same records), and the
+    seconds it took, which size the parent's batches (never written to a log)."""
     records: list = []
     handler = _Keep(records)
     root = logging.getLogger()
     root.addHandler(handler)
     start = time.perf_counter()
     try:
-        summary, data = fn(job)
+        played = fn(job)
     finally:
         root.removeHandler(handler)
+    summary, data = played if job.path is None else (played, None)
     return summary, data, records, time.perf_counter() - start
+
+
+def _sees(shared: Shared) -> bool:
+    """Whether this worker sees the parent's run folder: the token file the parent wrote
+    there holds the nonce it sent (a worker on another machine, or in a container without
+    the folder, does not find it, and sends the logs back)."""
+    token, nonce, _ = shared
+    try:
+        return Path(token).read_text() == nonce
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 class _Keep(logging.Handler):
@@ -284,6 +302,7 @@ class ClusterExecutor(Executor):
         self._fn = None
         self._seconds, self._played = 0.0, 0  # matches' play time as measured on the workers
         self._left: int | None = None  # matches the run has yet to submit, once it says (`expect`)
+        self._token: tuple[Path, str] | None = None  # (file, nonce) a worker reads to know it sees our folder
         self._guard = threading.Lock()
         self._closing = False
         self._direct = False
@@ -383,12 +402,32 @@ class ClusterExecutor(Executor):
         if not self._batch:
             return
         batch, self._batch = self._batch, []
-        # Paths of this machine mean nothing on a worker: the drop-ins travel by content.
+        # Paths of this machine mean nothing on a worker: the drop-ins travel by content, and
+        # the logs come back, unless the worker finds the token in the run's folder.
         wire = [dataclasses.replace(job, bots_dir=None, path=None, checkpoint=None) for job, _ in batch]
-        remote = self.client.submit(play_remote, self._fn, wire, self._drop_ins, self._expected, pure=False)
+        shared = self._shared([job.path for job, _ in batch])
+        remote = self.client.submit(play_remote, self._fn, wire, self._drop_ins, self._expected, shared, pure=False)
         with self._guard:
             self._open[remote.key] = (remote, [(future, job.path) for job, future in batch])
         remote.add_done_callback(self._done)
+
+    def _shared(self, paths: list) -> Shared | None:
+        """What lets a worker that sees the run's folder (the same machine, a shared file
+        system) write the logs there itself, as a local worker does, rather than send them
+        through Dask for this process to write: a token file of a random nonce beside them."""
+        if not paths or any(p is None for p in paths):
+            return None
+        if self._token is None:
+            folder = Path(paths[0]).parent
+            nonce = secrets.token_hex(16)
+            token = folder / f".dask-{nonce[:8]}.tmp"  # *.tmp*: a resume's clean-up takes a stray one
+            try:
+                token.write_text(nonce)
+            except OSError:
+                return None
+            self._token = (token, nonce)
+        token, nonce = self._token
+        return str(token), nonce, [str(p) for p in paths]
 
     def _done(self, remote) -> None:
         """In Dask's callback thread: fetch the outcomes, write the logs, settle our futures."""
@@ -414,7 +453,8 @@ class ClusterExecutor(Executor):
         kind = outcome[0]
         if kind == "ok":
             try:
-                write_atomic(path, outcome[2])
+                if outcome[2] is not None:  # else the worker wrote it, in the run's folder
+                    write_atomic(path, outcome[2])
             except OSError as e:
                 future.set_exception(RunError(f"cannot write {path}: {e.strerror}"))
                 return
@@ -462,6 +502,8 @@ class ClusterExecutor(Executor):
         finally:
             if self._cluster is not None:
                 self._cluster.close()
+            if self._token is not None:
+                self._token[0].unlink(missing_ok=True)
 
 
 def _has_bokeh() -> bool:

@@ -131,8 +131,8 @@ name = "classic"
 """
 
 
-def js_match_wall(hands: int, prestart: bool) -> tuple[float, float, int]:
-    """(wall seconds a match, of them waiting for the seat's hello, matches) of a
+def js_match_wall(hands: int, prestart: bool) -> tuple[float, float, float, int]:
+    """(wall seconds a match, of them waiting for the seat's hello: mean and median, matches) of a
     duplicate tournament with the examples/js seat beside three inline bots, played in
     this process (so the wait can be timed); with or without the next match's seat
     process started while one plays."""
@@ -159,7 +159,7 @@ def js_match_wall(hands: int, prestart: bool) -> tuple[float, float, int]:
             start = time.perf_counter()
             session.play()
             wall = time.perf_counter() - start
-            return wall / session.matches, sum(waits) / session.matches, session.matches
+            return wall / session.matches, sum(waits) / session.matches, statistics.median(waits), session.matches
     finally:
         play.PRESTART, play.start_seats = True, start_seats
         del os.environ["NAPARENA_IN_PROCESS"]
@@ -236,15 +236,16 @@ def main() -> None:
 
 def js_rounds(repeat: int, hands: int) -> None:
     """The JS seat's start-up against a duplicate match's wall time, with and without prestart."""
-    cold, warm, cold_wait, warm_wait, node = [], [], [], [], []
+    cold, warm, cold_wait, warm_wait, node, warm_median = [], [], [], [], [], []
     for _ in range(repeat):
         node.append(node_start_up())
-        seconds, wait, matches = js_match_wall(hands, prestart=False)
+        seconds, wait, _, matches = js_match_wall(hands, prestart=False)
         cold.append(seconds)
         cold_wait.append(wait)
-        seconds, wait, matches = js_match_wall(hands, prestart=True)
+        seconds, wait, median, matches = js_match_wall(hands, prestart=True)
         warm.append(seconds)
         warm_wait.append(wait)
+        warm_median.append(median)
     print(f"\nexamples/js beside 3 inline random bots, duplicate, {hands} hands a match, {matches} matches, "
           "1 worker (in this process):")
     ms = lambda v: f"{v * 1e3:.1f}"  # noqa: E731
@@ -253,6 +254,7 @@ def js_rounds(repeat: int, hands: int) -> None:
     row("  of it waiting for the hello (ms)", cold_wait, min, ms)
     row("seat started during the previous match: wall (ms)", warm, min, ms)
     row("  of it waiting for the hello (ms)", warm_wait, min, ms)
+    row("  of it waiting for the hello, median match (ms)", warm_median, min, lambda v: f"{v * 1e3:.2f}")
     row("started ahead / each starting, wall", [w / c for w, c in zip(warm, cold)], min, lambda v: f"{v:.2f}")
 
 

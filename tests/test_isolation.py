@@ -149,6 +149,21 @@ def test_an_isolated_bot_printing_to_stdout_breaks_nothing(tmp_path, monkeypatch
     assert "(chatty) stderr: chatty writes to fd 1" in log
 
 
+def test_a_served_bot_ends_quickly_and_its_atexit_hooks_still_run(tmp_path, monkeypatch):
+    """A served seat skips the interpreter's teardown at shutdown (`serve.exit_now`), but
+    what a bot registered with atexit runs, and its output reaches run.log."""
+    (tmp_path / "t.toml").write_text(
+        f'[tournament]\nname = "bye"\nhands = 3\ntable = 2\nworkers = 2\ntimeout = 30.0\nlog_dir = "logs"\n'
+        f'bots_dir = {json.dumps(str(BOTS_DIR))}\nisolation = "process"\n'
+        '[[bots]]\nname = "farewell"\n[[bots]]\nname = "random"\n[[variants]]\nname = "classic"\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", "t.toml"])
+    assert result.exit_code == 0, result.output
+    log = (next((tmp_path / "logs").iterdir()) / "run.log").read_text()
+    said = [line for line in log.splitlines() if "(farewell) stderr: farewell after" in line]
+    assert len(said) == 2 and all(line.endswith("farewell after 3 hands") for line in said), said
+
+
 def _isolated_job(index: int, seed: int):
     from naparena.arena.match.play import Job
     from naparena.game.rules import make_rules

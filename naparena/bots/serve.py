@@ -9,6 +9,7 @@ describes the messages.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
@@ -164,5 +165,18 @@ def parse_params(text: str) -> dict[str, Any]:
     return params
 
 
+def exit_now(code: int) -> None:
+    """End the process without the interpreter's teardown: freeing every module took a
+    served bot 15 ms at each match's end, four seats a match, on the match's core. The
+    bot's atexit hooks still run and its output is flushed, as at a normal exit."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

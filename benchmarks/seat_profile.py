@@ -23,9 +23,10 @@ def seats(folder: Path, profiled: bool) -> list[dict]:
     out = []
     for i in range(4):
         seat = {"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"}
-        if profiled:
-            seat["command"] = [sys.executable, "-m", "cProfile", "-o", str(folder / f"seat{i}.prof"),
-                               "-m", "naparena.bots.serve", "random"]
+        if profiled:  # serve's main, returning (as a module it ends in os._exit, before cProfile writes)
+            code = ("import cProfile, sys; from naparena.bots.serve import main; "
+                    "cProfile.run('main([\"random\"])', sys.argv[1])")
+            seat["command"] = [sys.executable, "-c", code, str(folder / f"seat{i}.prof")]
         out.append(seat)
     return out
 

@@ -1,6 +1,6 @@
 """Where an isolated match spends its time, on both sides of the pipe (a profile, never a test).
 
-    python benchmarks/seat_profile.py [--hands N] [--top K]
+    python benchmarks/seat_profile.py [--hands N] [--top K] [--cores match|any]
 
 One match of four isolated `random` bots, played by `play_job` under cProfile (the
 match process), while each seat runs `naparena.bots.serve` under cProfile too (the bot's
@@ -44,6 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--cores", choices=["match", "any"], default="match", help="[seats] cores")
     args = parser.parse_args()
     from naparena.arena.match.play import Job, play_job
     from naparena.bots.plugins import load_registry
@@ -55,7 +56,7 @@ def main() -> None:
         job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
                   seats=seats(folder, True), hands=args.hands,
                   # Unsandboxed: each seat's profile is written outside its own folder.
-                  confinement={"sandbox": "off"})
+                  confinement={"sandbox": "off", "cores": args.cores})
         profile = cProfile.Profile()
         profile.enable()
         play_job(job, registry)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +88,57 @@ def test_cores_takes_match_or_any_and_says_so_otherwise(tmp_path):
     with pytest.raises(ConfigError) as e:
         Session.open(path, tmp_path / "run")
     assert "seats.cores" in str(e.value) and '"match" or "any"' in str(e.value)
+
+
+def test_a_match_takes_its_core_and_the_next_matchs_spares_keep_off_it():
+    """`sharing_core` directly: a seat and the child it started share the thread's core;
+    a spare and its child get every other core; the thread's own mask comes back after."""
+    from naparena.arena.match.cores import sharing_core
+
+    start = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+    family = [subprocess.Popen([sys.executable, "-c", start + " time.sleep(60)"]) for _ in range(2)]
+    try:
+        children = [_children_of(p.pid) for p in family]
+        seat, spare = ([p.pid, *kids] for p, kids in zip(family, children))
+        with sharing_core([seat[0]], "match", [spare[0]]):
+            core = os.sched_getaffinity(0)
+            assert len(core) == 1
+            assert all(os.sched_getaffinity(pid) == core for pid in seat)
+            assert all(os.sched_getaffinity(pid) == set(ALLOWED) - core for pid in spare)
+        assert sorted(os.sched_getaffinity(0)) == ALLOWED
+    finally:
+        for p in family:
+            _kill_tree(p)
+
+
+def _children_of(pid: int) -> list[int]:
+    """The child a test process starts first, once it is there."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = [int(name) for name in os.listdir("/proc") if name.isdigit() and _parent(int(name)) == pid]
+        if found:
+            return found
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} started no child")
+
+
+def _parent(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return -1
+    return int(stat[stat.rindex(b")") + 2:].split()[1])
+
+
+def _kill_tree(process: subprocess.Popen) -> None:
+    for pid in _children_of_now(process.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.kill()
+    process.wait()
+
+
+def _children_of_now(pid: int) -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit() and _parent(int(name)) == pid]

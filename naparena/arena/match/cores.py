@@ -29,11 +29,13 @@ _sched_getcpu = _getcpu()
 
 
 @contextlib.contextmanager
-def sharing_core(pids: Iterable[int], mode: str = "match") -> Iterator[None]:
+def sharing_core(pids: Iterable[int], mode: str = "match", elsewhere: Iterable[int] = ()) -> Iterator[None]:
     """Within the block, the calling thread and every process of the trees rooted at
     `pids` (each of its threads) run on the core the thread is on now; the thread's own
-    mask comes back after. The seats are not unpinned: they end with their match."""
-    roots = list(pids)
+    mask comes back after. The seats are not unpinned: they end with their match. The
+    trees rooted at `elsewhere` (the next match's seats, starting up) keep off that core:
+    a taken spare is pinned to its own match's core then."""
+    roots, others = list(pids), list(elsewhere)
     allowed = _allowed()
     cpu = _sched_getcpu() if _sched_getcpu is not None else -1
     if mode != "match" or not roots or allowed is None or len(allowed) < 2 or cpu not in allowed:
@@ -41,8 +43,11 @@ def sharing_core(pids: Iterable[int], mode: str = "match") -> Iterator[None]:
         return
     os.sched_setaffinity(0, {cpu})
     try:
-        for pid in _trees(roots):
-            _pin_process(pid, cpu)
+        children = _children()
+        for pid in _tree(children, roots):
+            _pin_process(pid, {cpu})
+        for pid in _tree(children, others):
+            _pin_process(pid, allowed - {cpu})
         yield
     finally:
         os.sched_setaffinity(0, allowed)
@@ -55,9 +60,9 @@ def _allowed() -> set[int] | None:
         return None
 
 
-def _trees(roots: list[int]) -> list[int]:
-    """`roots` and all their descendants, found from each process's parent in /proc (a
-    seat may be bubblewrap's, whose bot is a grandchild; a spare's bot may have forked)."""
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from each one's parent in /proc (a seat may be
+    bubblewrap's, whose bot is a grandchild; a spare's bot may have forked)."""
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -69,6 +74,11 @@ def _trees(roots: list[int]) -> list[int]:
             continue  # gone meanwhile
         parent = int(stat[stat.rindex(b")") + 2:].split(None, 2)[1])
         children.setdefault(parent, []).append(int(name))
+    return children
+
+
+def _tree(children: dict[int, list[int]], roots: list[int]) -> list[int]:
+    """`roots` and all their descendants."""
     found, todo = [], list(roots)
     while todo:
         pid = todo.pop()
@@ -77,13 +87,13 @@ def _trees(roots: list[int]) -> list[int]:
     return found
 
 
-def _pin_process(pid: int, cpu: int) -> None:
+def _pin_process(pid: int, cpus: set[int]) -> None:
     try:
         threads = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return
     for tid in threads:
         try:
-            os.sched_setaffinity(int(tid), {cpu})
+            os.sched_setaffinity(int(tid), cpus)
         except OSError:
             pass  # exited, or not ours to place: it runs where the kernel puts it

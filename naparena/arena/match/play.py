@@ -31,7 +31,7 @@ import orjson
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.cores import sharing_core
-from naparena.arena.match.seats import SeatFault, close_seats, start_seats
+from naparena.arena.match.seats import SeatFault, close_seats, spare_pids, start_seats
 from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
 from naparena.arena.records.checkpoint import every as checkpoint_every
@@ -148,7 +148,7 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
         bot.times = times
     try:
         with sharing_core([b.channel.proc.pid for b in remotes.values() if b.channel is not None],
-                          confinement.cores):
+                          confinement.cores, spare_pids()):
             return _play_match(job, registry, rules, remotes)
     finally:
         close_seats(remotes)

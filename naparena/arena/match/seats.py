@@ -595,6 +595,13 @@ def prestart(job_seats: list[dict], bots_dir: str | None, confinement: Confineme
     _spares.stock(wanted)
 
 
+def spare_pids() -> list[int]:
+    """The processes of this process's spares (each a seat of a match still to come)."""
+    if _spares.owner != os.getpid():
+        return []
+    return [channel.proc.pid for channels in _spares.ready.values() for channel in channels]
+
+
 def close_spares() -> None:
     """Close every spare of this process (the end of a run played in it)."""
     _spares.close()

@@ -7,7 +7,8 @@ started as their own processes on loopback (`dask scheduler`, `dask worker`), so
 process is only the naparena parent and its CPU time is the parent's alone.
 
 1. Throughput: 384 matches (16 deal sets x 24 seatings) of 500 hands of four `random` bots (classic, duplicate, logs
-   on), on 2 Dask workers and on the local pool of 2, the runs interleaved, best of K.
+   on), on 2 Dask workers and on the local pool of 2, the runs interleaved (which goes first
+   alternating round by round), best of K and each round's ratio.
 2. Per-match overhead: the same matches of one hand each, so that play costs next to nothing:
    wall time and parent CPU time per match, pool and cluster.
 3. Hands/s at 1, 2 and 4 Dask workers (4 oversubscribes two cores: it shows whether the
@@ -113,9 +114,14 @@ def main(repeat: int) -> None:
         run(folder, 10, scheduler=address)  # warm: each worker starts its supervised child once
         pool, dask, pool_small, dask_small = [], [], [], []
         sched_cpu = []
-        for _ in range(repeat):
-            pool.append(run(folder, 500))
-            dask.append(run(folder, 500, scheduler=address))
+        for i in range(repeat):
+            # Which goes first alternates, so a drift in the machine's speed favours neither.
+            if i % 2:
+                dask.append(run(folder, 500, scheduler=address))
+                pool.append(run(folder, 500))
+            else:
+                pool.append(run(folder, 500))
+                dask.append(run(folder, 500, scheduler=address))
             pool_small.append(run(folder, 1))
             before = two.scheduler_cpu()
             dask_small.append(run(folder, 1, scheduler=address))

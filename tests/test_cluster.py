@@ -237,23 +237,23 @@ def test_a_batch_lasts_about_task_seconds_by_the_matches_measured():
 
 
 def test_the_last_batches_shrink_so_the_workers_finish_together():
-    """With what is left known, a batch is at most half a thread's share of it: 400 short
+    """With what is left known, a batch is at most half a thread's share of it: 1,000 short
     matches on 2 threads go out as batches that only shrink, ending in single matches."""
     from naparena.arena.executors.cluster import MAX_BATCH, ClusterExecutor
 
     executor = ClusterExecutor.__new__(ClusterExecutor)
     executor.workers, executor._seconds, executor._played = 2, 1e-9, 1  # by time alone: MAX_BATCH
     executor._batch, executor._fn = [], None
-    executor.expect(400)
+    executor.expect(1000)
     sizes = []
     executor.flush = lambda: (sizes.append(len(executor._batch)), executor._batch.clear())  # type: ignore[method-assign]
-    for _ in range(400):
+    for _ in range(1000):
         executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
-    assert sum(sizes) == 400 and sizes[0] == MAX_BATCH
+    assert sum(sizes) == 1000 and sizes[0] == MAX_BATCH
     assert sizes == sorted(sizes, reverse=True) and sizes[-3:] == [1, 1, 1]
     # The control: not told what is left, the sizing is by time alone, to the end.
     executor._left, sizes[:] = None, []
-    for _ in range(400):
+    for _ in range(1000):
         executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
     assert set(sizes) == {MAX_BATCH}
 

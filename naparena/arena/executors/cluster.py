@@ -48,10 +48,12 @@ from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
 from naparena.errors import PluginError, RunError
 
 INSTALL = "pip install 'naparena[dask]'"
-#: A task's length the batches aim at: the ~10 ms a task costs the scheduler and this
-#: process is then 2% of it. A match longer than this goes alone.
-TASK_SECONDS = 0.5
-MAX_BATCH = 32  # and no more matches than this in one task, so the last tasks end together
+#: A task's length the batches aim at: the few ms a task costs the scheduler, this process
+#: and the gap before a worker's next task are then well under 1% of it (cluster_bench:
+#: Dask / pool 0.85-1.08 round by round at 0.5 s, 0.94-1.04 at 2 s). A match longer than
+#: this goes alone; the last batches of a run shrink (`batch`), so none is left alone.
+TASK_SECONDS = 2.0
+MAX_BATCH = 128  # and no more matches than this in one task
 log = logging.getLogger("naparena")
 
 # Drop-in bot files as they travel: (digest, ((file name, content), ...)).

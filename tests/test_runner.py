@@ -644,7 +644,7 @@ def test_schemas_agree_with_the_code():
     config = manifest["$defs"]["config"]
     assert set(config["properties"]) == (set(SETTINGS) - {"workers", "scheduler"}
                                          | {"bots", "variants", "sprt", "seats"} | set(FORMAT_KEYS))
-    assert set(config["properties"]["seats"]["properties"]) == set(SEAT_KEYS) | {"sandbox"}
+    assert set(config["properties"]["seats"]["properties"]) == set(SEAT_KEYS) | {"sandbox", "cores"}
     assert set(config["properties"]["bots"]["items"]["properties"]) == set(BOT_KEYS)
     assert set(config["properties"]["sprt"]["properties"]) == set(SPRT_KEYS)
     base = config["properties"]["variants"]["items"]["properties"]["base"]

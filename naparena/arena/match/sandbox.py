@@ -197,7 +197,7 @@ class TaskLimit:
         path, self.path = self.path, None
         if path is not None:
             _kill_tasks(path)
-        if path is not None and not _removed(path, tries=50):
+        if path is not None and not _removed(path, tries=500):  # 5 s: hundreds of tasks end slowly on a busy core
             if not _leftover:
                 atexit.register(_remove_leftovers)
             _leftover.append(path)

@@ -337,7 +337,8 @@ class Channel:
         shutil.rmtree(self.home, ignore_errors=True)
 
     def kill(self) -> None:
-        """The whole process group: a bot's own children go with it."""
+        """The whole process group: a bot's own children go with it, and are gone when
+        this returns (within `_GROUP_END` seconds)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -346,11 +347,44 @@ class Channel:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
             pass
+        _await_group_end(self.proc.pid, time.monotonic() + _GROUP_END)
 
     def abandon(self) -> None:
         """Kill now: the seat is broken."""
         self.begin_close(b"")
         self.finish_close(time.monotonic())
+
+
+_GROUP_END = 5.0  # seconds a killed seat's group may take to end
+
+
+def _await_group_end(group: int, deadline: float) -> None:
+    """Wait until no live process is left in process group `group`. A SIGKILL ends a
+    process only when it next runs, and a bot's hundreds of children take a while on a
+    busy core; a zombie waiting for init to reap it counts as gone. The usual seat has no
+    children left, and costs one `killpg(group, 0)`."""
+    while True:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if not _live_in_group(group) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
+
+
+def _live_in_group(group: int) -> bool:
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split(None, 3)
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 class RemoteBot:

@@ -5,6 +5,8 @@ process of it outlives the run."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,8 +27,11 @@ def _run(folder: Path, mode: str) -> tuple[dict, str]:
     config = {
         "tournament": {"name": "forks", "seed": 3, "seeds": 1, "hands": 2, "table": 2, "duplicate": False,
                        "workers": 1, "timeout": 30.0},
+        # A tag naming this test's folder rides along in the forker's argv (it ignores it),
+        # so `_left_behind` finds this test's processes, not a test's running beside it.
         "bots": [{"name": "plain", "alias": "forker",
-                  "command": [sys.executable, str(FORKER), str(WANTED), "--", sys.executable, str(PLAIN)]},
+                  "command": [sys.executable, str(FORKER), str(WANTED), _tag(folder), "--",
+                              sys.executable, str(PLAIN)]},
                  {"name": "random"}],
         "variants": [{"name": "classic"}],
         "seats": {"sandbox": mode, "start_timeout": 60.0},
@@ -42,9 +47,13 @@ def _forked(log: str) -> list[int]:
     return [int(line.split("forked ")[1].split()[0]) for line in log.splitlines() if "forked " in line]
 
 
-def _left_behind() -> list[str]:
+def _tag(folder: Path) -> str:
+    return f"tag:{folder.name}"
+
+
+def _left_behind(folder: Path) -> list[str]:
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in ps.splitlines() if str(FORKER) in line]
+    return [line for line in ps.splitlines() if str(FORKER) in line and _tag(folder) in line.split()]
 
 
 @pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}")
@@ -54,7 +63,7 @@ def test_a_seat_filling_the_process_table_stops_at_its_limit_and_the_run_goes_on
     result, log = _run(tmp_path, "required")
     counts = _forked(log)
     assert counts and all(n < sandbox.SEAT_TASKS for n in counts), counts
-    assert result["matches"] == 2 and not _left_behind()
+    assert result["matches"] == 2 and not _left_behind(tmp_path)
 
 
 def test_unsandboxed_the_same_forks_all_succeed(tmp_path):
@@ -62,4 +71,16 @@ def test_unsandboxed_the_same_forks_all_succeed(tmp_path):
     result, log = _run(tmp_path, "off")
     counts = _forked(log)
     assert counts and all(n == WANTED for n in counts), counts
-    assert result["matches"] == 2 and not _left_behind()
+    assert result["matches"] == 2 and not _left_behind(tmp_path)
+
+
+def test_the_check_for_processes_left_behind_finds_one(tmp_path):
+    """The control for `_left_behind`: a tagged forker's child, left sleeping, is found."""
+    forker = subprocess.Popen([sys.executable, str(FORKER), "1", _tag(tmp_path), "--", "sleep", "30"],
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert forker.stderr is not None and b"forked 1 of 1" in forker.stderr.readline()
+        assert len(_left_behind(tmp_path)) == 1 and not _left_behind(tmp_path / "another")
+    finally:
+        os.killpg(forker.pid, signal.SIGKILL)
+        forker.wait()

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from naparena.arena.match import sandbox
+from naparena.arena.match import sandbox, seats
 from naparena.arena.records.rundir import RUN_LOG
 from naparena.arena.session import Session
+from naparena.arena.setup.settings import Confinement, Isolation
 
 PROGRAMS = Path(__file__).parent / "seat_programs"
 FORKER, PLAIN = PROGRAMS / "forker.py", PROGRAMS / "plain.py"
@@ -52,7 +53,7 @@ def _tag(folder: Path) -> str:
 
 
 def _left_behind(folder: Path) -> list[str]:
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    ps = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     return [line for line in ps.splitlines() if str(FORKER) in line and _tag(folder) in line.split()]
 
 
@@ -72,6 +73,20 @@ def test_unsandboxed_the_same_forks_all_succeed(tmp_path):
     counts = _forked(log)
     assert counts and all(n == WANTED for n in counts), counts
     assert result["matches"] == 2 and not _left_behind(tmp_path)
+
+
+def test_a_worker_forked_where_spares_were_started_closes_its_own(tmp_path):
+    """Spares arm their clean-up at their process's exit, once. A worker forked from a
+    process that had armed it (a run played in-process, as tests do) starts with no
+    finalizers, and must arm its own, or its spare's forks outlive the run."""
+    plain = {"isolation": Isolation.PROCESS, "command": [sys.executable, str(PLAIN)], "alias": "plain"}
+    seats.prestart([plain], None, Confinement(sandbox="off"))
+    try:
+        assert seats._spares.armed and seats.spare_pids(), "this process has armed spares"
+        result, _ = _run(tmp_path, "off")
+        assert result["matches"] == 2 and not _left_behind(tmp_path)
+    finally:
+        seats.close_spares()
 
 
 def test_the_check_for_processes_left_behind_finds_one(tmp_path):

@@ -548,7 +548,8 @@ class _Spares:
     Starting a process (an interpreter, Node) costs 100-300 ms, which a match would wait
     for; a spare pays it while the previous match plays. Each spare serves one match and
     is closed with it, like any seat, so no bot carries memory from one match to the next.
-    Spares belong to the process that started them: a fork's copy is not its own.
+    Spares belong to the process that started them: a fork's copy is not its own, and nor
+    is the clean-up its parent armed (a fork starts with an empty finalizer registry).
     """
 
     def __init__(self) -> None:
@@ -556,16 +557,19 @@ class _Spares:
         self.owner = os.getpid()
         self.armed = False
 
-    def take(self, key: bytes) -> Channel | None:
+    def _mine(self) -> None:
+        """In a fork, start afresh: no spares, and a clean-up still to arm."""
         if self.owner != os.getpid():
-            self.ready, self.owner = {}, os.getpid()
+            self.ready, self.owner, self.armed = {}, os.getpid(), False
+
+    def take(self, key: bytes) -> Channel | None:
+        self._mine()
         waiting = self.ready.get(key)
         return waiting.pop() if waiting else None
 
     def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]]) -> None:
         """Keep, for each key, as many spares as `wanted` says; close the others."""
-        if self.owner != os.getpid():
-            self.ready, self.owner = {}, os.getpid()
+        self._mine()
         for key in list(self.ready):
             if key not in wanted:
                 self._close(self.ready.pop(key))

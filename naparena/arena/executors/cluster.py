@@ -361,20 +361,25 @@ class ClusterExecutor(Executor):
 
     @property
     def batch(self) -> int:
-        """Matches a task plays: enough that a task lasts `TASK_SECONDS` by the matches
-        measured so far (one until the first comes back), so the scheduler's and this
-        process's cost per task is spread over several short matches. Near the end, no
-        more than half a thread's share of what is left (guided self-scheduling): the
-        batches shrink to one match, and the threads finish together instead of one
-        playing a last long batch while the others wait."""
-        if not self._played:
-            return 1
-        seconds = self._seconds / self._played
-        size = max(1, min(MAX_BATCH, int(TASK_SECONDS / max(seconds, 1e-6))))
+        """Matches a task plays: `_timed_batch`, but near the end no more than half a
+        thread's share of what is left (guided self-scheduling): the batches shrink to one
+        match, and the threads finish together instead of one playing a last long batch
+        while the others wait."""
+        size = self._timed_batch
         if self._left is not None:
             share = -(-(self._left + len(self._batch)) // (2 * self.workers))
             size = max(1, min(size, share))
         return size
+
+    @property
+    def _timed_batch(self) -> int:
+        """Enough matches that a task lasts `TASK_SECONDS` by the matches measured so far
+        (one until the first comes back), so the scheduler's and this process's cost per
+        task is spread over several short matches."""
+        if not self._played:
+            return 1
+        seconds = self._seconds / self._played
+        return max(1, min(MAX_BATCH, int(TASK_SECONDS / max(seconds, 1e-6))))
 
     def expect(self, matches: int) -> None:
         """The run will submit about `matches` more matches (replays aside)."""
@@ -382,8 +387,11 @@ class ClusterExecutor(Executor):
 
     @property
     def window(self) -> int:
-        """Matches the run keeps submitted ahead: two batches a thread, so none waits."""
-        return max(2, self.workers * 3, self.workers * self.batch * 2)
+        """Matches the run keeps submitted ahead, counting those done ahead of their turn:
+        a task and the next for each thread, and room for the rest to finish while the
+        oldest task, up to a full batch, still plays. Sized by the full batch, not the
+        shrinking one, so the end's short tasks are not held back behind a long one."""
+        return max(2, self.workers * 3, self.workers * self._timed_batch * 3)
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         if len(args) != 1 or not isinstance(args[0], Job) or kwargs:

@@ -1,6 +1,6 @@
 """A Dask cluster against the local pool on this machine (a benchmark, never a test).
 
-    python benchmarks/cluster_bench.py [--repeat K]
+    python benchmarks/cluster_bench.py [--repeat K] [--pool-against-pool]
 
 Needs the extra (`pip install 'naparena[dask]'`). The scheduler and the workers are
 started as their own processes on loopback (`dask scheduler`, `dask worker`), so this
@@ -13,6 +13,9 @@ process is only the naparena parent and its CPU time is the parent's alone.
    wall time and parent CPU time per match, pool and cluster.
 3. Hands/s at 1, 2 and 4 Dask workers (4 oversubscribes two cores: it shows whether the
    parent, rather than the cores, is what limits the rate).
+
+`--pool-against-pool` is the control for (1): the pool against itself, the same rounds,
+so the round-by-round spread of a ratio that should be 1.00 shows what one round can tell.
 """
 
 from __future__ import annotations
@@ -161,7 +164,23 @@ def main(repeat: int) -> None:
     print(json.dumps({"pool": p, "dask": d}))
 
 
+def pool_against_pool(repeat: int) -> None:
+    """The control: two identical pool runs a round, their ratio round by round."""
+    os.environ["NAPARENA_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        run(folder, 10)
+        rounds = []
+        for _ in range(repeat):
+            first, second = run(folder, 500), run(folder, 500)
+            rounds.append(first["wall"] / second["wall"])  # the second's rate over the first's
+        print(f"pool / pool round by round (384 matches x 500 hands, the first run the reference): "
+              f"{', '.join(f'{r:.2f}' for r in rounds)}; worst {min(rounds):.2f}, best {max(rounds):.2f}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=2)
-    main(parser.parse_args().repeat)
+    parser.add_argument("--pool-against-pool", action="store_true", help="the control: no Dask, the pool twice a round")
+    args = parser.parse_args()
+    pool_against_pool(args.repeat) if args.pool_against_pool else main(args.repeat)

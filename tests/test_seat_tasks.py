@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from naparena.arena.match import sandbox, seats
+from naparena.arena.match import cgroups, sandbox, seats
 from naparena.arena.records.rundir import RUN_LOG
 from naparena.arena.session import Session
 from naparena.arena.setup.settings import Confinement, Isolation
 
 PROGRAMS = Path(__file__).parent / "seat_programs"
 FORKER, PLAIN = PROGRAMS / "forker.py", PROGRAMS / "plain.py"
-WANTED = sandbox.SEAT_TASKS + 60  # more than the limit, few enough for any machine
+WANTED = cgroups.SEAT_TASKS + 60  # more than the limit, few enough for any machine
 
 
 def _run(folder: Path, mode: str) -> tuple[dict, str]:
@@ -58,12 +58,12 @@ def _left_behind(folder: Path) -> list[str]:
 
 
 @pytest.mark.skipif(sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}")
-@pytest.mark.skipif(not sandbox.tasks_limited(), reason="no writable pids cgroup here (naparena needs root "
+@pytest.mark.skipif(not cgroups.tasks_limited(), reason="no writable pids cgroup here (naparena needs root "
                     "and cgroup v1's pids hierarchy to limit a seat's tasks)")
 def test_a_seat_filling_the_process_table_stops_at_its_limit_and_the_run_goes_on(tmp_path):
     result, log = _run(tmp_path, "required")
     counts = _forked(log)
-    assert counts and all(n < sandbox.SEAT_TASKS for n in counts), counts
+    assert counts and all(n < cgroups.SEAT_TASKS for n in counts), counts
     assert result["matches"] == 2 and not _left_behind(tmp_path)
 
 

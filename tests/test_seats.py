@@ -153,7 +153,7 @@ def test_a_seat_failing_its_handshake_faults_its_first_decision(tmp_path, monkey
     saying why, and the fallback plays it from there. The session's preflight would refuse
     this bot before any play (tested with the CLI); here it is a bot that passed it and
     fails later, as a flaky start does, so the preflight is skipped."""
-    monkeypatch.setattr("naparena.arena.session.preflight", lambda t: None)
+    monkeypatch.setattr("naparena.arena.session.preflight", lambda t, files: None)
     data = rogue_config("none")
     data["seats"] = {"start_timeout": start_timeout}
     for bot in data["bots"]:

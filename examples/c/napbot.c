@@ -150,9 +150,24 @@ static void decide(const char *view) {
     answer_raw(start[0], end[0]); /* every other decision: the first legal answer is safe */
 }
 
-int main(void) {
+/* Its default min_suit from napbot.conf beside the program ("min_suit = 4"), if there:
+ * a bot's own data file, which the seat sandbox shows with the bot's folder. */
+static void read_conf(const char *program) {
+    char path[4096];
+    const char *slash = strrchr(program, '/');
+    int folder = slash ? (int)(slash - program) : 1;
+    snprintf(path, sizeof path, "%.*s/napbot.conf", folder, slash ? program : ".");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (fscanf(f, " min_suit = %d", &min_suit) == 1)
+        fprintf(stderr, "napbot-c: min_suit %d from %s\n", min_suit, path);
+    fclose(f);
+}
+
+int main(int argc, char **argv) {
     char *line = NULL;
     size_t size = 0;
+    if (argc > 0) read_conf(argv[0]);
     while (getline(&line, &size, stdin) > 0) {
         const char *type = field(line, "type");
         if (is(type, "hello")) {

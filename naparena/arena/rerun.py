@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from naparena.arena.match.seats import preflight
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, bot_identity, manifest
 from naparena.arena.records.verify import tournament_of
-from naparena.arena.session import Session, registry_for
+from naparena.arena.session import Session, registry_for, shake_hands
 from naparena.arena.setup.reader import check_bots, load_tournament
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
@@ -107,7 +106,7 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
         return found
     try:
         t = check_bots(t, registry)
-        preflight(t)
+        shake_hands(t, registry)
     except ConfigError as e:
         found.unrunnable.append(("", str(e)))
         return found

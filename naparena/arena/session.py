@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
-from naparena.arena.match import sandbox
+from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.play import Job, play_job
 from naparena.arena.match.seats import close_spares, preflight
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
@@ -38,7 +38,7 @@ from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import SANDBOX_MODES, SCHEDULER_RULE, Isolation, Scheduler
-from naparena.arena.setup.tournament import Tournament, with_isolation
+from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
 
@@ -155,7 +155,7 @@ class Session:
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules.as_dict() for v in t.variants}
         # How each bot is run: nothing extra inline; a seat process, and its argv if external.
-        self.processes = {b.alias: _process(t, b, registry) for b in t.bots}
+        self.processes = {b.alias: _process(t, b, registry, str(self.run_dir.path)) for b in t.bots}
         self.losses: dict[int, list] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
@@ -487,19 +487,47 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
     for caveat in caveats(t):
         watcher.caveat(caveat)
     t = check_bots(t, registry)
-    preflight(t)  # external bots: a command that cannot start is a bad file, before any play
+    shake_hands(t, registry)  # external bots: a command that cannot start is a bad file, before any play
     return t, registry
 
 
-def _process(t: Tournament, bot, registry: Registry) -> dict:
+def shake_hands(t: Tournament, registry: Registry) -> None:
+    """`preflight` each external bot as its seats will start: sandboxed, with its own files."""
+    preflight(t, {b.alias: seat_files(t, b, registry) for b in t.bots if b.command is not None}
+              if t.seats.sandbox == sandbox.BWRAP else {})
+
+
+def _process(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> dict:
     if t.isolation_of(bot) is not Isolation.PROCESS:
         return {}
     out: dict[str, Any] = {"isolation": Isolation.PROCESS}
     if bot.command is not None:
         out["command"] = t.command_of(bot)
-    elif t.seats.sandbox == sandbox.BWRAP:  # the bot's own module, bound read-only in its sandbox
-        out["files"] = sandbox.module_files(registry.get(bot.name).cls)
+    if t.seats.sandbox == sandbox.BWRAP:  # its own files shown read-only, the run's places masked
+        files, hidden = seat_files(t, bot, registry, run_dir)
+        out.update(files=files, hidden=hidden)
     return out
+
+
+def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | None = None) -> tuple[list, list]:
+    """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
+    the paths masked from it): its `files` (and a Python bot's module); the run directory,
+    log folder, tournament file and every other bot's own paths."""
+    def own(b: BotSpec) -> list[str]:
+        module = None if b.command is not None or b.name not in registry.bots else \
+            sandbox.module_files(registry.get(b.name).cls)
+        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), module)
+
+    shown = t.files_of(bot) + (own(bot) if bot.command is None else [])
+    others = [p for b in t.bots if b.alias != bot.alias for p in own(b)]
+    try:
+        hidden = bot_files.masks(own(bot), others, [t.path, str(t.log_path.absolute()), run_dir or ""])
+    except bot_files.InsideRunPlace as e:
+        i = t.bots.index(bot) + 1
+        raise ConfigError(t.path, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
+                          f"bot '{bot.alias}' has its own files in {e}, which no seat may see; "
+                          "move the bot, or the run's log folder, elsewhere") from None
+    return shown, list(hidden)
 
 
 def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:

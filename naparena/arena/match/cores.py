@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 
 def _getcpu():
@@ -29,12 +29,15 @@ _sched_getcpu = _getcpu()
 
 
 @contextlib.contextmanager
-def sharing_core(pids: Iterable[int], mode: str = "match", elsewhere: Iterable[int] = ()) -> Iterator[None]:
+def sharing_core(pids: Iterable[int], mode: str = "match", elsewhere: Iterable[int] = (),
+                 holds: Iterable[Callable[[set[int]], None]] = (),
+                 spare_holds: Iterable[Callable[[set[int]], None]] = ()) -> Iterator[None]:
     """Within the block, the calling thread and every process of the trees rooted at
     `pids` (each of its threads) run on the core the thread is on now; the thread's own
     mask comes back after. The seats are not unpinned: they end with their match. The
     trees rooted at `elsewhere` (the next match's seats, starting up) keep off that core:
-    a taken spare is pinned to its own match's core then."""
+    a taken spare is pinned to its own match's core then. `holds` (and `spare_holds`)
+    bind those cores where a seat's cpuset can: the seat cannot widen them itself."""
     roots, others = list(pids), list(elsewhere)
     allowed = _allowed()
     cpu = _sched_getcpu() if _sched_getcpu is not None else -1
@@ -43,6 +46,10 @@ def sharing_core(pids: Iterable[int], mode: str = "match", elsewhere: Iterable[i
         return
     os.sched_setaffinity(0, {cpu})
     try:
+        for hold in holds:  # the cpusets first: a seat's affinity must fit in its cpuset
+            hold({cpu})
+        for hold in spare_holds:
+            hold(allowed - {cpu})
         children = _children()
         for pid in _tree(children, roots):
             _pin_process(pid, {cpu})

@@ -31,7 +31,7 @@ import orjson
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.cores import sharing_core
-from naparena.arena.match.seats import SeatFault, close_seats, spare_pids, start_seats
+from naparena.arena.match.seats import SeatFault, close_seats, spare_holds, spare_pids, start_seats
 from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
 from naparena.arena.records.checkpoint import every as checkpoint_every
@@ -147,8 +147,9 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
     for bot in remotes.values():
         bot.times = times
     try:
-        with sharing_core([b.channel.proc.pid for b in remotes.values() if b.channel is not None],
-                          confinement.cores, spare_pids()):
+        channels = [b.channel for b in remotes.values() if b.channel is not None]
+        with sharing_core([c.proc.pid for c in channels], confinement.cores, spare_pids(),
+                          [c.pin for c in channels], spare_holds()):
             return _play_match(job, registry, rules, remotes)
     finally:
         close_seats(remotes)

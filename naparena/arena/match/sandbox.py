@@ -9,17 +9,14 @@ or the network, and every process it starts dies with it (its PID namespace ends
 
 from __future__ import annotations
 
-import atexit
 import functools
-import itertools
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from naparena.arena.match.bot_files import SYSTEM, in_system
 from naparena.errors import RunError
 
 #: What `auto` and `required` resolve to, as the manifest records it.
@@ -29,8 +26,6 @@ UNGUARDED = ("seat processes run unsandboxed: a bot can read the run directory (
              "deals), the tournament file and other bots' files, reach the network, signal other "
              "processes and leave processes behind")
 
-# The system, read-only: what interpreters and compiled bots need to start.
-_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
         "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/ssl/certs")
 
@@ -76,28 +71,61 @@ def require() -> None:
         raise RunError(f"this worker cannot sandbox seat processes: {why}; {INSTALL_HINT}")
 
 
+#: Where a sandboxed seat's stdout is, inside: a FIFO only the bot holds open, so a bot
+#: that closes its stdout is seen at once (bubblewrap keeps the pipes it was given open).
+SEAT_STDOUT = "/run/seat/stdout"
+
+
 def wrap(argv: list[str], home: str | None, files: tuple[str, ...] | list[str],
-         dirs: tuple[str, ...] | list[str] = ()) -> list[str]:
+         dirs: tuple[str, ...] | list[str] = (), hidden: tuple[str, ...] | list[str] = (),
+         disk_mb: int = 0, stdout: str | None = None) -> list[str]:
     """`argv` inside bubblewrap: the system read-only, `files` read-only at their own
-    paths, `dirs` empty (a folder the command names but must not see into), `home` (if
-    given) the only writable directory and the working directory."""
+    paths, `dirs` empty (a folder the command names but must not see into), `hidden`
+    masked wherever the mounts would show them, `home` (if given) a private writable
+    folder and the working directory. Home, /tmp and /dev/shm are in-memory folders of at
+    most `disk_mb` MB each (no cap at 0); `stdout`, a FIFO, becomes the bot's stdout."""
+    size = ["--size", str(disk_mb << 20)] if disk_mb else []
     out = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--hostname", "seat"]
-    for path in _SYSTEM:
+    for path in SYSTEM:
         if os.path.islink(path):
             out += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             out += ["--ro-bind", path, path]
     for path in _ETC:
         out += ["--ro-bind-try", path, path]
-    out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    out += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
     for path in dirs:
         out += ["--dir", path]
-    for path in dict.fromkeys(files):
-        out += ["--ro-bind", path, path]
+    shown = _outermost(files)
+    for path in shown:
+        out += ["--symlink", os.readlink(path), path] if os.path.islink(path) else ["--ro-bind", path, path]
+    for path in _masked(hidden, shown):
+        out += ["--tmpfs", path, "--remount-ro", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     if home is not None:
-        out += ["--bind", home, home, "--chdir", home]
-    return out + ["--"] + argv
+        out += [*size, "--tmpfs", home, "--chdir", home]
+    if stdout is not None:
+        out += ["--ro-bind", stdout, SEAT_STDOUT, "--", "/bin/sh", "-c", f'exec "$@" >{SEAT_STDOUT}', "seat"]
+    else:
+        out.append("--")
+    return out + argv
+
+
+def _outermost(paths: tuple[str, ...] | list[str]) -> list[str]:
+    """Each path once, a folder before what lies in it, and none inside a folder already
+    shown (a symlink there is already a symlink)."""
+    out: list[str] = []
+    for path in sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p)):
+        if not any(path.startswith(folder.rstrip("/") + "/") for folder in out):
+            out.append(path)
+    return out
+
+
+def _masked(hidden: tuple[str, ...] | list[str], shown: list[str]) -> list[str]:
+    """The hidden paths the mounts would show (inside a shown folder), outermost first."""
+    inside = [p for p in dict.fromkeys(hidden)
+              if os.path.exists(p) and any(p.startswith(f.rstrip("/") + "/") for f in shown)]
+    return _outermost(inside)
 
 
 def module_files(cls: type) -> list[str]:
@@ -119,116 +147,4 @@ def python_files() -> list[str]:
     never the checkout it may sit in (a checkout holds logs/ beside it)."""
     package = str(Path(__file__).resolve().parents[2])
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    return [p for p in sorted(prefixes) if not _in_system(p)] + [package]
-
-
-def command_files(argv: list[str]) -> list[str]:
-    """An external command's own files: the program found on PATH when it lies outside the
-    system directories, and every argument that names an existing file or folder, each
-    bound alone (a script's folder is not bound: it may hold the tournament file)."""
-    found = []
-    program = shutil.which(argv[0]) if argv else None
-    if program and not _in_system(program):
-        found.append(os.path.abspath(program))
-    found += [os.path.abspath(a) for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
-    return found
-
-
-def _in_system(path: str) -> bool:
-    real = os.path.realpath(path)
-    return any(real == d or real.startswith(d + "/") for d in ("/usr", "/bin", "/lib", "/lib64"))
-
-
-# --- how many tasks a seat may run --------------------------------------------------
-
-#: The most tasks (processes and threads) one sandboxed seat runs at once, where this
-#: machine lets naparena make a pids cgroup (root, with cgroup v1's pids hierarchy): a
-#: fork bomb stops there instead of filling the machine's process table.
-SEAT_TASKS = 256
-_PIDS = "/sys/fs/cgroup/pids"
-_numbers = itertools.count()
-_leftover: list[str] = []  # cgroups still busy when their seat ended: removed at exit
-
-
-@functools.lru_cache(maxsize=1)
-def tasks_limited() -> bool:
-    """Whether seats get a pids cgroup here (a writable v1 pids hierarchy)."""
-    return os.path.isfile(os.path.join(_PIDS, "cgroup.procs")) and os.access(_PIDS, os.W_OK)
-
-
-class TaskLimit:
-    """One seat process's own pids cgroup, joined between fork and exec; nothing where
-    `tasks_limited()` is false or the cgroup cannot be made (the seat still starts)."""
-
-    def __init__(self) -> None:
-        self.path: str | None = None
-        self.fd: int | None = None
-        if not tasks_limited():
-            return
-        _leftover[:] = [p for p in _leftover if not _removed(p, tries=1)]  # emptied since
-        path = os.path.join(_PIDS, f"naparena-{os.getpid()}-{next(_numbers)}")
-        try:
-            os.mkdir(path)
-            self.path = path
-            with open(os.path.join(path, "pids.max"), "w") as f:
-                f.write(str(SEAT_TASKS))
-            self.fd = os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY)
-        except OSError:
-            self.release()
-
-    def join(self) -> None:
-        """In the child, before exec: only a write, nothing that could take a lock."""
-        if self.fd is not None:
-            try:
-                os.write(self.fd, b"%d" % os.getpid())
-            except OSError:
-                pass
-
-    def started(self) -> None:
-        """In the parent, once the child runs."""
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-    def release(self) -> None:
-        """Remove the cgroup once its tasks are gone (the seat's PID namespace ends them
-        just after its first process dies); a moment later at the run's exit if not yet."""
-        self.started()
-        path, self.path = self.path, None
-        if path is not None:
-            _kill_tasks(path)
-        if path is not None and not _removed(path, tries=500):  # 5 s: hundreds of tasks end slowly on a busy core
-            if not _leftover:
-                atexit.register(_remove_leftovers)
-            _leftover.append(path)
-
-
-def _kill_tasks(path: str) -> None:
-    """Any task still in the seat's cgroup (its namespace's end is asynchronous): all ours."""
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as f:
-            pids = [int(line) for line in f if line.strip()]
-    except (OSError, ValueError):
-        return
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def _removed(path: str, tries: int) -> bool:
-    for _ in range(tries):
-        try:
-            os.rmdir(path)
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            time.sleep(0.01)
-    return False
-
-
-def _remove_leftovers() -> None:
-    for path in _leftover:
-        _removed(path, tries=100)
+    return [p for p in sorted(prefixes) if not in_system(p)] + [package]

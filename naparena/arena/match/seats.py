@@ -22,6 +22,7 @@ import logging
 import math
 import multiprocessing.util
 import os
+import re
 import resource
 import select
 import shutil
@@ -30,11 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
 
 from naparena.arena.match import sandbox
+from naparena.arena.match.bot_files import footprint, in_system
+from naparena.arena.match.cgroups import SeatGroups
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
@@ -51,8 +55,9 @@ FLUSH_HINT = ("does the bot flush its stdout after each line? (jq needs --unbuff
               "Python print(..., flush=True), C fflush(stdout))")
 
 
-#: What a sandboxed seat sees of its own files besides its command's: (files, dirs).
-Mounts = tuple[tuple[str, ...], tuple[str, ...]]
+#: What a sandboxed seat sees besides its command's footprint: (files shown, folders
+#: shown empty, paths masked wherever the rest would show them).
+Mounts = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 
 class SeatFault(Exception):
@@ -90,17 +95,19 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     return env
 
 
-def _rlimits(c: Confinement, tasks: sandbox.TaskLimit | None = None):
-    """The child's limits, set between fork and exec (and its pids cgroup joined). Only
-    setrlimit and a write run there: nothing that could take a lock another thread of the
-    match holds."""
+def _rlimits(c: Confinement, groups: SeatGroups | None = None):
+    """The child's limits, set between fork and exec (and its cgroups joined). Only
+    setrlimit and writes run there: nothing that could take a lock another thread of the
+    match holds. Memory is bounded per process only where the seat has no memory cgroup."""
     wanted = [(resource.RLIMIT_CORE, 0)]
-    if c.memory_mb:
+    if c.memory_mb and not (groups is not None and groups.bounds_memory):
         wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
     if c.cpu_seconds:
         wanted.append((resource.RLIMIT_CPU, c.cpu_seconds))
     if c.open_files:
         wanted.append((resource.RLIMIT_NOFILE, c.open_files))
+    if c.disk_mb:
+        wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20))
     hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
     limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
     prctl = _prctl()
@@ -110,8 +117,8 @@ def _rlimits(c: Confinement, tasks: sandbox.TaskLimit | None = None):
             resource.setrlimit(kind, (value, value))
         if prctl is not None:  # a worker killed outright takes its seats with it
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if tasks is not None:
-            tasks.join()
+        if groups is not None:
+            groups.join()
     return apply
 
 
@@ -129,28 +136,44 @@ def _prctl():
         return None
 
 
+def sandboxed(confinement: Confinement) -> bool:
+    """Whether seats under `confinement` run in bubblewrap (auto/required resolved here
+    when no run resolved them)."""
+    mode = confinement.sandbox
+    if isinstance(mode, tuple) or mode == "off":
+        return False
+    return mode == sandbox.BWRAP or sandbox.resolve(mode)[0] == sandbox.BWRAP
+
+
+def seat_view(argv: list[str], python: bool, mounts: Mounts) -> tuple[list[str], list[str]]:
+    """(argv as the sandbox starts it, the paths it shows read-only) for a seat: a Python
+    seat's interpreter and naparena beside its own files; an external bot's footprint."""
+    files = mounts[0]
+    if python:
+        return argv, [*sandbox.python_files(), *files]
+    found = footprint(tuple(argv), tuple(files))
+    return list(found.argv), found.paths
+
+
 def confined_argv(argv: list[str], confinement: Confinement, python: bool, home: str,
-                  files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()) -> list[str]:
-    """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own `files`
-    (and empty `dirs` it names), behind an argv prefix, or as it is."""
+                  mounts: Mounts = ((), (), ()), stdout: str | None = None) -> list[str]:
+    """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own files
+    (`mounts`: files shown, folders shown empty, paths masked), behind an argv prefix, or
+    as it is."""
     mode = confinement.sandbox
     if isinstance(mode, tuple):
         return list(mode) + argv
-    if mode == "off":
+    if not sandboxed(confinement):
         return argv
-    if mode != sandbox.BWRAP:  # auto or required, not resolved by a run: resolve here
-        mode, _ = sandbox.resolve(mode)
-        if mode != sandbox.BWRAP:
-            return argv
-    own = [*sandbox.python_files(), *files] if python else [*files, *sandbox.command_files(argv)]
-    return sandbox.wrap(argv, home, own, dirs)
+    argv, shown = seat_view(argv, python, mounts)
+    return sandbox.wrap(argv, home, shown, mounts[1], mounts[2], confinement.disk_mb, stdout)
 
 
 class Channel:
     """The pipes to one seat process: writes and line reads that never wait past a deadline."""
 
     def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
-                 files: tuple[str, ...] | list[str] = (), dirs: tuple[str, ...] | list[str] = ()):
+                 mounts: Mounts = ((), (), ())):
         self.tag = tag
         self.home = tempfile.mkdtemp(prefix="naparena-seat-")
         self.buf = bytearray()
@@ -158,35 +181,55 @@ class Channel:
         self.stderr_seen = 0  # bytes the seat wrote to stderr
         self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-        argv = confined_argv(argv, confinement, python, self.home, files, dirs)
-        mode = confinement.sandbox
-        self.sandboxed = isinstance(mode, str) and mode != "off" and argv[0] == "bwrap"
-        self.tasks = sandbox.TaskLimit() if self.sandboxed else None
+        self.memory_mb = confinement.memory_mb
+        self.sandboxed = sandboxed(confinement)
+        # Sandboxed, the bot's stdout is a FIFO here that only the bot holds: its end is seen at once.
+        fifo = os.path.join(self.home, "stdout") if self.sandboxed else None
+        if fifo is not None:
+            os.mkfifo(fifo, 0o600)
+            self.rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
+        self.shown = seat_view(argv, python, mounts)[1] if self.sandboxed else []
+        self.hidden = mounts[2]
+        argv = confined_argv(argv, confinement, python, self.home, mounts, fifo)
+        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
-                start_new_session=True, preexec_fn=_rlimits(confinement, self.tasks), close_fds=True, bufsize=0)
+                start_new_session=True, preexec_fn=_rlimits(confinement, self.groups), close_fds=True, bufsize=0)
         except OSError as e:
-            if self.tasks is not None:
-                self.tasks.release()
+            if self.groups is not None:
+                self.groups.release()
+            if fifo is not None:
+                os.close(self.rfd)
             shutil.rmtree(self.home, ignore_errors=True)
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
-        assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
-        if self.tasks is not None:
-            self.tasks.started()
-        self.pipes = (stdin, stdout, stderr)
-        self.wfd, self.rfd, self.efd = stdin.fileno(), stdout.fileno(), stderr.fileno()
+        assert stdin is not None and stderr is not None  # both are pipes
+        if self.groups is not None:
+            self.groups.started()
+        if stdout is not None:
+            self.rfd = stdout.fileno()
+        self.files = [f for f in (stdin, stdout, stderr) if f is not None]
+        self.wfd, self.efd = stdin.fileno(), stderr.fileno()
         for fd in (self.wfd, self.rfd, self.efd):
             os.set_blocking(fd, False)
         self.readable = select.poll()
         self.readable.register(self.rfd, select.POLLIN)
         self.readable.register(self.efd, select.POLLIN)
+        self.oom = self.groups.oom if self.groups is not None else None
+        if self.oom is not None:
+            self.readable.register(self.oom, select.POLLIN)
         self.writable = select.poll()
         self.writable.register(self.wfd, select.POLLOUT)
         self.closed = False
+
+    def pin(self, cpus: set[int]) -> None:
+        """Hold the seat to `cpus` where its cpuset makes that binding (else advisory)."""
+        if self.groups is not None:
+            self.groups.pin(cpus)
 
     # --- one exchange ----------------------------------------------------------------
 
@@ -224,6 +267,8 @@ class Channel:
                 if fd == self.efd:
                     self._drain_stderr()
                     continue
+                if fd == self.oom:
+                    self._out_of_memory()
                 chunk = self._read(self.rfd)
                 if chunk is None:
                     continue
@@ -281,8 +326,20 @@ class Channel:
             self._keep_stderr(chunk)
         self._log_stderr(final=True)
 
+    def _out_of_memory(self) -> None:
+        """The kernel found the seat over its memory cgroup's limit: it ends here."""
+        if self.groups is not None and self.groups.out_of_memory():
+            raise _Broken(self.memory_reason)
+
+    @property
+    def memory_reason(self) -> str:
+        return (f"crash: the seat went over memory_mb = {self.memory_mb} (all its processes "
+                "and in-memory folders together)")
+
     def _exit_reason(self) -> str:
         """Why the pipe closed: the process's exit, if it comes within a moment."""
+        if self.groups is not None and self.groups.out_of_memory():
+            return self.memory_reason
         try:
             code = self.proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
@@ -308,7 +365,7 @@ class Channel:
         except OSError:
             pass  # full, or already gone: it is killed below
         try:
-            self.pipes[0].close()
+            self.files[0].close()
         except OSError:
             pass
 
@@ -328,12 +385,14 @@ class Channel:
                 elif not self._read(self.rfd):
                     self.readable.unregister(self.rfd)
         self.kill()
-        if self.tasks is not None:
-            self.tasks.release()
+        if self.groups is not None:
+            self.groups.release()
         if stderr_open:
             self._drain_rest()
-        for f in self.pipes[1:]:
+        for f in self.files[1:]:
             f.close()
+        if len(self.files) == 2:  # the stdout FIFO, opened here
+            os.close(self.rfd)
         shutil.rmtree(self.home, ignore_errors=True)
 
     def kill(self) -> None:
@@ -406,6 +465,7 @@ class RemoteBot:
         self.broken = broken          # why the seat cannot play, told at its next decision
         self.dead = False             # played by the fallback from now on
         self.fallbacks = 0            # decisions the fallback made (not the bot's)
+        self.asked = 0                # decisions sent to the process
         self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
         self.late = f"time-out: no answer within {timeout:g} s"
         self.times: list[float] | None = None  # per-decision round trips, when measured
@@ -420,6 +480,7 @@ class RemoteBot:
             raise SeatFault(self.broken, self)
         channel = self.channel
         assert channel is not None, "a seat without a channel is broken"
+        self.asked += 1
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
         start = time.monotonic()
@@ -432,6 +493,7 @@ class RemoteBot:
                 self.times.append(time.monotonic() - start)
             answer, error = protocol.read_answer(line)
         except _Broken as e:
+            self._hint(e.reason, channel)
             self._die()
             raise SeatFault(self.late if e.reason == "time-out" else e.reason, self) from None
         except ProtocolError as e:
@@ -443,6 +505,16 @@ class RemoteBot:
 
     bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _decide
     peep_exchange = floater_discard = trumps = _decide
+
+    def _hint(self, reason: str, channel: Channel) -> None:
+        """A sandboxed seat that broke at its first decision: say in run.log if the
+        sandbox hid what it needed."""
+        if self.asked > 1 or not channel.sandboxed:
+            return
+        channel._drain_rest()
+        hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden)
+        if hint is not None:
+            log.warning("%s: %s", channel.tag, hint)
 
     def give_up(self, reason: str) -> SeatFault:
         """End the seat without asking it, as a logged time-out did (`verify --rerun`)."""
@@ -517,14 +589,14 @@ def seat_argv(seat: dict, bots_dir: str | None) -> tuple[list[str], bool]:
 
 
 def seat_mounts(seat: dict, bots_dir: str | None) -> Mounts:
-    """What a sandboxed seat sees of its own files besides its command's: (files, dirs).
+    """What a sandboxed seat sees besides its command's footprint: (files, dirs, hidden).
     A Python bot looks for drop-ins in bots_dir: there, it finds only its own file."""
     dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.get("command") else ()
-    return tuple(seat.get("files", ())), dirs
+    return tuple(seat.get("files", ())), dirs, tuple(seat.get("hidden", ()))
 
 
 def _greeted(argv: list[str], python: bool, params: dict, confinement: Confinement,
-             tag: str, mounts: Mounts = ((), ())) -> tuple[Channel | None, str | None]:
+             tag: str, mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
     """A seat process sent its hello, unread: a spare `prestart` started, or a new one;
     or (None, why it could not start)."""
     spare = _spares.take(_spare_key(argv, python, params, confinement, mounts))
@@ -601,10 +673,10 @@ class _Spares:
 
 
 def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement,
-           tag: str = "spare seat", mounts: Mounts = ((), ())) -> tuple[Channel | None, str | None]:
+           tag: str = "spare seat", mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
     """A new seat process, sent its hello; or (None, why it could not start)."""
     try:
-        channel = Channel(argv, confinement, python=python, tag=tag, files=mounts[0], dirs=mounts[1])
+        channel = Channel(argv, confinement, python=python, tag=tag, mounts=mounts)
     except _Broken as e:
         return None, e.reason
     try:
@@ -640,6 +712,13 @@ def spare_pids() -> list[int]:
     return [channel.proc.pid for channels in _spares.ready.values() for channel in channels]
 
 
+def spare_holds() -> list:
+    """The spares' `Channel.pin`s: they keep off the core of the match now playing."""
+    if _spares.owner != os.getpid():
+        return []
+    return [channel.pin for channels in _spares.ready.values() for channel in channels]
+
+
 def close_spares() -> None:
     """Close every spare of this process (the end of a run played in it)."""
     _spares.close()
@@ -670,11 +749,13 @@ def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
         channel.finish_close(deadline)
 
 
-def probe(argv: list[str], params: dict, confinement: Confinement, python: bool = False) -> dict:
+def probe(argv: list[str], params: dict, confinement: Confinement, python: bool = False,
+          mounts: Mounts = ((), (), ())) -> dict:
     """Start a bot, shake hands, shut it down: its hello, or `ProtocolError` saying why
-    not, with the last lines of the bot's stderr (a syntax error, a wrong path)."""
+    not, with what the sandbox hid from it (if that is why) and the last lines of the
+    bot's stderr (a syntax error, a wrong path)."""
     try:
-        channel = Channel(argv, confinement, python, tag="probe")
+        channel = Channel(argv, confinement, python, tag="probe", mounts=mounts)
     except _Broken as e:
         raise ProtocolError(e.reason.removeprefix("crash: ")) from None
     reason = ""
@@ -692,7 +773,37 @@ def probe(argv: list[str], params: dict, confinement: Confinement, python: bool 
     finally:
         channel.begin_close(protocol.SHUTDOWN)
         channel.finish_close(time.monotonic() + 1.0)
-    raise ProtocolError(reason + with_stderr(channel.stderr_tail))
+    hint = sandbox_hint(reason, channel.stderr_tail, seat_view(argv, python, mounts)[1], mounts[2]) \
+        if channel.sandboxed else None
+    raise ProtocolError(reason + (f"\n  {hint}" if hint else "") + with_stderr(channel.stderr_tail))
+
+
+_PATH = re.compile(r"""(/[^\s:'"`,;()\[\]<>]+)""")
+
+
+def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: Iterable[str] = ()) -> str | None:
+    """One line when a sandboxed seat failed for want of a file: a path its stderr names
+    that exists on this machine but not in its sandbox, or exit status 126/127 (a program
+    it could not run); None when neither is the case."""
+    masked = [h.rstrip("/") for h in hidden]
+    inside = [p.rstrip("/") for p in shown]
+
+    def hidden_here(path: str) -> bool:
+        if any(path == m or path.startswith(m + "/") for m in masked):
+            return True
+        return not (in_system(path) or any(path == p or path.startswith(p + "/") for p in inside))
+
+    for line in stderr:
+        for path in _PATH.findall(line):
+            path = path.rstrip(".")
+            if os.path.exists(path) and hidden_here(path):
+                return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
+                        f'files = ["{path}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+    code = re.search(r"exited with code (\d+)", reason)
+    if code and code.group(1) in ("126", "127"):
+        return (f"exit code {code.group(1)} in the seat sandbox: a program or library the bot runs is not "
+                'in it; name it in files = [...] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+    return None
 
 
 def with_stderr(lines) -> str:
@@ -702,14 +813,16 @@ def with_stderr(lines) -> str:
     return "\n  the bot's stderr ended with:\n" + "\n".join(f"    {line}" for line in lines)
 
 
-def preflight(t) -> None:
+def preflight(t, files: dict[str, tuple[list[str], list[str]]]) -> None:
     """Shake hands with every external bot of tournament `t` before any play, so a wrong
-    command or a parameter the bot refuses is a bad tournament file, not a run of faults."""
+    command or a parameter the bot refuses is a bad tournament file, not a run of faults.
+    `files`: per alias, the paths its sandbox shows and masks (none unsandboxed)."""
     for i, bot in enumerate(t.bots, 1):
         if bot.command is None:
             continue
+        shown, hidden = files.get(bot.alias, ([], []))
         try:
-            probe(t.command_of(bot), bot.params, t.seats)
+            probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(shown), (), tuple(hidden)))
         except ProtocolError as e:
             key = f"bots[{i}].params" if str(e).startswith(PARAM_REFUSED) else f"bots[{i}].command"
             raise ConfigError(t.path, key, f"bot '{bot.alias}' failed its handshake: {e}") from None

@@ -279,7 +279,7 @@ def tournament_of(config: dict):
     settings = {k: s.parse(config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
                 for k, s in SETTINGS.items()}
     bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]), tuple(b["command"]) if "command" in b else None,
-                         Isolation(b["isolation"]) if "isolation" in b else None)
+                         Isolation(b["isolation"]) if "isolation" in b else None, tuple(b.get("files", ())))
                  for b in config["bots"])
     variants = []
     for v in config["variants"]:

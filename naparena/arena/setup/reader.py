@@ -302,8 +302,24 @@ def _bots(data: Mapping, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, 
         command, isolation = _bot_process(entry, path, where)
         if command is not None and not NAME.fullmatch(name):
             raise ConfigError(path, f"{where}.name", f"{NAME_RULE}, got {_show(name)}")
-        bots.append(BotSpec(name, alias, dict(params), command, isolation))
+        bots.append(BotSpec(name, alias, dict(params), command, isolation, _bot_files(entry, path, where)))
     return tuple(bots)
+
+
+def _bot_files(entry: Mapping, path: str, where: str) -> tuple[str, ...]:
+    """An entry's `files`: paths its seat sandbox shows read-only, each existing,
+    relative to the tournament file (or absolute)."""
+    if "files" not in entry:
+        return ()
+    value = entry["files"]
+    if not isinstance(value, list) or not all(isinstance(a, str) and a for a in value):
+        raise ConfigError(path, f"{where}.files", "must be an array of paths (files or folders) relative to "
+                          f'this file, e.g. ["weights.bin", "data/"], got {_show(value)}')
+    base = Path(path).parent
+    for i, name in enumerate(value):
+        if not (base / name).exists():
+            raise ConfigError(path, f"{where}.files[{i}]", f"{name} does not exist (looked for {base / name})")
+    return tuple(value)
 
 
 def _bot_process(entry: Mapping, path: str, where: str) -> tuple[tuple[str, ...] | None, Isolation | None]:

@@ -31,7 +31,7 @@ NAME_RULE = ("must be a short name of letters, digits and . _ + -"
 
 TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
 SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
-BOT_KEYS = ("name", "alias", "params", "command", "isolation")
+BOT_KEYS = ("name", "alias", "params", "command", "isolation", "files")
 REQUIRED = object()
 
 
@@ -224,9 +224,13 @@ SEAT_KEYS = {
     "memory_mb": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
     "cpu_seconds": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
     "open_files": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
+    "disk_mb": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
     "start_timeout": (float, lambda v: v > 0, "must be more than 0"),
 }
 
+
+#: [seats] disk_mb's default: far above what a bot's scratch files need.
+DISK_MB = 256
 
 #: [seats] cores: where seat processes run (`arena/match/cores.py` says why "match").
 CORE_MODES = ("match", "any")
@@ -243,12 +247,13 @@ class Confinement:
     """How seat processes are started: rlimits, the sandbox (a mode of `SANDBOX_MODES` or
     an argv prefix), the start-up limit. Plain data, so it travels in a `Job` as `as_dict()`."""
 
-    memory_mb: int = 2048          # address space (RLIMIT_AS); 0 = no limit
+    memory_mb: int = 2048          # the seat's memory (its cgroup; else each process's RLIMIT_AS); 0 = no limit
     cpu_seconds: int = 0           # CPU time of the whole match (RLIMIT_CPU); 0 = no limit
     open_files: int = 64           # RLIMIT_NOFILE
     sandbox: str | tuple[str, ...] = "auto"  # a mode, or an argv prefix such as a container runtime
     start_timeout: float = 10.0    # seconds from start to the bot's hello
     cores: str = "match"           # "match": seats share their match's core; "any": the kernel places them
+    disk_mb: int = DISK_MB         # each private folder's size (sandboxed) and any one file's; 0 = no limit
 
     def as_dict(self) -> dict:
         out = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
@@ -257,6 +262,8 @@ class Confinement:
                "start_timeout": self.start_timeout}
         if self.cores != "match":  # said only where it applies, so other manifests stay as they were
             out["cores"] = self.cores
+        if self.disk_mb != DISK_MB:
+            out["disk_mb"] = self.disk_mb
         return out
 
     @classmethod

@@ -24,6 +24,7 @@ class BotSpec:
     params: dict
     command: tuple[str, ...] | None = None
     isolation: Isolation | None = None
+    files: tuple[str, ...] = ()   # more paths its seat sandbox shows, as written in the file
 
     def as_dict(self) -> dict:
         out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
@@ -31,6 +32,8 @@ class BotSpec:
             out["command"] = list(self.command)
         if self.isolation is not None:
             out["isolation"] = self.isolation.value
+        if self.files:
+            out["files"] = list(self.files)
         return out
 
 
@@ -133,6 +136,11 @@ class Tournament:
         base = Path(self.path).parent
         # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
         return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
+
+    def files_of(self, bot: BotSpec) -> list[str]:
+        """The paths `files = [...]` names for `bot`, made absolute."""
+        base = Path(self.path).parent
+        return [os.path.abspath(base / name) for name in bot.files]
 
     def command_hash(self, bot: BotSpec) -> str:
         """sha256 of the files an external bot's command names (as written, with contents)."""

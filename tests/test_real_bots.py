@@ -1,0 +1,323 @@
+"""Bots as their authors write them play under the default seat sandbox: a second file
+beside the program, a virtual environment, a shim on PATH, node_modules, a compiled bot's
+data file, a weights file named in `files`. And the sandbox's limits are the seat's:
+memory of all its processes, its folders' size, its core. Each test has a control that
+shows what it checks can fail: the mount rule before this change (only the files the argv
+names), or `sandbox = "off"`, where the limits were per process.
+
+Real processes, 2 workers, the default sandbox (bubblewrap), as a run is played."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from naparena.arena.match import bot_files, cgroups, sandbox
+from naparena.arena.records.rundir import MATCHES, STANDINGS
+from naparena.arena.session import Session
+from naparena.errors import ConfigError
+
+OWNER = Path(__file__).parent / "seat_programs" / "owner.py"
+NO_BWRAP = sandbox.unavailable()
+pytestmark = pytest.mark.skipif(NO_BWRAP is not None, reason=f"no seat sandbox here: {NO_BWRAP}")
+CC = shutil.which("cc") or shutil.which("gcc")
+
+
+def play(folder: Path, bot: dict, mode: str = "auto", seats: dict | None = None, others: list | None = None,
+         log_dir: str = "logs") -> tuple[Path, list[dict]]:
+    """Play `bot` against `random` on 2 workers from a tournament file in `folder`; the run
+    and the bot's `OWNER` reports, in the order run.log has them."""
+    config = {
+        "tournament": {"name": "owners", "seed": 3, "seeds": 2, "hands": 2, "table": 2,
+                       "workers": 2, "timeout": 30.0, "log_dir": log_dir},
+        "seats": {"sandbox": mode, **(seats or {})},
+        "bots": [{"alias": "owner", **bot}, *(others or []), {"name": "random"}],
+        "variants": [{"name": "classic"}]}
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / "tournament.toml"
+    file.write_text(tomli_w.dumps(config))
+    run = folder / log_dir / "run"
+    Session.open(file, run, workers=2).play()
+    assert (run / STANDINGS).exists()
+    lines = (run / "run.log").read_text().splitlines()
+    return run, [json.loads(line.split("OWNER ", 1)[1]) for line in lines if "(owner) stderr: OWNER " in line]
+
+
+def faults(run: Path, alias: str = "owner") -> list[str]:
+    """Every fault reason charged to `alias`; and no other seat faulted, chips conserved."""
+    found = []
+    for path in sorted((run / MATCHES).glob("*.json")):
+        log = json.loads(path.read_bytes())
+        for hand in log["hands"]:
+            assert sum(hand["chips"]) + hand["kitty"] == 0 or sum(hand["chips"]) == 0, hand
+            for _, seat, _, reason in hand.get("faults", ()):
+                assert log["bots"][seat]["alias"] == alias, (seat, reason)
+                found.append(reason)
+    return found
+
+
+@pytest.fixture
+def old_rule(monkeypatch):
+    """The mount rule before this change: only the files the argv names, no folder, no
+    runtime followed; each test's control."""
+    def argv_files_only(argv, files=()):
+        named = [a for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
+        program = shutil.which(argv[0])
+        if program and not bot_files.in_system(program):
+            named.append(os.path.abspath(program))
+        return bot_files.Footprint(tuple(argv), tuple((p, "named") for p in named))
+    monkeypatch.setattr("naparena.arena.match.seats.footprint", argv_files_only)
+
+
+# --- a bot's own files -------------------------------------------------------------------
+
+JQ_BOT = '''if .type == "hello" then {type: "hello", protocol: 1, name: "jq-bot", params: {}}
+elif .type == "decide" then {type: "answer", answer: .view.legal[0]}
+else empty end
+'''
+
+
+def jq_bot(folder: Path) -> dict:
+    (folder / "jq-bot").mkdir(parents=True)
+    (folder / "jq-bot" / "bot.jq").write_text(JQ_BOT)
+    (folder / "jq-bot" / "napbot.sh").write_text('exec jq --unbuffered -c -f "$(dirname "$0")/bot.jq"\n')
+    return {"name": "jq-bot", "command": ["sh", "jq-bot/napbot.sh"]}
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="no jq (Debian: apt install jq)")
+def test_a_shell_bot_reads_the_file_beside_it(tmp_path):
+    run, _ = play(tmp_path, jq_bot(tmp_path))
+    assert faults(run) == []
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="no jq (Debian: apt install jq)")
+def test_control_argv_files_alone_turn_the_shell_bot_away_saying_why(tmp_path, old_rule):
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, jq_bot(tmp_path))
+    said = str(e.value)
+    assert "failed its handshake" in said and "bot.jq" in said
+    assert f"the seat sandbox hides {tmp_path / 'jq-bot' / 'bot.jq'}" in said and 'files = ["' in said
+
+
+def test_a_bot_reads_a_weights_file_named_in_files(tmp_path):
+    """Outside its folder, a weights file is hidden (the control) until `files` names it."""
+    home = tmp_path / "author"  # the bot reads ../weights/w.txt from its own folder
+    (home / "bot").mkdir(parents=True)
+    shutil.copy(OWNER, home / "bot" / "owner.py")
+    (home / "weights").mkdir()
+    (home / "weights" / "w.txt").write_text("0.25 0.75\n")
+    bot = {"name": "owner", "command": [sys.executable, str(home / "bot" / "owner.py"), "--report", "../weights/w.txt"]}
+    _, hidden = play(tmp_path / "without", bot)
+    assert hidden and all(r["../weights/w.txt"] == "OSError: No such file or directory" for r in hidden)
+    _, shown = play(tmp_path / "with", {**bot, "files": ["../author/weights/w.txt"]})
+    assert shown and all(r["../weights/w.txt"] == "0.25 0.75" for r in shown)
+
+
+# --- the interpreter the author meant ---------------------------------------------------------
+
+def own_venv(folder: Path) -> Path:
+    """A virtual environment with a package (`napfact`) that only it has."""
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "napfact").mkdir()
+    (site / "napfact" / "__init__.py").write_text('VERSION = "4.2.1"\n')
+    (folder / "bot").mkdir(exist_ok=True)
+    shutil.copy(OWNER, folder / "bot" / "owner.py")
+    return venv
+
+
+def test_a_venv_bot_runs_its_own_interpreter_and_packages_sandboxed_as_unsandboxed(tmp_path):
+    venv = own_venv(tmp_path)
+    bot = {"name": "owner", "command": [str(venv / "bin" / "python"), str(tmp_path / "bot" / "owner.py"), "--report"]}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0]
+    assert boxed[0]["napfact"] == "4.2.1" and boxed[0]["prefix"] == str(venv)
+    assert boxed[0]["executable"] == str(venv / "bin" / "python")
+
+
+def test_control_a_venv_bot_without_its_environment_cannot_start(tmp_path, old_rule):
+    venv = own_venv(tmp_path)
+    bot = {"name": "owner", "command": [str(venv / "bin" / "python"), str(tmp_path / "bot" / "owner.py"), "--report"]}
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "boxed", bot)
+    assert "exit code 127 in the seat sandbox" in str(e.value)
+
+
+def shim(folder: Path, venv: Path) -> str:
+    """A shim on PATH (as version managers and wrappers make) that execs the venv's python."""
+    bin_dir = folder / "shims"
+    bin_dir.mkdir()
+    (bin_dir / "botpython").write_text(f'#!/bin/sh\nexec "{venv}/bin/python" "$@"\n')
+    (bin_dir / "botpython").chmod(0o755)
+    return str(bin_dir)
+
+
+def test_a_bot_started_through_a_shim_on_path_runs_the_interpreter_it_execs(tmp_path, monkeypatch):
+    venv = own_venv(tmp_path)
+    monkeypatch.setenv("PATH", shim(tmp_path, venv) + os.pathsep + os.environ["PATH"])
+    bot = {"name": "owner", "command": ["botpython", str(tmp_path / "bot" / "owner.py"), "--report"]}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["napfact"] == "4.2.1"
+
+
+def test_control_the_shim_unfollowed_fails_its_handshake(tmp_path, monkeypatch, old_rule):
+    venv = own_venv(tmp_path)
+    monkeypatch.setenv("PATH", shim(tmp_path, venv) + os.pathsep + os.environ["PATH"])
+    bot = {"name": "owner", "command": ["botpython", str(tmp_path / "bot" / "owner.py"), "--report"]}
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "boxed", bot)
+    assert "exit code 127" in str(e.value) or "the seat sandbox hides" in str(e.value)
+
+
+NODE_BOT = '''const napfact = require("napfact");
+const rl = require("readline").createInterface({input: process.stdin});
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.type === "hello") {
+    process.stderr.write("OWNER " + JSON.stringify({napfact: napfact.VERSION}) + "\\n");
+    process.stdout.write(JSON.stringify({type: "hello", protocol: 1, name: "node-bot", params: {}}) + "\\n");
+  } else if (msg.type === "decide") {
+    process.stdout.write(JSON.stringify({type: "answer", answer: msg.view.legal[0]}) + "\\n");
+  } else if (msg.type === "shutdown") { process.exit(0); }
+});
+'''
+
+
+def node_bot(folder: Path) -> dict:
+    """A Node bot whose package sits in node_modules a folder above its own (Node looks upwards)."""
+    package = folder / "node_modules" / "napfact"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "napfact", "version": "4.2.1", "main": "index.js"}')
+    (package / "index.js").write_text('module.exports = {VERSION: "4.2.1"};\n')
+    (folder / "bots" / "node-bot").mkdir(parents=True)
+    (folder / "bots" / "node-bot" / "bot.js").write_text(NODE_BOT)
+    return {"name": "node-bot", "command": ["node", "bots/node-bot/bot.js"]}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_a_node_bot_finds_its_node_modules(tmp_path):
+    run, said = play(tmp_path, node_bot(tmp_path))
+    assert faults(run) == [] and said and said[0] == {"napfact": "4.2.1"}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node")
+def test_control_node_modules_hidden_fail_the_handshake(tmp_path, old_rule):
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, node_bot(tmp_path))
+    assert "MODULE_NOT_FOUND" in str(e.value)
+
+
+def c_bot(folder: Path) -> dict:
+    """The C example built in its own folder, with its napbot.conf beside it."""
+    source = Path(__file__).resolve().parent.parent / "examples" / "c" / "napbot.c"
+    (folder / "c").mkdir(parents=True)
+    subprocess.run([CC, "-O2", "-o", str(folder / "c" / "napbot"), str(source)], check=True)
+    (folder / "c" / "napbot.conf").write_text("min_suit = 4\n")
+    return {"name": "napbot-c", "command": ["c/napbot"]}
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_the_c_example_reads_its_data_file(tmp_path, monkeypatch, rule):
+    if rule == "before":
+        monkeypatch.setattr("naparena.arena.match.seats.footprint", lambda argv, files=(): bot_files.Footprint(
+            tuple(argv), ((argv[0], "named"),)))
+    run, _ = play(tmp_path, c_bot(tmp_path))
+    read = [line for line in (run / "run.log").read_text().splitlines() if "napbot-c: min_suit 4 from" in line]
+    assert faults(run) == []
+    assert (len(read) > 0) == (rule == "now")
+
+
+# --- the run's places stay hidden -------------------------------------------------------------
+
+def test_a_bot_whose_folder_holds_the_run_and_tournament_file_sees_neither(tmp_path):
+    """The tournament file, the log folder and another bot's folder inside the bot's own
+    folder are masked; unsandboxed (the control) the same reads succeed."""
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    (tmp_path / "other").mkdir()
+    shutil.copy(OWNER, tmp_path / "other" / "owner.py")
+    (tmp_path / "other" / "secret.txt").write_text("theirs\n")
+    reads = ["@tournament.toml", "@other/secret.txt", "@logs/run/manifest.json"]
+    bot = {"name": "owner", "command": [sys.executable, "owner.py", "--report", *reads]}
+    other = {"name": "other", "command": [sys.executable, "other/owner.py"]}
+    _, boxed = play(tmp_path, bot, others=[other])
+    assert boxed and all(r[name].startswith("OSError") or r[name] == "" for r in boxed for name in reads), boxed
+    shutil.rmtree(tmp_path / "logs")
+    _, off = play(tmp_path, bot, mode="off", others=[other])
+    assert off and all(r["@other/secret.txt"] == "theirs" and r["@logs/run/manifest.json"] == "{" for r in off)
+    assert all(r["@tournament.toml"] and not r["@tournament.toml"].startswith("OSError") for r in off)
+
+
+# --- a seat's limits are the seat's ------------------------------------------------------------
+
+needs_memory_cgroup = pytest.mark.skipif("memory" not in cgroups.available(),
+                                         reason="no writable memory cgroup here (root and cgroup v1 needed)")
+
+
+@needs_memory_cgroup
+def test_three_children_together_past_memory_mb_fault_their_seat_alone(tmp_path):
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    bot = {"name": "owner", "command": [sys.executable, "owner.py", "--children", "3", "150"]}
+    run, said = play(tmp_path, bot, seats={"memory_mb": 300})
+    reasons = faults(run)
+    assert reasons and all(r.startswith("crash: the seat went over memory_mb = 300") for r in reasons)
+    assert not said, "no seat got all three children's memory"
+
+
+@needs_memory_cgroup
+def test_control_per_process_limits_let_three_children_hold_more(tmp_path):
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    bot = {"name": "owner", "command": [sys.executable, "owner.py", "--children", "3", "150"]}
+    run, said = play(tmp_path, bot, mode="off", seats={"memory_mb": 300})
+    assert faults(run) == [] and said and all(r["children"] == ["held"] * 3 for r in said)
+
+
+@pytest.mark.parametrize("folder", ["home", "/tmp", "/dev/shm"])
+def test_a_seat_filling_a_folder_past_disk_mb_is_stopped_and_faulted(tmp_path, folder):
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    bot = {"name": "owner", "command": [sys.executable, "owner.py", "--fill", folder, "24"]}
+    run, said = play(tmp_path, bot, seats={"disk_mb": 8})
+    reasons = faults(run)
+    assert reasons and all(r.startswith("crash") for r in reasons) and not said
+    assert "No space left on device" in (run / "run.log").read_text()
+
+
+def test_control_unsandboxed_the_home_takes_the_same_files(tmp_path):
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    bot = {"name": "owner", "command": [sys.executable, "owner.py", "--fill", "home", "24"]}
+    run, said = play(tmp_path, bot, mode="off", seats={"disk_mb": 8})
+    assert faults(run) == [] and said and all(r == {"filled": 24} for r in said)
+
+
+needs_cpuset = pytest.mark.skipif("cpuset" not in cgroups.available() or len(os.sched_getaffinity(0)) < 2,
+                                  reason="no writable cpuset cgroup here, or one core")
+
+
+@needs_cpuset
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_seat_cannot_widen_its_affinity_off_the_match_core(tmp_path, mode):
+    """Sandboxed, the seat's cpuset holds it to its match's core; unsandboxed (the control)
+    the same call widens it."""
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    run, said = play(tmp_path, {"name": "owner", "command": [sys.executable, "owner.py", "--widen"]}, mode=mode)
+    cores = [r["cores"] for r in said if "cores" in r]
+    assert cores and all(n == (1 if mode == "auto" else len(os.sched_getaffinity(0))) for n in cores), said
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_closed_stdout_is_a_crash_at_once_in_every_mode(tmp_path, mode):
+    """Not a time-out (the decision's limit is 30 s; the bot sleeps 60 after closing)."""
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    run, _ = play(tmp_path, {"name": "owner", "command": [sys.executable, "owner.py", "--close-stdout"]}, mode=mode)
+    reasons = faults(run)
+    assert reasons and all(r.startswith("crash") for r in reasons), reasons

@@ -674,14 +674,15 @@ def check(
     isolation: Isolation = typer.Option(Isolation.INLINE, "--isolation",
                                         help="check a Python bot inline or as a seat process"),
     params: str | None = typer.Option(None, "--params", help="the bot's parameters as a JSON object"),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="show the traceback of a plug-in that failed"),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="show what a sandboxed seat sees, and the traceback of a plug-in that failed"),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
 ) -> None:
     """Pre-flight a bot through every named variant at every table size it allows (2 to 7 \
 seats); exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
-    from naparena.tools.check import check_bot, checked_entry
+    from naparena.tools.check import check_bot, checked_entry, seat_sees
     registry = load_registry(bots_dir)
     how: dict[str, Any] = {"isolation": isolation, "params": parse_params(params) if params else None}
     if bot is None:
@@ -696,6 +697,12 @@ seats); exit 1 if it misbehaved."""
     how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
+    if verbose and how["confinement"].sandbox == "bwrap" and ("command" in how or how["isolation"] == "process"):
+        err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False)
+        for path, why in seat_sees(registry, bot, how.get("command"), how.get("files") or []):
+            err.print(f"  {path}  ({why})", highlight=False, markup=False)
+        err.print("  and a private in-memory home, /tmp and /dev/shm "
+                  f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False)
     results = check_bot(registry, bot, hands=hands, timeout=timeout,
                         progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
                                                                     highlight=False, markup=False), **how)

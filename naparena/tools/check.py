@@ -20,6 +20,7 @@ import orjson
 
 from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match import sandbox
+from naparena.arena.match.bot_files import footprint
 from naparena.arena.match.play import Job, Seat, Supervisor, play_job
 from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
 from naparena.arena.records.logs import fault_kind
@@ -84,7 +85,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
               timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
               isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
-              progress=None) -> list[VariantCheck]:
+              progress=None, files: list[str] | None = None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults
     and decision times per variant. `progress(done, total, variant)` is called after
     each variant.
@@ -97,11 +98,11 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     if command is not None or isolation == Isolation.PROCESS:
         confinement = confinement or Confinement()
         if command is not None:
-            _shake_hands(name, params or {}, command, confinement)
+            _shake_hands(name, params or {}, command, confinement, files or [])
         names, results = variants or list(VARIANTS), []
         for n, variant in enumerate(names, 1):
             results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
-                                          confinement))
+                                          confinement, files or []))
             if progress:
                 progress(n, len(names), variant)
         return results
@@ -154,31 +155,32 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor, 
     return report
 
 
-def _shake_hands(name: str, params: dict, command: list[str], confinement: Confinement) -> None:
+def _shake_hands(name: str, params: dict, command: list[str], confinement: Confinement, files: list[str]) -> None:
     """One handshake before any play: an external bot that cannot start fails once, not
     at every variant and table size (each would wait out `start_timeout`)."""
     try:
-        probe(command, params, confinement)
+        probe(command, params, confinement, mounts=(tuple(files), (), ()))
     except ProtocolError as e:
         raise HandshakeError(f"{name} failed its handshake: {e}") from None
 
 
-def _check_process(registry, name, params, variant, hands, timeout, command, confinement) -> VariantCheck:
+def _check_process(registry, name, params, variant, hands, timeout, command, confinement, files) -> VariantCheck:
     """One variant through real matches at every table size it allows, the bot a seat
     process in seat 0 (one process a match, as in a tournament)."""
     report = VariantCheck(variant, tuple(table_sizes(variant)))
     for players in report.players:
         _check_process_table(registry, name, params, variant, players, hands, timeout, command,
-                             confinement, report)
+                             confinement, report, files)
     return report
 
 
 def _check_process_table(registry, name, params, variant, players, hands, timeout, command, confinement,
-                         report: VariantCheck) -> None:
+                         report: VariantCheck, files: list[str]) -> None:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
-           **({"command": command} if command else {"files": _own_files(registry, name)})}
+           "files": files + ([] if command else _own_files(registry, name)),
+           **({"command": command} if command else {})}
     others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
               timing=Timing(timeout), confinement=confinement.as_dict())
@@ -265,4 +267,13 @@ def checked_entry(file: str | Path, name: str) -> dict[str, Any]:
     if entry is None:
         raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
     return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats,
-            **({"command": t.command_of(entry)} if entry.command is not None else {})}
+            "files": t.files_of(entry), **({"command": t.command_of(entry)} if entry.command is not None else {})}
+
+
+def seat_sees(registry, name: str, command: list[str] | None, files: list[str]) -> list[tuple[str, str]]:
+    """What a sandboxed seat of the bot is shown read-only besides the system: (path, why)."""
+    if command is not None:
+        return list(footprint(tuple(command), tuple(files)).mounts)
+    own = [(p, "the bot's module") for p in _own_files(registry, name)]
+    return [(p, "the interpreter and naparena") for p in sandbox.python_files()] + own + \
+        [(p, "files = [...]") for p in files]

@@ -321,3 +321,19 @@ def test_a_closed_stdout_is_a_crash_at_once_in_every_mode(tmp_path, mode):
     run, _ = play(tmp_path, {"name": "owner", "command": [sys.executable, "owner.py", "--close-stdout"]}, mode=mode)
     reasons = faults(run)
     assert reasons and all(r.startswith("crash") for r in reasons), reasons
+
+
+def _pyenv_shim() -> bool:
+    found = shutil.which("python3")
+    return found is not None and bot_files._PYENV.search(bot_files._script(found) or "") is not None
+
+
+@pytest.mark.skipif(not _pyenv_shim(), reason="python3 on PATH is not a pyenv shim here")
+def test_python3_through_a_pyenv_shim_runs_the_version_it_names(tmp_path):
+    """`python3` as pyenv's shim: sandboxed, the interpreter pyenv would run (before this
+    change, exit 127: the shim's pyenv was not in the sandbox)."""
+    shutil.copy(OWNER, tmp_path / "owner.py")
+    bot = {"name": "owner", "command": ["python3", str(tmp_path / "owner.py"), "--report"]}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0]

@@ -1,6 +1,7 @@
 """What the seat sandbox costs (a benchmark, never a test).
 
     python benchmarks/sandbox_bench.py [--starts N] [--hands N] [--repeat K]
+    python benchmarks/sandbox_bench.py --against OLD_CHECKOUT [--starts N] [--repeat K]
 
 Round by round, interleaved so both modes see the same machine, for an isolated Python
 bot (`random`, served by `naparena.bots.serve`):
@@ -8,14 +9,23 @@ bot (`random`, served by `naparena.bots.serve`):
 - the decision round trip (request sent to whole answer read) in a real match of four
   isolated `random` bots, median and mean, in each mode.
 Each row gives every round and the best; the ratio rows divide within one round.
+
+With `--against`, the sandboxed start-up of an external bot (a Python script run by this
+interpreter: its folder, its environment and the cgroups made for it) in this checkout
+against another checkout of naparena (an earlier commit: `git worktree add DIR COMMIT`),
+each measured in its own process, the two alternating round by round.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 MODES = ("off", "bwrap")
 
@@ -30,6 +40,40 @@ def start_up(mode: str) -> float:
     assert bots[0].broken is None, bots[0].broken
     close_seats(bots)
     return took
+
+
+PLAIN = str(Path(__file__).resolve().parent.parent / "tests" / "seat_programs" / "plain.py")
+
+
+def external_start_up() -> float:
+    """Spawn to hello of an external Python bot, sandboxed (with what this checkout mounts)."""
+    from naparena.arena.match.seats import close_seats, start_seats
+    from naparena.arena.setup.settings import Confinement
+    seat = {"alias": "p", "name": "plain", "params": {}, "seed": 1, "isolation": "process",
+            "command": [sys.executable, PLAIN]}
+    start = time.perf_counter()
+    bots = start_seats([seat], None, 1.0, Confinement(sandbox="bwrap"), "bench")
+    took = time.perf_counter() - start
+    assert bots[0].broken is None, bots[0].broken
+    close_seats(bots)
+    return took
+
+
+def against(old: str, starts: int, repeat: int) -> None:
+    """This checkout's external start-up against `old`'s, round by round, alternating."""
+    here = str(Path(__file__).resolve().parent.parent)
+    taken: dict[str, list[float]] = {"new": [], "old": []}
+    for _ in range(repeat):
+        for name, tree in (("old", old), ("new", here)):
+            done = subprocess.run([sys.executable, __file__, "--measure-starts", str(starts)], check=True,
+                                  capture_output=True, text=True, env={**os.environ, "PYTHONPATH": tree})
+            taken[name].append(statistics.median(json.loads(done.stdout)))
+    def ms(v: float) -> str:
+        return f"{v * 1e3:.1f}"
+
+    row("external start-up, old mounts (ms, median)", taken["old"], ms)
+    row("external start-up, new mounts (ms, median)", taken["new"], ms)
+    ratio("start-up new / old", taken["new"], taken["old"])
 
 
 def round_trips(mode: str, hands: int) -> list[float]:
@@ -61,10 +105,18 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=10, help="start-ups per mode and round")
     parser.add_argument("--hands", type=int, default=500, help="hands of the round-trip match")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--against", metavar="OLD_CHECKOUT", help="compare external start-ups with this checkout's")
+    parser.add_argument("--measure-starts", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     why = sandbox.unavailable()
     if why:
         sys.exit(f"sandbox_bench: {why}; {sandbox.INSTALL_HINT}")
+    if args.measure_starts:
+        print(json.dumps([external_start_up() for _ in range(args.measure_starts)]))
+        return
+    if args.against:
+        against(args.against, args.starts, args.repeat)
+        return
     starts: dict[str, list[float]] = {m: [] for m in MODES}
     medians: dict[str, list[float]] = {m: [] for m in MODES}
     means: dict[str, list[float]] = {m: [] for m in MODES}

@@ -1,10 +1,12 @@
 """The seat sandbox: bubblewrap (`bwrap`) namespaces around every seat process.
 
 A sandboxed seat has its own user, mount, PID, IPC, network, UTS and cgroup namespaces;
-it sees the system directories read-only, its own files read-only, and one private
-writable directory (fresh for every match) as its home, temporary and working directory.
-It cannot see the run directory, the tournament file, other bots' files, other processes
-or the network, and every process it starts dies with it (its PID namespace ends).
+it sees the system directories read-only, its own files read-only (`bot_files` finds
+them: its folder, its runtime, its `files`), and private in-memory folders of a bounded
+size (fresh for every match) as its home, working directory, /tmp and /dev/shm. It
+cannot see the run directory, the tournament file, other bots' files (masked even inside
+its own folder), other processes or the network, and every process it starts dies with
+it (its PID namespace ends). Its cgroups (`cgroups.py`) bound it as a whole.
 """
 
 from __future__ import annotations

@@ -513,12 +513,19 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | N
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
     the paths masked from it): its `files` (and a Python bot's module); the run directory,
     log folder, tournament file and every other bot's own paths."""
-    def own(b: BotSpec) -> list[str]:
-        module = None if b.command is not None or b.name not in registry.bots else \
-            sandbox.module_files(registry.get(b.name).cls)
-        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), module)
+    drop_ins = str(t.bots_path.resolve())
 
-    shown = t.files_of(bot) + (own(bot) if bot.command is None else [])
+    def module(b: BotSpec) -> list[str]:
+        return [] if b.command is not None or b.name not in registry.bots else \
+            sandbox.module_files(registry.get(b.name).cls)
+
+    def own(b: BotSpec) -> list[str]:
+        # A drop-in's module is its own; an installed bot's (naparena's reference bots, a
+        # plug-in package) is shared code every Python seat imports.
+        mine = [m for m in module(b) if m.startswith(drop_ins + os.sep)]
+        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), mine)
+
+    shown = t.files_of(bot) + module(bot)
     others = [p for b in t.bots if b.alias != bot.alias for p in own(b)]
     try:
         hidden = bot_files.masks(own(bot), others, [t.path, str(t.log_path.absolute()), run_dir or ""])

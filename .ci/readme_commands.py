@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """CI: run README.md's own commands, as a reader would, each in a brand-new virtual
-environment: the quickstart set-up command, then the bot package (the README's module,
-pyproject.toml and install commands) and the README's bot tests against it.
+environment: the quickstart set-up command, the example bots' commands (examples/c and
+examples/js, as their READMEs say, under the default seat sandbox), then the bot package
+(the README's module, pyproject.toml and install commands) and the README's bot tests
+against it.
 
 The commands are read from the README, not copied here, so the README cannot drift.
 Run from anywhere: `python3 .ci/readme_commands.py`.
@@ -9,6 +11,7 @@ Run from anywhere: `python3 .ci/readme_commands.py`.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,18 +23,20 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)
 
 
-def blocks(lang: str, containing: str) -> str:
-    found = [body for kind, body in BLOCK.findall((ROOT / "README.md").read_text())
+def blocks(lang: str, containing: str, readme: Path = ROOT / "README.md") -> str:
+    found = [body for kind, body in BLOCK.findall(readme.read_text())
              if kind == lang and containing in body]
     if len(found) != 1:
-        sys.exit(f"README.md: expected one ```{lang} block containing {containing!r}, found {len(found)}")
+        sys.exit(f"{readme.name}: expected one ```{lang} block containing {containing!r}, found {len(found)}")
     return found[0]
 
 
-def sh(script: str, cwd: Path) -> None:
+def sh(script: str, cwd: Path, path: Path | None = None) -> None:
+    """Each line of `script` in bash, in `cwd`; `path` (a venv's bin) first on PATH."""
+    env = {**os.environ, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"} if path else None
     for line in script.strip().splitlines():
         print(f"$ {line}", flush=True)
-        subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=cwd, check=True)
+        subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=cwd, check=True, env=env)
 
 
 def source_copy(target: Path) -> Path:
@@ -51,6 +56,11 @@ def main() -> None:
         checkout = source_copy(work / "naparena")
         print("== the quickstart set-up command", flush=True)
         sh(blocks("sh", "tournaments/quickstart.toml"), checkout)
+
+        print("== the example bots, as their READMEs say (the default seat sandbox)", flush=True)
+        for lang in ("c", "js"):
+            readme = checkout / "examples" / lang / "README.md"
+            sh(blocks("sh", "naparena run", readme), checkout, path=checkout / ".venv" / "bin")
         shutil.rmtree(checkout / ".venv")
 
         print("== the bot package", flush=True)

@@ -269,6 +269,7 @@ class Channel:
                     continue
                 if fd == self.oom:
                     self._out_of_memory()
+                    continue
                 chunk = self._read(self.rfd)
                 if chunk is None:
                     continue
@@ -382,6 +383,8 @@ class Channel:
             for fd, _ in ready:
                 if fd == self.efd:
                     stderr_open = self._drain_stderr()
+                elif fd == self.oom:  # over its memory as it ends: nothing more to do
+                    self.readable.unregister(fd)
                 elif not self._read(self.rfd):
                     self.readable.unregister(self.rfd)
         self.kill()

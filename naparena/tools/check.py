@@ -252,7 +252,7 @@ def external_bots(file: str | Path) -> list[ExternalBot]:
         assert bot.command is not None
         entry = ExternalBot(bot.alias, tuple(bot.command), t.command_hash(bot))
         try:
-            hello = probe(t.command_of(bot), bot.params, t.seats)
+            hello = probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(t.files_of(bot)), (), ()))
             entry = replace(entry, said=str(hello["name"]), version=str(hello.get("version", "")))
         except ProtocolError as e:
             entry = replace(entry, failed=str(e))

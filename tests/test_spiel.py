@@ -193,3 +193,64 @@ def test_resampling_respects_a_wellington_opening_lead():
             assert again.information_state_string(defender) == state.information_state_string(defender)
         checked += 1
     assert checked >= 3
+
+
+def _every_table():
+    """The 71 tables: every named variant at every size it deals."""
+    return [(name, n) for name in NAMED for n in range(2, 8) if _deals(make_rules(name), n)]
+
+
+def _bound_faults(game, rng: random.Random, games: int, declared: dict | None = None) -> list[str]:
+    """What OpenSpiel's API test checks of a game's sizes (`test_sequence_lengths`: the
+    history, the move number and the chance nodes of every state within the declared
+    bounds), and the decisions, returns and tensor sizes, on `games` random games."""
+    d = declared or {
+        "history": game.max_history_length(), "moves": game.max_move_number(),
+        "chance": game.max_chance_nodes_in_history(), "decisions": game.max_game_length(),
+        "low": game.min_utility(), "high": game.max_utility()}
+    faults: list[str] = []
+
+    def check(state) -> None:
+        history = state.full_history()
+        chance = sum(1 for item in history if item.player == pyspiel.PlayerId.CHANCE)
+        for name, value in (("history", len(history)), ("moves", state.move_number()),
+                            ("chance", chance), ("decisions", len(history) - chance)):
+            if value > d[name]:
+                faults.append(f"{name} {value} > {d[name]}")
+
+    info_size, obs_size = game.information_state_tensor_size(), game.observation_tensor_size()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            check(state)
+            if not state.is_chance_node():
+                player = state.current_player()
+                if len(state.information_state_tensor(player)) != info_size:
+                    faults.append("information-state tensor size")
+                if len(state.observation_tensor(player)) != obs_size:
+                    faults.append("observation tensor size")
+            state.apply_action(rng.choice(state.legal_actions()))
+        check(state)
+        faults += [f"return {r} outside [{d['low']}, {d['high']}]" for r in state.returns()
+                   if not d["low"] <= r <= d["high"]]
+    return faults
+
+
+@pytest.mark.parametrize(("variant", "players"), _every_table())
+def test_openspiel_sizes_hold_on_every_table(variant, players):
+    game = _game(variant, players)
+    assert game.max_chance_nodes_in_history() >= 1 + make_rules(variant).pack_size(players)
+    assert game.information_state_tensor_shape() == [game.information_state_tensor_size()]
+    assert game.observation_tensor_shape() == [game.observation_tensor_size()]
+    assert _bound_faults(game, random.Random(players), games=2) == []
+
+
+def test_the_bounds_check_catches_a_game_that_under_declares_its_deal():
+    """The control: hoyle at two deals the whole pack (53 chance nodes); the sizes the
+    game declared before counting the deal (24 decisions, so 24 chance nodes and a
+    history of 48) fail the same check."""
+    game = _game("hoyle", 2)
+    old = {"history": 48, "moves": 48, "chance": 24, "decisions": 24,
+           "low": game.min_utility(), "high": game.max_utility()}
+    faults = _bound_faults(game, random.Random(0), games=1, declared=old)
+    assert "chance 53 > 24" in faults and any(f.startswith("history") for f in faults)

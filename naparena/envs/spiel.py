@@ -60,6 +60,19 @@ def _bounds(rules: Rules, players: int) -> tuple[float, float]:
     return -(max(win, loss) * players + fees), win * (players - 1) + players * fees
 
 
+def max_decisions(rules: Rules, players: int) -> int:
+    """The most decisions a hand asks: per seat holding cards an exchange, a peep, a
+    floater peep, Sir Garnet's question and a bid (or his discard), and a card a trick;
+    then the bidder's peep exchange, floater discard and trump call."""
+    active = players - rules.sits_out(players)
+    return active * (5 + rules.hand_size) + 3
+
+
+def max_chance_nodes(rules: Rules, players: int) -> int:
+    """Chance nodes of a hand: the dealer, then every card of the pack."""
+    return 1 + rules.pack_size(players)
+
+
 class NapGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None):
         params = {**_GAME_TYPE.parameter_specification, **(params or {})}
@@ -71,11 +84,16 @@ class NapGame(pyspiel.Game):
         self.players = players
         self.pack = cards.pack(self.rules.pack_size(players))
         low, high = _bounds(self.rules, players)
-        active = players - self.rules.sits_out(players)
+        # OpenSpiel takes a Python game's max_chance_nodes_in_history from its
+        # max_game_length (and the history and move-number bounds from both), so the
+        # declared length covers the deal as well as the decisions: a whole pack of 52
+        # outlasts a short table's decisions.
+        self.max_decisions = max_decisions(self.rules, players)
+        self.max_chance_nodes = max_chance_nodes(self.rules, players)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=cards.DECK_SIZE, num_players=players,
             min_utility=float(low), max_utility=float(high), utility_sum=None,
-            max_game_length=active * (5 + self.rules.hand_size) + 4)
+            max_game_length=max(self.max_decisions, self.max_chance_nodes))
         super().__init__(_GAME_TYPE, info, {"variant": variant, "players": players})
 
     def new_initial_state(self) -> NapState:

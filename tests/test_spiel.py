@@ -19,6 +19,7 @@ from naparena.envs.policy import SpielBot, spiel_bot  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.engine import Match  # noqa: E402
 from naparena.game.rules import VARIANTS, default_table, make_rules  # noqa: E402
+from tests.helpers import flat, invoke, write_tournament  # noqa: E402
 
 NAMED = sorted(VARIANTS)
 
@@ -254,3 +255,69 @@ def test_the_bounds_check_catches_a_game_that_under_declares_its_deal():
            "low": game.min_utility(), "high": game.max_utility()}
     faults = _bound_faults(game, random.Random(0), games=1, declared=old)
     assert "chance 53 > 24" in faults and any(f.startswith("history") for f in faults)
+
+
+# --- an OpenSpiel bot declares the variants it plays -------------------------------------
+
+SPIEL_DROP_IN = '''
+import pyspiel
+from naparena import hookimpl
+from naparena.envs.policy import spiel_bot
+
+
+class FirstLegal(pyspiel.Bot):
+    """The cheapest OpenSpiel bot: its first legal action."""
+
+    def __init__(self):
+        pyspiel.Bot.__init__(self)
+
+    def step(self, state):
+        return state.legal_actions()[0]
+
+    def restart_at(self, state):
+        pass
+
+
+First = spiel_bot("spiel-first", lambda game, seed: FirstLegal())
+
+
+@hookimpl
+def register_bots(register):
+    register(First)
+'''
+
+DECLINED = ("ecarte", "floater", "peep", "purchase", "sir-garnet")
+
+
+def test_an_openspiel_bot_declares_the_variants_it_does_not_play():
+    cls = spiel_bot("spiel-declares", lambda game, seed: None)
+    declined = [name for name in NAMED if cls.not_played(make_rules(name)) is not None]
+    assert declined == list(DECLINED)
+    assert "hidden exchanges" in cls.not_played(make_rules("purchase"))
+    custom = make_rules("classic", {"dealer_ante": 2})
+    assert "custom variant" in cls.not_played(custom)
+
+
+def test_check_reports_declined_variants_as_not_played_not_faults(tmp_path):
+    write_tournament(tmp_path, drop_ins={"first": SPIEL_DROP_IN}, example=False)
+    result = invoke("check", "spiel-first", "--bots-dir", tmp_path / "bots", "--hands", "1")
+    text = flat(result.output)
+    assert result.exit_code == 0, text
+    assert "every decision legal in 7 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(v for v in VARIANTS if v in DECLINED) in text
+    for name in DECLINED:
+        assert f"not played in {name}: an OpenSpiel bot plays" in text
+
+
+def test_a_tournament_refuses_a_bot_in_a_variant_it_declines(tmp_path):
+    path = write_tournament(tmp_path, bots=("spiel-first", "random"), variants=("classic", "purchase"),
+                            drop_ins={"first": SPIEL_DROP_IN}, example=False, seeds=1, hands=2, table=3)
+    result = invoke("run", path, "--log-dir", tmp_path / "logs")
+    text = flat(result.output)
+    assert result.exit_code == 2, text
+    assert (f"{path}: bots[1].name: bot 'spiel-first' does not play variant 'purchase' (variants[2]): "
+            "an OpenSpiel bot plays the named variants without hidden exchanges") in text
+    assert "Traceback" not in text and not (tmp_path / "logs").exists()
+    control = write_tournament(tmp_path, file="ok", bots=("spiel-first", "random"), variants=("classic",),
+                               drop_ins={"first": SPIEL_DROP_IN}, example=False, seeds=1, hands=2, table=3)
+    assert invoke("run", control, "--log-dir", tmp_path / "ok-logs").exit_code == 0

@@ -18,6 +18,7 @@ import pyspiel
 
 from naparena.bots.pimc import unseen_for_play
 from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
+from naparena.envs.table import HIDDEN_DECISIONS, hidden_decisions
 from naparena.game import cards
 from naparena.game.engine import Hand, Match, base_bid, deal_order
 from naparena.game.rules import VARIANTS, Rules, canonical, make_rules, stakes
@@ -45,10 +46,6 @@ _GAME_TYPE = pyspiel.GameType(
     parameter_specification={"variant": "classic", "players": 4},
 )
 
-# Variants where another seat's private decisions (an exchange, a discard, a peep card
-# taken) change what it holds: a determinization would have to guess them, so the
-# resampling that ISMCTS needs covers only the others.
-HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
 
 
 def _bounds(rules: Rules, players: int) -> tuple[float, float]:
@@ -203,7 +200,7 @@ class NapState(pyspiel.State):
         consistently with every card and void this seat has seen, and the same actions
         replayed. `sampler()` gives the randomness (a float in [0, 1))."""
         rules = self.nap_game.rules
-        if any(getattr(rules, o) not in (False, "none") for o in HIDDEN_DECISIONS):
+        if hidden_decisions(rules):
             raise NotImplementedError(f"resampling needs a variant without {', '.join(HIDDEN_DECISIONS)}")
         view = self.view(player)
         if view is None:

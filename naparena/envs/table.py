@@ -24,6 +24,17 @@ def rules_of(variant: str | Rules = "classic", overrides: Mapping[str, Any] | No
     return make_rules(variant, overrides)
 
 
+# Rule options under which another seat's private decisions (an exchange, a discard, a
+# peep card taken) change what it holds: a determinization would have to guess them, so
+# resampling (ISMCTS) and the OpenSpiel bots cover only the variants without them.
+HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
+
+
+def hidden_decisions(rules: Rules) -> list[str]:
+    """The options of `rules` among HIDDEN_DECISIONS that are on."""
+    return [o for o in HIDDEN_DECISIONS if getattr(rules, o) not in (False, "none")]
+
+
 def fresh_seed() -> int:
     """A seed for `reset()` without one: from the system's entropy, never the global RNG."""
     return random.SystemRandom().randrange(2 ** 63)

@@ -54,7 +54,8 @@ class NapSeatEnv(gym.Env):
     settles. An episode is a match of `hands` hands dealt from the reset seed as `naparena
     run` deals match seed. The bots' seeds derive from that seed and their seats, unless
     `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
-    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
+    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does;
+    `stack` is each seat's chips at the start, as a tournament's `stack`.
     `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
     first turn (a dealer sitting out at six). A match in which the learner would never act
     is dealt again from a seed derived from the first.
@@ -65,7 +66,7 @@ class NapSeatEnv(gym.Env):
     def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None):
+                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None, stack: int = 0):
         self.rules = rules_of(variant, overrides)
         self.rules.check_players(players)
         if not 0 <= seat < players:
@@ -76,7 +77,7 @@ class NapSeatEnv(gym.Env):
             chosen *= len(others)  # one name fills every other seat
         if len(chosen) != len(others):
             raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
-        self.players, self.seat, self.hands = players, seat, hands
+        self.players, self.seat, self.hands, self.stack = players, seat, hands, stack
         self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
         # Absolute, as a run gives it: seat processes start in an empty directory.
         folder = Path(bots_dir or "bots")
@@ -103,7 +104,8 @@ class NapSeatEnv(gym.Env):
         match_seed = seed if seed is not None else int(self.np_random.integers(2 ** 63))
         while True:
             self._close_bots()
-            self.table = Table(self.rules, self.players, self.hands, match_seed, 0, (options or {}).get("boards"))
+            self.table = Table(self.rules, self.players, self.hands, match_seed, self.stack,
+                               (options or {}).get("boards"))
             self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
             self._start_hand()
             reward = self._play_others()

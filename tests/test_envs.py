@@ -24,6 +24,7 @@ from naparena.envs.aec import NapEnv  # noqa: E402
 from naparena.envs.policy import PolicyBot, linear_policy, load_linear_policy, policy_bot  # noqa: E402
 from naparena.envs.single import NapSeatEnv  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
+from naparena.game.cards import NAMES  # noqa: E402
 from naparena.game.engine import DECISION_KINDS, Match  # noqa: E402
 from naparena.game.rules import make_rules  # noqa: E402
 from tests.helpers import invoke, write_tournament  # noqa: E402
@@ -111,6 +112,36 @@ def test_pettingzoo_api_and_seed_tests_pass(variant, overrides, players):
         seed_test(lambda: NapEnv(variant, players, hands=2, overrides=overrides), num_cycles=300)
 
 
+@pytest.mark.parametrize(("variant", "players"), [("classic", 4), ("sir-garnet", 3), ("purchase", 5)])
+def test_the_lean_observation_passes_pettingzoos_tests_and_is_the_vector_then_the_mask(variant, players):
+    api_test(NapEnv(variant, players, hands=2, observation="lean"), num_cycles=200)
+    seed_test(lambda: NapEnv(variant, players, hands=2, observation="lean"), num_cycles=200)
+    rich, lean = NapEnv(variant, players, hands=2), NapEnv(variant, players, hands=2, observation="lean")
+    rich.reset(seed=5)
+    lean.reset(seed=5)
+    rng, steps = np.random.default_rng(5), 0
+    for agent in rich.agent_iter():
+        assert lean.agent_selection == agent
+        full, _, done, _, info = rich.last()
+        flat, _, _, _, lean_info = lean.last()
+        assert flat.shape == (encoding.LEAN_SIZE,) and flat.dtype == np.float32
+        assert (flat[:encoding.OBS_SIZE] == full["observation"]).all()
+        assert (flat[encoding.OBS_SIZE:] == full["action_mask"]).all()
+        assert "view" not in lean_info and ("view" in info or done)
+        action = None if done else int(rng.choice(np.flatnonzero(full["action_mask"])))
+        rich.step(action)
+        lean.step(action)
+        steps += 1
+    assert steps > 10 and lean.table.records == rich.table.records
+
+
+def test_an_unknown_observation_or_render_mode_is_refused():
+    with pytest.raises(ValueError, match="observation 'tiny'; known: rich, lean"):
+        NapEnv("classic", 4, observation="tiny")
+    with pytest.raises(ValueError, match="render_mode 'rgb_array'"):
+        NapSeatEnv("classic", 4, render_mode="rgb_array")
+
+
 def _masked_random_match(env: NapEnv, seed: int) -> dict[str, float]:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -167,11 +198,25 @@ def test_a_masked_out_action_is_the_engines_fault():
     {"variant": "misere", "overrides": {"deal": "1"}, "players": 5, "opponents": ["random"]},
 ])
 def test_gymnasium_check_env_passes(kwargs):
-    env = NapSeatEnv(**kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "no spec": made directly, not by gymnasium.make
-        check_env(env, skip_render_check=True)
-    env.close()
+    for extra in ({}, {"observation": "lean", "render_mode": "ansi"}):
+        env = NapSeatEnv(**kwargs, **extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "no spec": made directly, not by gymnasium.make
+            check_env(env, skip_render_check=not extra)
+        env.close()
+
+
+def test_gymnasium_renders_the_table_as_text(capsys):
+    env = NapSeatEnv("classic", 4, render_mode="ansi")
+    env.reset(seed=3)
+    text = env.render()
+    hands = "  ".join(f"{s}:" + " ".join(NAMES[c] for c in held) for s, held in enumerate(env.table.hand.hands))
+    assert text.startswith("hand 0 bid seat 0 | ") and hands in text
+    human = NapSeatEnv("classic", 4, render_mode="human")
+    obs, _ = human.reset(seed=3)
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert capsys.readouterr().out.startswith("hand 0 ")
+    assert NapSeatEnv("classic", 4).render() is None
 
 
 def _gym_episode(env: NapSeatEnv, seed: int) -> tuple[float, list[dict]]:

@@ -30,7 +30,7 @@ class Replay:
     log: dict[str, Any]
     seat: int
     actions: list[int]
-    obs: dict[str, np.ndarray]
+    obs: dict[str, np.ndarray] | np.ndarray
     info: dict[str, Any]
     rewards: list[float] = field(default_factory=list)
 

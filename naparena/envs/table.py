@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from naparena.envs.encoding import NUM_ACTIONS, Decision, encode
+from naparena.envs.encoding import NUM_ACTIONS, Decision, encode, lean
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules, make_rules
 from naparena.game.view import View
@@ -74,6 +74,12 @@ class Table:
     def observation(self, seat: int) -> np.ndarray:
         """`seat`'s view as the encoding's vector (a fresh array)."""
         return encode(self.acting_view() if not self.over and self.hand.to_act == seat else self.hand.view(seat))
+
+    def lean_observation(self, seat: int) -> np.ndarray:
+        """`seat`'s lean observation (encoding.lean): its vector and its mask in one fresh array."""
+        if self.over or self.hand.to_act != seat:
+            return lean(self.hand.view(seat), ())
+        return lean(self.acting_view(), self.decision().actions)
 
     def mask(self, seat: int) -> np.ndarray:
         """`seat`'s legal actions as flags (a fresh array): none outside its turn."""

@@ -384,3 +384,24 @@ def test_the_training_script_saves_a_policy_a_bot_plays(tmp_path):
         view = table.hand.acting_view()
         table.answer(getattr(bots[view.seat], view.kind)(view))
     assert not any(r.get("faults") for r in table.records)
+
+
+def test_in_a_vector_env_the_terminal_step_masks_every_action_and_the_next_resets():
+    """The documented special case: Gymnasium's vector envs reset a finished episode at
+    the next step (their default), so the observation of the terminal step has no legal
+    action; the action sent with the next step is ignored, whatever it is."""
+    import gymnasium as gym
+
+    envs = gym.vector.SyncVectorEnv([lambda: NapSeatEnv("classic", 4) for _ in range(2)])
+    obs, _ = envs.reset(seed=1)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(40):
+        rows = obs["action_mask"]
+        actions = [int(rng.choice(np.flatnonzero(row))) if row.any() else encoding.NUM_ACTIONS - 1 for row in rows]
+        obs, _, terminated, _, _ = envs.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert not obs["action_mask"][i].any()
+            ended += 1
+        assert all(obs["action_mask"][i].any() for i in np.flatnonzero(~terminated))
+    assert ended >= 4
+    envs.close()

@@ -57,6 +57,31 @@ def table(variant: str, players: int, hands: int) -> int:
     return steps
 
 
+def table_act(variant: str, players: int, hands: int) -> int:
+    """Steps of the shared driver with no observation and no mask: the engine's answer
+    through the action map, the floor under every environment's step."""
+    t, rng, steps = Table(make_rules(variant), players, hands, 1), random.Random(1), 0
+    while not t.over:
+        t.act(rng.choice(t.decision().actions))
+        steps += 1
+    return steps
+
+
+def pettingzoo_step(variant: str, players: int, hands: int) -> int:
+    """PettingZoo's `step()` alone: no `last()`, so no observation, the pick from the
+    driver's own list of legal actions (what the protocol adds to the driver)."""
+    env, rng, steps = NapEnv(variant, players, hands=hands), random.Random(1), 0
+    env.reset(seed=1)
+    while env.agents:
+        if env.terminations[env.agent_selection]:
+            env.step(None)
+            continue
+        assert env.table is not None
+        env.step(rng.choice(env.table.decision().actions))
+        steps += 1
+    return steps
+
+
 def _mask(obs: Any) -> np.ndarray:
     """The mask of a rich observation (a dict) or of a lean one (the vector's tail)."""
     return obs["action_mask"] if isinstance(obs, dict) else obs[OBS_SIZE:]
@@ -183,6 +208,7 @@ def main() -> None:
     reference = rate(engine, args.variant, args.players, args.hands)
     print(f"{'engine decisions':38s} {reference:10,.0f} /s  1.00x")
     faces: list[tuple[str, Callable[[str, int, int], int]]] = [
+        ("Table act only (no observation)", table_act), ("PettingZoo step() only (no observation)", pettingzoo_step),
         ("Table steps (vector + mask)", table), ("PettingZoo AEC steps (last + step)", pettingzoo),
         ("PettingZoo AEC steps, lean observation", pettingzoo_lean),
         ("Gymnasium learner steps (defaults)", learner_steps),

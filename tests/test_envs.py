@@ -3,6 +3,7 @@ engine, PettingZoo's and Gymnasium's own checkers, and trained policies as bots.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import subprocess
@@ -26,7 +27,7 @@ from naparena.envs.single import NapSeatEnv  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.cards import NAMES  # noqa: E402
 from naparena.game.engine import DECISION_KINDS, Match  # noqa: E402
-from naparena.game.rules import make_rules  # noqa: E402
+from naparena.game.rules import VARIANTS, make_rules  # noqa: E402
 from tests.helpers import invoke, write_tournament  # noqa: E402
 
 # Named and custom variants at several table sizes: every decision kind comes up.
@@ -405,3 +406,77 @@ def test_in_a_vector_env_the_terminal_step_masks_every_action_and_the_next_reset
         assert all(obs["action_mask"][i].any() for i in np.flatnonzero(~terminated))
     assert ended >= 4
     envs.close()
+
+
+def test_a_policy_for_some_decision_kinds_leaves_the_rest_to_its_base_bot():
+    from naparena.bots.reference import HeuristicBot
+
+    def always_pass(obs, mask):
+        assert mask[encoding.BID]  # asked only at bids, where passing is legal here
+        return encoding.BID  # "pass"
+
+    cls = policy_bot("passer", always_pass, kinds=("bid",), base=HeuristicBot)
+    assert cls.params == HeuristicBot.params and cls.name == "passer"
+    table = Table(make_rules("classic"), 4, 1, seed=6)
+    bots = [cls(random.Random(s), s) for s in range(4)]
+    plays = 0
+    while not table.over:
+        view = table.hand.acting_view()
+        answer = getattr(bots[view.seat], view.kind)(view)
+        if view.kind == "bid":
+            assert answer == "pass"
+        else:  # the base bot's own answer, parameters and all
+            assert answer == HeuristicBot(random.Random(view.seat), view.seat).play(view)
+            plays += 1
+        table.answer(answer)
+    assert table.records[-1]["bids"] and (plays > 0 or table.records[-1]["result"] == "passed")
+    with pytest.raises(ValueError, match="unknown decision kinds"):
+        policy_bot("bad", always_pass, kinds=("bid", "shuffle"))
+
+
+def _bidding_helpers():
+    sys.path.insert(0, str(LEARNING / "bots"))
+    try:
+        import _bidding
+    finally:
+        sys.path.remove(str(LEARNING / "bots"))
+    return _bidding
+
+
+def test_the_bidder_training_script_saves_a_network_that_bids(tmp_path):
+    out, curve = tmp_path / "bidder.npz", tmp_path / "curve.json"
+    done = subprocess.run([sys.executable, str(LEARNING / "train_bidder.py"), "--deals", "120", "--batch", "32",
+                           "--eval-hands", "40", "--eval-every", "60", "--out", str(out), "--curve", str(curve)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    points = json.loads(curve.read_text())
+    assert [p["deals"] for p in points] == [60, 120] and all("ci95_half" in p for p in points)
+    bidding = _bidding_helpers()
+    net = bidding.Network.load(out)
+    rules = make_rules("classic")
+    table = Table(rules, 4, 1, seed=9)
+    view = table.hand.acting_view()
+    obs, mask = encoding.encode(view), encoding.Decision.of(view).mask()
+    values = net.forward(bidding.features(obs, rules)[None])[1][0]
+    legal = [encoding.BID_NAMES.index(b) for b in view.legal]
+    assert net.policy(rules)(obs, mask) == encoding.BID + max(legal, key=lambda b: values[b])
+
+
+def test_the_learned_bidder_is_checked_in_classic_and_declines_the_rest():
+    result = invoke("check", "learned-bidder", "--bots-dir", LEARNING / "bots", "--hands", "2")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    others = [v for v in VARIANTS if v != "classic"]
+    assert "every decision legal in 1 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(others) in text
+
+
+@pytest.mark.slow
+def test_the_shipped_bidder_beats_heuristic_with_an_interval_above_zero(tmp_path, run_session):
+    """The README's claim, from the committed bidder.npz and bidder.toml as shipped."""
+    _, standings = run_session(LEARNING / "bidder.toml", log_dir=str(tmp_path))
+    pair = next(p for p in standings["variants"]["classic"]["pairs"]
+                if {p["a"], p["b"]} == {"learned-bidder", "heuristic"})
+    sign = 1 if pair["a"] == "learned-bidder" else -1
+    low, high = sorted(sign * x for x in pair["ci95"])
+    assert low > 0, pair

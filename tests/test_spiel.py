@@ -321,3 +321,14 @@ def test_a_tournament_refuses_a_bot_in_a_variant_it_declines(tmp_path):
     control = write_tournament(tmp_path, file="ok", bots=("spiel-first", "random"), variants=("classic",),
                                drop_ins={"first": SPIEL_DROP_IN}, example=False, seeds=1, hands=2, table=3)
     assert invoke("run", control, "--log-dir", tmp_path / "ok-logs").exit_code == 0
+
+
+def test_check_in_a_seat_process_declines_the_same_variants(tmp_path):
+    from naparena.arena.setup.settings import Isolation
+    from naparena.bots.plugins import load_registry
+    from naparena.tools.check import check_bot
+
+    write_tournament(tmp_path, drop_ins={"first": SPIEL_DROP_IN}, example=False)
+    registry = load_registry(tmp_path / "bots")
+    (report,) = check_bot(registry, "spiel-first", hands=1, variants=["purchase"], isolation=Isolation.PROCESS)
+    assert report.ok and report.hands == 0 and "hidden exchanges" in report.not_played

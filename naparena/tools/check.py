@@ -100,7 +100,8 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         if command is not None:
             _shake_hands(name, params or {}, command, confinement)
         names, results = variants or list(VARIANTS), []
-        cls = registry.get(name).cls if command is None else None  # an external program declares nothing
+        # An external program declares nothing; an unregistered name fails as it did before.
+        cls = registry.bots[name].cls if command is None and name in registry.bots else None
         for n, variant in enumerate(names, 1):
             results.append(_declined(cls, variant) or _check_process(
                 registry, name, params or {}, variant, hands, timeout, command, confinement))

@@ -33,7 +33,7 @@ def main() -> None:
     ax.set_title("Learning to bid against heuristic (classic, four seats)")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(target, optimize=True)
+    fig.savefig(target)
     print(f"wrote {target} ({target.stat().st_size // 1024} KB)")
 
 

@@ -19,9 +19,9 @@ tricks of card play it had not learned yet. Why numpy: the network is a few smal
 matrices; numpy does a batch step as fast as a framework would on one core, and it is
 already in the `envs` extra.
 
-    nice -n 10 python examples/learning/train_bidder.py --curve docs/learning-curve.json
-    python examples/learning/train_bidder.py --deals 300 --out /tmp/b.npz  # a smoke run
-    naparena run examples/learning/bidder.toml                          # against heuristic
+    nice -n 10 python examples/learning/train_bidder.py --curve examples/learning/bidder-curve.json
+    python examples/learning/train_bidder.py --deals 300 --eval-hands 100 --out smoke.npz  # a smoke run
+    naparena run examples/learning/bidder.toml     # learned-bidder against heuristic
 """
 
 from __future__ import annotations
@@ -166,7 +166,6 @@ def main() -> None:
             batch.append(found)
             hands += 1 + int(found[1].sum())
         if len(batch) == args.batch:
-            adam.rate = args.rate * (1 - 0.9 * deal / args.deals)  # down to a tenth: later steps fine-tune
             loss = fit(net, adam, *(np.array(column) for column in zip(*batch)))
             batch = []
         if deal % args.eval_every == 0 or deal == args.deals:

@@ -715,8 +715,11 @@ seats); exit 1 if it misbehaved."""
     if failed:
         say("[red]{} failed in {} variant(s)[/]: {}", bot, len(failed), ", ".join(failed))
         raise typer.Exit(1)
-    out.print(f"{bot}: every decision legal in {len(results)} variants, at every table size from 2 to 7 "
-              "seats each allows")
+    played = [r for r in results if r.not_played is None]
+    declined = [r.variant for r in results if r.not_played is not None]
+    out.print(f"{bot}: every decision legal in {len(played)} variants, at every table size from 2 to 7 "
+              "seats each allows" + (f"; not played (the bot declines them): {', '.join(declined)}"
+                                     if declined else ""))
 
 
 def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:

@@ -5,6 +5,7 @@ seeds, and every deal, every set of legal answers and every settlement is the lo
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,6 +20,7 @@ from naparena.arena.records.logs import load_match  # noqa: E402
 from naparena.arena.setup.schedule import board_seeds, bot_seed  # noqa: E402
 from naparena.envs.aec import NapEnv  # noqa: E402
 from naparena.envs.encoding import action_of  # noqa: E402
+from naparena.envs.replay import replay  # noqa: E402
 from naparena.envs.single import NapSeatEnv  # noqa: E402
 from naparena.game.engine import BID, PLAY, Match  # noqa: E402
 from naparena.game.rules import VARIANTS, Rules, make_rules  # noqa: E402
@@ -37,8 +39,8 @@ RUNS = {
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict, dict]]:
-    """(tournament settings, match log) of every match both runs played."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict, Path]]:
+    """(tournament settings, run directory) of both runs."""
     out = []
     for name, run in RUNS.items():
         folder = tmp_path_factory.mktemp(name)
@@ -50,9 +52,15 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[dict, dict]]:
         result = invoke("run", path, "--log-dir", folder / "logs")
         assert result.exit_code == 0, result.output
         (run_dir,) = (folder / "logs").iterdir()
-        for match in sorted((run_dir / "matches").glob("*.json")):
-            out.append((settings, load_match(match)))
+        out.append((settings, run_dir))
     return out
+
+
+@pytest.fixture(scope="module")
+def logs(runs) -> list[tuple[dict, dict]]:
+    """(tournament settings, match log) of every match both runs played."""
+    return [(settings, load_match(match)) for settings, run_dir in runs
+            for match in sorted((run_dir / "matches").glob("*.json"))]
 
 
 def plain(data: Any) -> Any:
@@ -167,3 +175,35 @@ def test_openspiel_deals_offers_and_settles_the_runs_first_hands(logs):
         assert state.returns() == [float(c) for c in logged["chips"]]
         played += 1
     assert played >= 10
+
+
+def test_one_call_replays_a_logged_match_from_the_run_directory(runs):
+    """`replay(run_dir, match, seat)`: the run's deals and seeded bots around the seat, its
+    logged answers as actions; stepping them settles the logged hands, every one."""
+    replayed = 0
+    for _, run_dir in runs:
+        for path in sorted((run_dir / "matches").glob("*.json")):
+            log, index = load_match(path), int(path.stem)
+            seat = index % len(log["bots"])
+            again = replay(run_dir, index, seat)
+            assert plain(again.play()) == log["hands"]
+            assert again.info["reward"] + sum(again.rewards) == sum(h["chips"][seat] for h in log["hands"])
+            again.env.close()
+            replayed += 1
+    assert replayed >= sum(len(run["variants"]) for run in RUNS.values())  # a match a variant at least
+
+
+def test_without_the_runs_bot_seeds_the_same_answers_do_not_replay_the_match(runs):
+    """The control: the other seats' bots seeded otherwise (random and the heuristics'
+    tie-breaks) answer otherwise, and the logged answers no longer fit."""
+    differ = 0
+    for _, run_dir in runs:
+        for path in sorted((run_dir / "matches").glob("*.json")):
+            log, index = load_match(path), int(path.stem)
+            seat = index % len(log["bots"])
+            again = replay(run_dir, index, seat)
+            boards = board_seeds(log["seed"], log["match"]["hands"]) if log["match"].get("boards") else None
+            again.obs, again.info = again.env.reset(seed=log["seed"], options={"boards": boards})
+            differ += plain(again.play()) != log["hands"]
+            again.env.close()
+    assert differ > 0

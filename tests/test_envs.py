@@ -3,6 +3,7 @@ engine, PettingZoo's and Gymnasium's own checkers, and trained policies as bots.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import subprocess
@@ -24,8 +25,9 @@ from naparena.envs.aec import NapEnv  # noqa: E402
 from naparena.envs.policy import PolicyBot, linear_policy, load_linear_policy, policy_bot  # noqa: E402
 from naparena.envs.single import NapSeatEnv  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
+from naparena.game.cards import NAMES  # noqa: E402
 from naparena.game.engine import DECISION_KINDS, Match  # noqa: E402
-from naparena.game.rules import make_rules  # noqa: E402
+from naparena.game.rules import VARIANTS, make_rules  # noqa: E402
 from tests.helpers import invoke, write_tournament  # noqa: E402
 
 # Named and custom variants at several table sizes: every decision kind comes up.
@@ -111,6 +113,36 @@ def test_pettingzoo_api_and_seed_tests_pass(variant, overrides, players):
         seed_test(lambda: NapEnv(variant, players, hands=2, overrides=overrides), num_cycles=300)
 
 
+@pytest.mark.parametrize(("variant", "players"), [("classic", 4), ("sir-garnet", 3), ("purchase", 5)])
+def test_the_lean_observation_passes_pettingzoos_tests_and_is_the_vector_then_the_mask(variant, players):
+    api_test(NapEnv(variant, players, hands=2, observation="lean"), num_cycles=200)
+    seed_test(lambda: NapEnv(variant, players, hands=2, observation="lean"), num_cycles=200)
+    rich, lean = NapEnv(variant, players, hands=2), NapEnv(variant, players, hands=2, observation="lean")
+    rich.reset(seed=5)
+    lean.reset(seed=5)
+    rng, steps = np.random.default_rng(5), 0
+    for agent in rich.agent_iter():
+        assert lean.agent_selection == agent
+        full, _, done, _, info = rich.last()
+        flat, _, _, _, lean_info = lean.last()
+        assert flat.shape == (encoding.LEAN_SIZE,) and flat.dtype == np.float32
+        assert (flat[:encoding.OBS_SIZE] == full["observation"]).all()
+        assert (flat[encoding.OBS_SIZE:] == full["action_mask"]).all()
+        assert "view" not in lean_info and ("view" in info or done)
+        action = None if done else int(rng.choice(np.flatnonzero(full["action_mask"])))
+        rich.step(action)
+        lean.step(action)
+        steps += 1
+    assert steps > 10 and lean.table.records == rich.table.records
+
+
+def test_an_unknown_observation_or_render_mode_is_refused():
+    with pytest.raises(ValueError, match="observation 'tiny'; known: rich, lean"):
+        NapEnv("classic", 4, observation="tiny")
+    with pytest.raises(ValueError, match="render_mode 'rgb_array'"):
+        NapSeatEnv("classic", 4, render_mode="rgb_array")
+
+
 def _masked_random_match(env: NapEnv, seed: int) -> dict[str, float]:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -167,11 +199,25 @@ def test_a_masked_out_action_is_the_engines_fault():
     {"variant": "misere", "overrides": {"deal": "1"}, "players": 5, "opponents": ["random"]},
 ])
 def test_gymnasium_check_env_passes(kwargs):
-    env = NapSeatEnv(**kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "no spec": made directly, not by gymnasium.make
-        check_env(env, skip_render_check=True)
-    env.close()
+    for extra in ({}, {"observation": "lean", "render_mode": "ansi"}):
+        env = NapSeatEnv(**kwargs, **extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "no spec": made directly, not by gymnasium.make
+            check_env(env, skip_render_check=not extra)
+        env.close()
+
+
+def test_gymnasium_renders_the_table_as_text(capsys):
+    env = NapSeatEnv("classic", 4, render_mode="ansi")
+    env.reset(seed=3)
+    text = env.render()
+    hands = "  ".join(f"{s}:" + " ".join(NAMES[c] for c in held) for s, held in enumerate(env.table.hand.hands))
+    assert text.startswith("hand 0 bid seat 0 | ") and hands in text
+    human = NapSeatEnv("classic", 4, render_mode="human")
+    obs, _ = human.reset(seed=3)
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert capsys.readouterr().out.startswith("hand 0 ")
+    assert NapSeatEnv("classic", 4).render() is None
 
 
 def _gym_episode(env: NapSeatEnv, seed: int) -> tuple[float, list[dict]]:
@@ -339,3 +385,98 @@ def test_the_training_script_saves_a_policy_a_bot_plays(tmp_path):
         view = table.hand.acting_view()
         table.answer(getattr(bots[view.seat], view.kind)(view))
     assert not any(r.get("faults") for r in table.records)
+
+
+def test_in_a_vector_env_the_terminal_step_masks_every_action_and_the_next_resets():
+    """The documented special case: Gymnasium's vector envs reset a finished episode at
+    the next step (their default), so the observation of the terminal step has no legal
+    action; the action sent with the next step is ignored, whatever it is."""
+    import gymnasium as gym
+
+    envs = gym.vector.SyncVectorEnv([lambda: NapSeatEnv("classic", 4) for _ in range(2)])
+    obs, _ = envs.reset(seed=1)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(40):
+        rows = obs["action_mask"]
+        actions = [int(rng.choice(np.flatnonzero(row))) if row.any() else encoding.NUM_ACTIONS - 1 for row in rows]
+        obs, _, terminated, _, _ = envs.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert not obs["action_mask"][i].any()
+            ended += 1
+        assert all(obs["action_mask"][i].any() for i in np.flatnonzero(~terminated))
+    assert ended >= 4
+    envs.close()
+
+
+def test_a_policy_for_some_decision_kinds_leaves_the_rest_to_its_base_bot():
+    from naparena.bots.reference import HeuristicBot
+
+    def always_pass(obs, mask):
+        assert mask[encoding.BID]  # asked only at bids, where passing is legal here
+        return encoding.BID  # "pass"
+
+    cls = policy_bot("passer", always_pass, kinds=("bid",), base=HeuristicBot)
+    assert cls.params == HeuristicBot.params and cls.name == "passer"
+    table = Table(make_rules("classic"), 4, 1, seed=6)
+    bots = [cls(random.Random(s), s) for s in range(4)]
+    plays = 0
+    while not table.over:
+        view = table.hand.acting_view()
+        answer = getattr(bots[view.seat], view.kind)(view)
+        if view.kind == "bid":
+            assert answer == "pass"
+        else:  # the base bot's own answer, parameters and all
+            assert answer == HeuristicBot(random.Random(view.seat), view.seat).play(view)
+            plays += 1
+        table.answer(answer)
+    assert table.records[-1]["bids"] and (plays > 0 or table.records[-1]["result"] == "passed")
+    with pytest.raises(ValueError, match="unknown decision kinds"):
+        policy_bot("bad", always_pass, kinds=("bid", "shuffle"))
+
+
+def _bidding_helpers():
+    sys.path.insert(0, str(LEARNING / "bots"))
+    try:
+        import _bidding
+    finally:
+        sys.path.remove(str(LEARNING / "bots"))
+    return _bidding
+
+
+def test_the_bidder_training_script_saves_a_network_that_bids(tmp_path):
+    out, curve = tmp_path / "bidder.npz", tmp_path / "curve.json"
+    done = subprocess.run([sys.executable, str(LEARNING / "train_bidder.py"), "--deals", "120", "--batch", "32",
+                           "--eval-hands", "40", "--eval-every", "60", "--out", str(out), "--curve", str(curve)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    points = json.loads(curve.read_text())
+    assert [p["deals"] for p in points] == [60, 120] and all("ci95_half" in p for p in points)
+    bidding = _bidding_helpers()
+    net = bidding.Network.load(out)
+    rules = make_rules("classic")
+    table = Table(rules, 4, 1, seed=9)
+    view = table.hand.acting_view()
+    obs, mask = encoding.encode(view), encoding.Decision.of(view).mask()
+    values = net.forward(bidding.features(obs, rules)[None])[1][0]
+    legal = [encoding.BID_NAMES.index(b) for b in view.legal]
+    assert net.policy(rules)(obs, mask) == encoding.BID + max(legal, key=lambda b: values[b])
+
+
+def test_the_learned_bidder_is_checked_in_classic_and_declines_the_rest():
+    result = invoke("check", "learned-bidder", "--bots-dir", LEARNING / "bots", "--hands", "2")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    others = [v for v in VARIANTS if v != "classic"]
+    assert "every decision legal in 1 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(others) in text
+
+
+@pytest.mark.slow
+def test_the_shipped_bidder_beats_heuristic_with_an_interval_above_zero(tmp_path, run_session):
+    """The README's claim, from the committed bidder.npz and bidder.toml as shipped."""
+    _, standings = run_session(LEARNING / "bidder.toml", log_dir=str(tmp_path))
+    pair = next(p for p in standings["variants"]["classic"]["pairs"]
+                if {p["a"], p["b"]} == {"learned-bidder", "heuristic"})
+    sign = 1 if pair["a"] == "learned-bidder" else -1
+    low, high = sorted(sign * x for x in pair["ci95"])
+    assert low > 0, pair

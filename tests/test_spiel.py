@@ -19,6 +19,7 @@ from naparena.envs.policy import SpielBot, spiel_bot  # noqa: E402
 from naparena.envs.table import Table  # noqa: E402
 from naparena.game.engine import Match  # noqa: E402
 from naparena.game.rules import VARIANTS, default_table, make_rules  # noqa: E402
+from tests.helpers import flat, invoke, write_tournament  # noqa: E402
 
 NAMED = sorted(VARIANTS)
 
@@ -193,3 +194,141 @@ def test_resampling_respects_a_wellington_opening_lead():
             assert again.information_state_string(defender) == state.information_state_string(defender)
         checked += 1
     assert checked >= 3
+
+
+def _every_table():
+    """The 71 tables: every named variant at every size it deals."""
+    return [(name, n) for name in NAMED for n in range(2, 8) if _deals(make_rules(name), n)]
+
+
+def _bound_faults(game, rng: random.Random, games: int, declared: dict | None = None) -> list[str]:
+    """What OpenSpiel's API test checks of a game's sizes (`test_sequence_lengths`: the
+    history, the move number and the chance nodes of every state within the declared
+    bounds), and the decisions, returns and tensor sizes, on `games` random games."""
+    d = declared or {
+        "history": game.max_history_length(), "moves": game.max_move_number(),
+        "chance": game.max_chance_nodes_in_history(), "decisions": game.max_game_length(),
+        "low": game.min_utility(), "high": game.max_utility()}
+    faults: list[str] = []
+
+    def check(state) -> None:
+        history = state.full_history()
+        chance = sum(1 for item in history if item.player == pyspiel.PlayerId.CHANCE)
+        for name, value in (("history", len(history)), ("moves", state.move_number()),
+                            ("chance", chance), ("decisions", len(history) - chance)):
+            if value > d[name]:
+                faults.append(f"{name} {value} > {d[name]}")
+
+    info_size, obs_size = game.information_state_tensor_size(), game.observation_tensor_size()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            check(state)
+            if not state.is_chance_node():
+                player = state.current_player()
+                if len(state.information_state_tensor(player)) != info_size:
+                    faults.append("information-state tensor size")
+                if len(state.observation_tensor(player)) != obs_size:
+                    faults.append("observation tensor size")
+            state.apply_action(rng.choice(state.legal_actions()))
+        check(state)
+        faults += [f"return {r} outside [{d['low']}, {d['high']}]" for r in state.returns()
+                   if not d["low"] <= r <= d["high"]]
+    return faults
+
+
+@pytest.mark.parametrize(("variant", "players"), _every_table())
+def test_openspiel_sizes_hold_on_every_table(variant, players):
+    game = _game(variant, players)
+    assert game.max_chance_nodes_in_history() >= 1 + make_rules(variant).pack_size(players)
+    assert game.information_state_tensor_shape() == [game.information_state_tensor_size()]
+    assert game.observation_tensor_shape() == [game.observation_tensor_size()]
+    assert _bound_faults(game, random.Random(players), games=2) == []
+
+
+def test_the_bounds_check_catches_a_game_that_under_declares_its_deal():
+    """The control: hoyle at two deals the whole pack (53 chance nodes); the sizes the
+    game declared before counting the deal (24 decisions, so 24 chance nodes and a
+    history of 48) fail the same check."""
+    game = _game("hoyle", 2)
+    old = {"history": 48, "moves": 48, "chance": 24, "decisions": 24,
+           "low": game.min_utility(), "high": game.max_utility()}
+    faults = _bound_faults(game, random.Random(0), games=1, declared=old)
+    assert "chance 53 > 24" in faults and any(f.startswith("history") for f in faults)
+
+
+# --- an OpenSpiel bot declares the variants it plays -------------------------------------
+
+SPIEL_DROP_IN = '''
+import pyspiel
+from naparena import hookimpl
+from naparena.envs.policy import spiel_bot
+
+
+class FirstLegal(pyspiel.Bot):
+    """The cheapest OpenSpiel bot: its first legal action."""
+
+    def __init__(self):
+        pyspiel.Bot.__init__(self)
+
+    def step(self, state):
+        return state.legal_actions()[0]
+
+    def restart_at(self, state):
+        pass
+
+
+First = spiel_bot("spiel-first", lambda game, seed: FirstLegal())
+
+
+@hookimpl
+def register_bots(register):
+    register(First)
+'''
+
+DECLINED = ("ecarte", "floater", "peep", "purchase", "sir-garnet")
+
+
+def test_an_openspiel_bot_declares_the_variants_it_does_not_play():
+    cls = spiel_bot("spiel-declares", lambda game, seed: None)
+    declined = [name for name in NAMED if cls.not_played(make_rules(name)) is not None]
+    assert declined == list(DECLINED)
+    assert "hidden exchanges" in cls.not_played(make_rules("purchase"))
+    custom = make_rules("classic", {"dealer_ante": 2})
+    assert "custom variant" in cls.not_played(custom)
+
+
+def test_check_reports_declined_variants_as_not_played_not_faults(tmp_path):
+    write_tournament(tmp_path, drop_ins={"first": SPIEL_DROP_IN}, example=False)
+    result = invoke("check", "spiel-first", "--bots-dir", tmp_path / "bots", "--hands", "1")
+    text = flat(result.output)
+    assert result.exit_code == 0, text
+    assert "every decision legal in 7 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(v for v in VARIANTS if v in DECLINED) in text
+    for name in DECLINED:
+        assert f"not played in {name}: an OpenSpiel bot plays" in text
+
+
+def test_a_tournament_refuses_a_bot_in_a_variant_it_declines(tmp_path):
+    path = write_tournament(tmp_path, bots=("spiel-first", "random"), variants=("classic", "purchase"),
+                            drop_ins={"first": SPIEL_DROP_IN}, example=False, seeds=1, hands=2, table=3)
+    result = invoke("run", path, "--log-dir", tmp_path / "logs")
+    text = flat(result.output)
+    assert result.exit_code == 2, text
+    assert (f"{path}: bots[1].name: bot 'spiel-first' does not play variant 'purchase' (variants[2]): "
+            "an OpenSpiel bot plays the named variants without hidden exchanges") in text
+    assert "Traceback" not in text and not (tmp_path / "logs").exists()
+    control = write_tournament(tmp_path, file="ok", bots=("spiel-first", "random"), variants=("classic",),
+                               drop_ins={"first": SPIEL_DROP_IN}, example=False, seeds=1, hands=2, table=3)
+    assert invoke("run", control, "--log-dir", tmp_path / "ok-logs").exit_code == 0
+
+
+def test_check_in_a_seat_process_declines_the_same_variants(tmp_path):
+    from naparena.arena.setup.settings import Isolation
+    from naparena.bots.plugins import load_registry
+    from naparena.tools.check import check_bot
+
+    write_tournament(tmp_path, drop_ins={"first": SPIEL_DROP_IN}, example=False)
+    registry = load_registry(tmp_path / "bots")
+    (report,) = check_bot(registry, "spiel-first", hands=1, variants=["purchase"], isolation=Isolation.PROCESS)
+    assert report.ok and report.hands == 0 and "hidden exchanges" in report.not_played

@@ -36,6 +36,10 @@ class FakeBot:
             full[key] = value
         return full
 
+    @classmethod
+    def not_played(cls, rules):
+        return None  # plays every variant, as `Bot` does by default
+
 
 class TerseBot:
     """A bot whose errors do not say which parameter is wrong."""

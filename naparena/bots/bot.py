@@ -13,6 +13,7 @@ from naparena.errors import PluginError
 from naparena.game.engine import DECISION_KINDS
 
 if TYPE_CHECKING:
+    from naparena.game.rules import Rules
     from naparena.game.view import View
 
 #: Seconds a bot may take per decision where the tournament does not say (its `timeout`):
@@ -71,6 +72,14 @@ class Bot:
             full[key] = _checked(cls, key, cls.params[key], value)
             _within(cls, key, full[key])
         return full
+
+    @classmethod
+    def not_played(cls, rules: Rules) -> str | None:
+        """Why this bot does not play a game under `rules`, or None when it does (the
+        default: every variant). A bot that declares a variant here is reported "not
+        played" there by `naparena check`, and a tournament that seats it in such a
+        variant is refused before play."""
+        return None
 
     # Required decisions --------------------------------------------------------
 

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE
+from naparena.envs.encoding import LEAN_SIZE, NUM_ACTIONS, OBS_SIZE
 from naparena.envs.table import Table, fresh_seed, rules_of
 from naparena.game.cards import NAMES
 from naparena.game.rules import Rules
@@ -20,6 +20,25 @@ def agent_name(seat: int) -> str:
     return f"seat_{seat}"
 
 
+OBSERVATIONS = ("rich", "lean")
+
+
+def observation_is_lean(observation: str) -> bool:
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation {observation!r}; known: {', '.join(OBSERVATIONS)}")
+    return observation == "lean"
+
+
+def observation_space(lean: bool) -> spaces.Space:
+    """The rich observation's Dict space, or the lean one's flat Box (vector, then mask)."""
+    if lean:
+        return spaces.Box(0.0, 1.0, (LEAN_SIZE,), np.float32)
+    return spaces.Dict({
+        "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+        "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+    })
+
+
 class NapEnv(AECEnv):
     """A match of `hands` hands (one by default) at a table of `players` seats.
 
@@ -27,13 +46,19 @@ class NapEnv(AECEnv):
     the acting seat's decision; a masked-out action is the engine's fault (its default
     answer, a revoke in card play). When a hand settles every seat is rewarded its chips;
     the episode ends with the match. `infos[agent]` holds the acting seat's full view
-    (`"view"`: the View's fields as a dict) and, when a hand settles, its log record.
+    (`"view"`: naparena's `View`, a NamedTuple) and, when a hand settles, its log record.
+
+    `observation="rich"` (the default) observes {"observation": the vector,
+    "action_mask": the mask}; `"lean"` observes one flat float32 vector, the same vector
+    then the mask as 0/1 floats (`encoding.LEAN_SIZE`), and leaves the view out of
+    `infos` (`env.table.acting_view()` has it): fewer objects a step, for speed.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "nap_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str | Rules = "classic", players: int = 4, hands: int = 1,
-                 overrides: Mapping[str, Any] | None = None, stack: int = 0, render_mode: str | None = None):
+                 overrides: Mapping[str, Any] | None = None, stack: int = 0, render_mode: str | None = None,
+                 observation: str = "rich"):
         super().__init__()
         self.rules = rules_of(variant, overrides)
         self.rules.check_players(players)
@@ -42,10 +67,8 @@ class NapEnv(AECEnv):
         self.players, self.hands, self.stack, self.render_mode = players, hands, stack, render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
         self._seats = {a: s for s, a in enumerate(self.possible_agents)}
-        obs = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
+        self.lean = observation_is_lean(observation)
+        obs = observation_space(self.lean)
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.table: Table | None = None
@@ -75,13 +98,17 @@ class NapEnv(AECEnv):
         if table.over:
             return
         agent = self.agent_selection = self.possible_agents[table.to_act]
+        if self.lean:
+            return
         info = self.infos[agent]
         self.infos[agent] = {**info, "view": table.acting_view()} if info else {"view": table.acting_view()}
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         table = self.table
         assert table is not None, "reset() first"
         seat = self._seats[agent]
+        if self.lean:
+            return table.lean_observation(seat)
         return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
 
     def step(self, action: int | None) -> None:
@@ -114,7 +141,7 @@ class NapEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode is None or self.table is None:
             return None
-        text = _describe(self.table)
+        text = describe(self.table)
         if self.render_mode == "human":
             print(text)
             return None
@@ -124,7 +151,8 @@ class NapEnv(AECEnv):
         self.table = None
 
 
-def _describe(table: Table) -> str:
+def describe(table: Table) -> str:
+    """The table as one line: hand number, its state, the seat to act, every hand, the trick."""
     h = table.hand
     hands = "  ".join(f"{s}:{' '.join(NAMES[c] for c in cards)}" for s, cards in enumerate(h.hands))
     trick = " ".join(f"{s}:{NAMES[c]}" for s, c in h.trick)

@@ -85,11 +85,12 @@ def _cells_of(vector: np.ndarray) -> memoryview[float]:
     return cast("memoryview[float]", vector.data)
 
 
-def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
+def encode(view: View, out: np.ndarray | None = None, cleared: bool = False) -> np.ndarray:
     """The view as a float32 vector in [0, 1] of OBS_SIZE; seats are counted from the
-    observer (slot 0) clockwise, so one policy serves every seat and table size."""
+    observer (slot 0) clockwise, so one policy serves every seat and table size. Into
+    `out` if given (zeroed first, unless `cleared` says it already is)."""
     v = np.zeros(OBS_SIZE, np.float32) if out is None else out
-    if out is not None:
+    if out is not None and not cleared:
         v.fill(0)
     # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
     # list of places, costs more than the whole view's thirty-odd cells this way.
@@ -131,6 +132,21 @@ def encode(view: View, out: np.ndarray | None = None) -> np.ndarray:
         cell[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
     if view.kitty:
         cell[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
+    return v
+
+
+LEAN_SIZE = OBS_SIZE + NUM_ACTIONS  # the lean observation: the vector, then the mask as 0/1 floats
+
+
+def lean(view: View, actions: Sequence[int]) -> np.ndarray:
+    """The lean observation: one fresh float32 vector, `encode(view)` then the legal
+    `actions` flagged (the mask), so a learner's batch is one array and the step
+    allocates one array instead of a vector, a mask and a dict."""
+    v = np.zeros(LEAN_SIZE, np.float32)
+    encode(view, v[:OBS_SIZE], cleared=True)
+    cell = _cells_of(v)
+    for a in actions:
+        cell[OBS_SIZE + a] = 1.0
     return v
 
 

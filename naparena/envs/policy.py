@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from naparena.bots.bot import Bot
+from naparena.bots.bot import DECISIONS, Bot
 from naparena.envs.encoding import Decision, encode
+from naparena.envs.table import hidden_decisions
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.game.view import View
 
@@ -35,11 +36,20 @@ class PolicyBot(Bot):
     peep_exchange = floater_discard = trumps = _decide
 
 
-def policy_bot(name: str, policy: Policy, description: str = "") -> type[Bot]:
-    """A registrable bot class named `name` that plays `policy`."""
-    cls = type(_class_name(name), (PolicyBot,), {
+def policy_bot(name: str, policy: Policy, description: str = "", kinds: Sequence[str] | None = None,
+               base: type[Bot] = Bot) -> type[Bot]:
+    """A registrable bot class named `name` that plays `policy`: at every decision kind,
+    or only at `kinds` (say, `("bid",)`), the others answered as the bot class `base`
+    answers them (its parameters too: a learned bidder can leave the card play to a
+    hand-written player)."""
+    chosen = DECISIONS if kinds is None else tuple(kinds)
+    unknown = set(chosen) - set(DECISIONS)
+    if unknown:
+        raise ValueError(f"unknown decision kinds {sorted(unknown)}; known: {', '.join(DECISIONS)}")
+    others = {k: getattr(base, k) for k in DECISIONS if k not in chosen}
+    cls = type(_class_name(name), (PolicyBot, base) if base is not Bot else (PolicyBot,), {
         "name": name, "description": description or f"the trained policy {name}",
-        "policy": staticmethod(policy), "__module__": _caller_module()})
+        "policy": staticmethod(policy), "__module__": _caller_module(), **others})
     return cls
 
 
@@ -90,6 +100,23 @@ class SpielBot(Bot):
 
     bid = play = _decide
 
+    @classmethod
+    def not_played(cls, rules: Rules) -> str | None:
+        """The variants it cannot determinize: custom ones (no `python_nap` game) and those
+        with hidden exchanges, peeps or discards."""
+        return _unplayable(rules)
+
+
+def _unplayable(rules: Rules) -> str | None:
+    """Why an OpenSpiel bot cannot play `rules`, or None."""
+    if not any(make_rules(n) == rules for n in VARIANTS):
+        return "an OpenSpiel bot plays only the named variants (a custom variant has no python_nap game)"
+    hidden = hidden_decisions(rules)
+    if hidden:
+        return (f"an OpenSpiel bot plays the named variants without hidden exchanges: this one has "
+                f"{', '.join(hidden)}")
+    return None
+
 
 _GAMES: dict[tuple[Rules, int], Any] = {}
 
@@ -101,11 +128,10 @@ def _game_for(rules: Rules, players: int) -> Any:
         import pyspiel
 
         from naparena.envs import spiel  # registers python_nap
-        named = [n for n in VARIANTS if make_rules(n) == rules]
-        if not named or any(getattr(rules, o) not in (False, "none") for o in spiel.HIDDEN_DECISIONS):
-            raise ValueError("an OpenSpiel bot plays the named variants without hidden exchanges: "
-                             "not " + ", ".join(spiel.HIDDEN_DECISIONS))
-        _GAMES[key] = pyspiel.load_game(spiel.SHORT_NAME, {"variant": named[0], "players": players})
+        if (why := _unplayable(rules)) is not None:
+            raise ValueError(why)
+        named = next(n for n in VARIANTS if make_rules(n) == rules)
+        _GAMES[key] = pyspiel.load_game(spiel.SHORT_NAME, {"variant": named, "players": players})
     return _GAMES[key]
 
 

@@ -23,7 +23,8 @@ from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.plugins import load_registry
-from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE
+from naparena.envs.aec import describe, observation_is_lean, observation_space
+from naparena.envs.encoding import NUM_ACTIONS
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
 from naparena.game.view import View
@@ -50,22 +51,26 @@ class NapSeatEnv(gym.Env):
 
     Observation: {"observation": the seat's view as a vector, "action_mask": its legal
     actions}, as in the PettingZoo environment; `info["view"]` is the seat's full `View`.
+    `observation="lean"`: one flat float32 vector, the vector then the mask as 0/1
+    floats, and no view in `info` (as in the PettingZoo environment).
     Reward: the seat's chips when a hand
     settles. An episode is a match of `hands` hands dealt from the reset seed as `naparena
     run` deals match seed. The bots' seeds derive from that seed and their seats, unless
     `reset(options={"bot_seeds": {seat: seed}})` gives them (a run's, to replay its match);
-    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does.
+    `options={"boards": …}` deals each hand from its own seed, as a duplicate run does;
+    `stack` is each seat's chips at the start, as a tournament's `stack`.
     `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
     first turn (a dealer sitting out at six). A match in which the learner would never act
     is dealt again from a seed derived from the first.
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 4}
 
     def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None):
+                 timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None, stack: int = 0,
+                 observation: str = "rich", render_mode: str | None = None):
         self.rules = rules_of(variant, overrides)
         self.rules.check_players(players)
         if not 0 <= seat < players:
@@ -76,7 +81,7 @@ class NapSeatEnv(gym.Env):
             chosen *= len(others)  # one name fills every other seat
         if len(chosen) != len(others):
             raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
-        self.players, self.seat, self.hands = players, seat, hands
+        self.players, self.seat, self.hands, self.stack = players, seat, hands, stack
         self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
         # Absolute, as a run gives it: seat processes start in an empty directory.
         folder = Path(bots_dir or "bots")
@@ -88,42 +93,60 @@ class NapSeatEnv(gym.Env):
                 cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
                 if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
                     spec["files"] = sandbox.module_files(cls)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.lean = observation_is_lean(observation)
+        self.observation_space = observation_space(self.lean)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.table: Table | None = None
         self.bots: dict[int, Any] = {}
         self.remotes: dict[int, Any] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+              ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         match_seed = seed if seed is not None else int(self.np_random.integers(2 ** 63))
         while True:
             self._close_bots()
-            self.table = Table(self.rules, self.players, self.hands, match_seed, 0, (options or {}).get("boards"))
+            self.table = Table(self.rules, self.players, self.hands, match_seed, self.stack,
+                               (options or {}).get("boards"))
             self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
             self._start_hand()
             reward = self._play_others()
             if not self.table.over:
-                return self._obs(), {"view": self._view(), "reward": reward}
+                info: dict[str, Any] = {"reward": reward}
+                if not self.lean:
+                    info["view"] = self._view()
+                return self._obs(), info
             # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
             match_seed = derive_seed(match_seed, "again")
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray] | np.ndarray, float, bool, bool, dict[str, Any]]:
         table = self.table
         assert table is not None and not table.over, "reset() first"
         assert table.to_act == self.seat
         reward = self._book(table.act(int(action)))
         reward += self._play_others()
         info: dict[str, Any] = {"records": table.records}
-        if not table.over:
-            info["view"] = self._view()
-        else:
+        if table.over:
             self._end_match()
+        elif not self.lean:
+            info["view"] = self._view()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), float(reward), table.over, False, info
+
+    def render(self) -> str | None:
+        """"ansi": the table as one line of text (hand, dealer or contract, every seat's
+        cards, the trick); "human": the same line printed after each step."""
+        if self.render_mode is None or self.table is None:
+            return None
+        text = describe(self.table)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         self._close_bots()
@@ -197,9 +220,11 @@ class NapSeatEnv(gym.Env):
 
     # --- what the learner sees -----------------------------------------------------------
 
-    def _obs(self) -> dict[str, np.ndarray]:
+    def _obs(self) -> dict[str, np.ndarray] | np.ndarray:
         table = self.table
         assert table is not None
+        if self.lean:
+            return table.lean_observation(self.seat)
         return {"observation": table.observation(self.seat), "action_mask": table.mask(self.seat)}
 
     def _view(self) -> View:

@@ -18,6 +18,7 @@ import pyspiel
 
 from naparena.bots.pimc import unseen_for_play
 from naparena.envs.encoding import BID, BID_NAMES, NUM_ACTIONS, OBS_SIZE, Decision, action_name, encode
+from naparena.envs.table import HIDDEN_DECISIONS, hidden_decisions
 from naparena.game import cards
 from naparena.game.engine import Hand, Match, base_bid, deal_order
 from naparena.game.rules import VARIANTS, Rules, canonical, make_rules, stakes
@@ -45,10 +46,6 @@ _GAME_TYPE = pyspiel.GameType(
     parameter_specification={"variant": "classic", "players": 4},
 )
 
-# Variants where another seat's private decisions (an exchange, a discard, a peep card
-# taken) change what it holds: a determinization would have to guess them, so the
-# resampling that ISMCTS needs covers only the others.
-HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
 
 
 def _bounds(rules: Rules, players: int) -> tuple[float, float]:
@@ -58,6 +55,19 @@ def _bounds(rules: Rules, players: int) -> tuple[float, float]:
     loss = max(stakes(rules, b)[1] for b in bases)
     fees = 1 + 1 + 5 + rules.dealer_ante  # ante, a peep, an exchange, the dealer's ante
     return -(max(win, loss) * players + fees), win * (players - 1) + players * fees
+
+
+def max_decisions(rules: Rules, players: int) -> int:
+    """The most decisions a hand asks: per seat holding cards an exchange, a peep, a
+    floater peep, Sir Garnet's question and a bid (or his discard), and a card a trick;
+    then the bidder's peep exchange, floater discard and trump call."""
+    active = players - rules.sits_out(players)
+    return active * (5 + rules.hand_size) + 3
+
+
+def max_chance_nodes(rules: Rules, players: int) -> int:
+    """Chance nodes of a hand: the dealer, then every card of the pack."""
+    return 1 + rules.pack_size(players)
 
 
 class NapGame(pyspiel.Game):
@@ -71,11 +81,16 @@ class NapGame(pyspiel.Game):
         self.players = players
         self.pack = cards.pack(self.rules.pack_size(players))
         low, high = _bounds(self.rules, players)
-        active = players - self.rules.sits_out(players)
+        # OpenSpiel takes a Python game's max_chance_nodes_in_history from its
+        # max_game_length (and the history and move-number bounds from both), so the
+        # declared length covers the deal as well as the decisions: a whole pack of 52
+        # outlasts a short table's decisions.
+        self.max_decisions = max_decisions(self.rules, players)
+        self.max_chance_nodes = max_chance_nodes(self.rules, players)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=cards.DECK_SIZE, num_players=players,
             min_utility=float(low), max_utility=float(high), utility_sum=None,
-            max_game_length=active * (5 + self.rules.hand_size) + 4)
+            max_game_length=max(self.max_decisions, self.max_chance_nodes))
         super().__init__(_GAME_TYPE, info, {"variant": variant, "players": players})
 
     def new_initial_state(self) -> NapState:
@@ -185,7 +200,7 @@ class NapState(pyspiel.State):
         consistently with every card and void this seat has seen, and the same actions
         replayed. `sampler()` gives the randomness (a float in [0, 1))."""
         rules = self.nap_game.rules
-        if any(getattr(rules, o) not in (False, "none") for o in HIDDEN_DECISIONS):
+        if hidden_decisions(rules):
             raise NotImplementedError(f"resampling needs a variant without {', '.join(HIDDEN_DECISIONS)}")
         view = self.view(player)
         if view is None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from naparena.envs.encoding import NUM_ACTIONS, Decision, encode
+from naparena.envs.encoding import NUM_ACTIONS, Decision, encode, lean
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules, make_rules
 from naparena.game.view import View
@@ -22,6 +22,17 @@ def rules_of(variant: str | Rules = "classic", overrides: Mapping[str, Any] | No
             raise ValueError("give overrides with a variant name, not with Rules")
         return variant
     return make_rules(variant, overrides)
+
+
+# Rule options under which another seat's private decisions (an exchange, a discard, a
+# peep card taken) change what it holds: a determinization would have to guess them, so
+# resampling (ISMCTS) and the OpenSpiel bots cover only the variants without them.
+HIDDEN_DECISIONS = ("peep", "purchase", "sir_garnet", "floater")
+
+
+def hidden_decisions(rules: Rules) -> list[str]:
+    """The options of `rules` among HIDDEN_DECISIONS that are on."""
+    return [o for o in HIDDEN_DECISIONS if getattr(rules, o) not in (False, "none")]
 
 
 def fresh_seed() -> int:
@@ -63,6 +74,12 @@ class Table:
     def observation(self, seat: int) -> np.ndarray:
         """`seat`'s view as the encoding's vector (a fresh array)."""
         return encode(self.acting_view() if not self.over and self.hand.to_act == seat else self.hand.view(seat))
+
+    def lean_observation(self, seat: int) -> np.ndarray:
+        """`seat`'s lean observation (encoding.lean): its vector and its mask in one fresh array."""
+        if self.over or self.hand.to_act != seat:
+            return lean(self.hand.view(seat), ())
+        return lean(self.acting_view(), self.decision().actions)
 
     def mask(self, seat: int) -> np.ndarray:
         """`seat`'s legal actions as flags (a fresh array): none outside its turn."""

@@ -295,13 +295,16 @@ def check(console: Console, name: str, results) -> None:
             Col("median ms"), Col("p95 ms"), Col("max ms")]
     rows = []
     for r in results:
-        faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or "none"
+        faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or ("not played" if r.not_played else "none")
         seats = f"{r.players[0]}–{r.players[-1]}" if len(r.players) > 1 else str(r.players[0])
         rows.append([r.variant, seats, str(r.hands), str(r.decisions), faults if r.ok else f"[red]{faults}[/]",
                      f"{r.percentile(0.5) * 1e3:.2f}", f"{r.percentile(0.95) * 1e3:.2f}",
                      f"{r.percentile(1.0) * 1e3:.2f}"])
     print_table(console, f"naparena check {name}", cols, rows)
     for r in results:
+        if r.not_played:
+            console.print(f"not played in {r.variant}: {r.not_played}", highlight=False, markup=False,
+                          soft_wrap=True)
         if r.first_error:
             # In full, unwrapped: a protocol violation quotes the offending line.
             console.print(f"first error in {r.variant}: {r.first_error}", highlight=False, markup=False,

@@ -47,6 +47,7 @@ class VariantCheck:
     faults: dict[str, int] = field(default_factory=dict)
     first_error: str = ""
     times: list[float] = field(default_factory=list)
+    not_played: str | None = None  # the bot declines the variant (`Bot.not_played`): why
 
     @property
     def ok(self) -> bool:
@@ -100,9 +101,11 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         if command is not None:
             _shake_hands(name, params or {}, command, confinement, files or [])
         names, results = variants or list(VARIANTS), []
+        # An external program declares nothing; an unregistered name fails as it did before.
+        cls = registry.bots[name].cls if command is None and name in registry.bots else None
         for n, variant in enumerate(names, 1):
-            results.append(_check_process(registry, name, params or {}, variant, hands, timeout, command,
-                                          confinement, files or []))
+            results.append(_declined(cls, variant) or _check_process(
+                registry, name, params or {}, variant, hands, timeout, command, confinement, files or []))
             if progress:
                 progress(n, len(names), variant)
         return results
@@ -114,15 +117,23 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         names = variants or list(VARIANTS)
         results = []
         for n, variant in enumerate(names, 1):
-            report = VariantCheck(variant, tuple(table_sizes(variant)))
-            for players in report.players:
-                _check_variant(registry, name, params, variant, players, hands, supervisor, report)
+            report = _declined(entry.cls, variant)
+            if report is None:
+                report = VariantCheck(variant, tuple(table_sizes(variant)))
+                for players in report.players:
+                    _check_variant(registry, name, params, variant, players, hands, supervisor, report)
             results.append(report)
             if progress:
                 progress(n, len(names), variant)
         return results
     finally:
         executor.shutdown()
+
+
+def _declined(cls: Any, variant: str) -> VariantCheck | None:
+    """The report of a variant the bot's class declares it does not play (not a fault), or None."""
+    why = cls.not_played(make_rules(variant)) if cls is not None else None
+    return VariantCheck(variant, tuple(table_sizes(variant)), not_played=why) if why is not None else None
 
 
 def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> VariantCheck:

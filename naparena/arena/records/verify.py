@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -28,8 +30,10 @@ from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules, make_rules
 
 
-def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
-    """Give the hand its logged answers; count each seat's answered decisions."""
+def feed(hand: Hand, logged: dict, decisions: list[int] | None = None,
+         watch: Callable[[Hand, Any, str | None], None] | None = None) -> None:
+    """Give the hand its logged answers; count each seat's answered decisions. `watch(hand,
+    answer, fault)` sees each decision just before it is answered (a replay's hook)."""
     bids = deque(logged["bids"])
     pre = deque(logged.get("pre", ()))
     plays = deque(c for _, trick, _ in logged["tricks"] for _, c in trick)
@@ -52,6 +56,8 @@ def _feed(hand: Hand, logged: dict, decisions: list[int] | None = None) -> None:
             answer = tuple(answer) if isinstance(answer, list) else answer
         if decisions is not None and hand.to_act is not None and not (fault or "").startswith(("crash:", "hang:")):
             decisions[hand.to_act] += 1
+        if watch is not None:
+            watch(hand, answer, fault)
         if fault is not None:
             hand.fault(fault)
         else:
@@ -81,7 +87,7 @@ def verify_match(log: dict) -> list[str]:
     try:
         for logged in log["hands"]:
             hand = match.next_hand()
-            _feed(hand, logged, decisions)
+            feed(hand, logged, decisions)
             match.finish(hand)
             again = plain(hand.record())
             summary.add(logged)

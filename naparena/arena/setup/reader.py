@@ -172,6 +172,10 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
                 message += f" (searched: {'; '.join(registry.searched)})"
             raise ConfigError(t.path, f"bots[{i}].name", message)
         params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
+        for j, variant in enumerate(t.variants, 1):
+            if (why := entry.cls.not_played(variant.rules)) is not None:
+                raise ConfigError(t.path, f"bots[{i}].name", f"bot '{bot.name}' does not play variant "
+                                  f"'{variant.name}' (variants[{j}]): {why}")
         bots.append(dataclasses.replace(bot, params=params))
     return dataclasses.replace(t, bots=tuple(bots))
 

@@ -196,13 +196,14 @@ def report(
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json, wide)
     if html is not None:
-        from naparena.report.html import write_report
+        from naparena.report.html import hands_folder, write_report
         started = time.monotonic()
         try:
-            size = write_report(run_dir, html)
+            size, hands = write_report(run_dir, html)
         except OSError as e:
             raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
+        say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
+            hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
 
 
 def _check_output(path: Path, what: str) -> None:
@@ -440,20 +441,22 @@ def view(
     out_file: Path | None = typer.Option(None, "--out", help="write the page here instead of serving it"),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="the port to serve on (0: any free one)"),
 ) -> None:
-    """The run's HTML report with its hand viewer: served on 127.0.0.1, or written with --out."""
+    """The run's HTML report with its hand viewer: served on 127.0.0.1 (hands read as the page asks for
+    them), or written with --out (the page, and its hands in a folder beside it)."""
     from naparena.arena.records.verify import sound
-    from naparena.report.html import page, write_report
+    from naparena.report.html import hands_folder, write_report
     sound(run_dir)
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size = write_report(run_dir, out_file)
+            size, hands = write_report(run_dir, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes)", out_file, f"{size:,}")
+        say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),
+            f"{hands:,}")
         return
-    from naparena.people.serve_page import page_server
-    server = page_server(lambda: page(run_dir).encode(), port)
+    from naparena.people.serve_page import RunPages, page_server
+    server = page_server(RunPages(run_dir), port)
     say("the report and hand viewer are at http://127.0.0.1:{}/ (loopback only); stop with Ctrl-C",
         server.server_address[1])
     try:

@@ -282,19 +282,42 @@ def small_run(tmp_path_factory) -> Path:
 
 
 def test_the_report_links_each_pair_to_the_hands_where_they_differed_most(small_run, tmp_path):
-    from naparena.report.viewer import viewer_data, widest_hands
-    matches, left = viewer_data(small_run)
-    widest = widest_hands(matches, "random", "heuristic")
-    def chips(m: dict, h: dict, bot: str) -> float:  # a bot the table repeats: its seats' mean
-        mine = [c for c, alias in zip(h["chips"], m["seats"]) if alias == bot]
+    from naparena.report.viewer import Catalogue, widest_hands
+    catalogue = Catalogue(small_run)
+    widest = widest_hands(catalogue, "classic", "random", "heuristic")
+    def chips(seats: list[str], hand: list[int], bot: str) -> float:  # a bot the table repeats: its seats' mean
+        mine = [c for c, alias in zip(hand, seats) if alias == bot]
         return sum(mine) / len(mine)
-    diffs = [abs(chips(m, h, "random") - chips(m, h, "heuristic")) for m in matches for h in m["hands"]]
-    assert left == 0 and [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
+    diffs = [abs(chips(e.seats, h, "random") - chips(e.seats, h, "heuristic"))
+             for e in catalogue.entries for h in e.chips]
+    assert [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
     result = naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "r.html").read_text()
     match, hand, _ = widest[0]
     assert f"href='#hand-{match}-{hand}'" in text and "id='viewer'" in text
+    # the page embeds no hand: each is in the data files beside it, every match of the run there
+    assert '"deal"' not in text and '"tricks"' not in text
+    logged = sorted(p.stem for p in (small_run / "matches").iterdir())
+    assert sorted(p.stem[1:] for p in (tmp_path / "r-hands").glob("m*.js")) == logged
+
+
+def test_head_to_head_links_open_the_pairs_own_hands_in_that_variant(tmp_path):
+    """Two variants: each variant's links point at its own matches, where both bots sat."""
+    from naparena.report.viewer import Catalogue, pair_links, widest_hands
+    path = write_tournament(tmp_path, bots=("random", "heuristic", "cautious"), seeds=1, hands=2, table=3,
+                            example=False, workers=1, variants=("classic", "pagat"))
+    result = naparena("run", path, "--log-dir", tmp_path / "logs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    catalogue = Catalogue(run_dir_in(tmp_path / "logs"))
+    variant_of = {e.index: e.variant for e in catalogue.entries}
+    for variant in ("classic", "pagat"):
+        for match, _, _ in widest_hands(catalogue, variant, "random", "cautious"):
+            assert variant_of[match] == variant
+        links = pair_links(catalogue, variant, "random", "cautious")
+        assert f"#hands?variant={variant}&amp;bot=random&amp;with=cautious" in links
+        shown = {int(m) for m in re.findall(r"#hand-(\d+)-\d+", links)}
+        assert shown and {variant_of[m] for m in shown} == {variant}
 
 
 @pytest.mark.slow
@@ -304,13 +327,15 @@ def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_p
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = _watch(page)
         page.goto((tmp_path / "r.html").as_uri())
         page.locator("a.board").first.click()
         target = page.locator("a.board").first.get_attribute("href")
         m, h = re.fullmatch(r"#hand-(\d+)-(\d+)", target).groups()
         step = page.locator("#v-step")
+        page.wait_for_function(f"document.querySelector('#v-step').textContent.startsWith('match {m}, hand {h}:')")
         assert step.text_content().startswith(f"match {m}, hand {h}: step 1 of ")
-        assert page.locator("#v-table .vcard").count() >= 10  # the deal, face up
+        assert page.locator("#v-table .nt-seat .nt-card").count() >= 10  # the deal, face up, at the seats
         total = int(step.text_content().rsplit(" ", 1)[1])
         for _ in range(total - 1):
             page.locator("#v-next").click()
@@ -320,6 +345,15 @@ def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_p
         assert step.text_content().endswith(f"step {total - 1} of {total}")
         assert "settlement:" not in page.locator("#v-log").text_content()
         browser.close()
+    assert errors == []
+
+
+def _watch(page) -> list[str]:
+    """The page's console errors and uncaught exceptions, as they come."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
 
 
 # --- the live page --------------------------------------------------------------------------

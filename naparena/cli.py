@@ -26,6 +26,7 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from naparena.arena.setup.settings import SANDBOX_MODES, SETTINGS, Confinement, Isolation
 from naparena.errors import NaparenaError, RunError
@@ -149,11 +150,19 @@ def run(
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                            scheduler=scheduler, resume=resume, watcher=watcher, sandbox=sandbox)
     try:
-        result = _play(session)
+        try:
+            result = _play(session)
+        except typer.Exit as e:
+            if live and e.exit_code == 130:
+                watcher.interrupt(_resume_command(session))
+            raise
+        if live:
+            watcher.finish(_show(result, as_json, wide))
+        else:
+            _show(result, as_json, wide)
     finally:
         if live:
             watcher.close()
-    _show(result, as_json, wide)
     _after_disqualification(result)
 
 
@@ -273,12 +282,16 @@ def _play(session) -> dict:
             saved = f" (and {_count(hands, 'hand')} of {_count(partly, 'unfinished match')})" if partly else ""
             say("[yellow]interrupted[/]: {} of {} {} kept{} in {}.\nResume with: {}",
                 rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", saved, rd,
-                f"naparena resume {shlex.quote(str(rd))}")
+                _resume_command(session))
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     say("done in {} s; logs in {}", f"{time.monotonic() - started:.1f}", session.run_dir)
     return result
+
+
+def _resume_command(session) -> str:
+    return f"naparena resume {shlex.quote(str(session.run_dir))}"
 
 
 def _count(n: int, word: str) -> str:
@@ -349,11 +362,18 @@ def _after_disqualification(result: dict) -> None:
         raise typer.Exit(EXIT_DISQUALIFIED)
 
 
-def _show(result: dict, as_json: bool, wide: bool = False) -> None:
+def _show(result: dict, as_json: bool, wide: bool = False) -> str:
+    """Print the standings; return the text printed (without colour), for the live page."""
     if as_json:
-        typer.echo(json.dumps(result, indent=1, sort_keys=True))
-    else:
+        text = json.dumps(result, indent=1, sort_keys=True)
+        typer.echo(text)
+        return text
+    with out.capture() as captured:
         render.standings(out, result, wide)
+    printed = captured.get()
+    out.file.write(printed)
+    out.file.flush()
+    return Text.from_ansi(printed).plain
 
 
 @_command

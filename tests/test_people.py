@@ -8,6 +8,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -407,8 +408,18 @@ def test_a_run_writes_the_same_files_with_and_without_the_live_page(tmp_path):
     assert_same_files(snapshot(dirs[1]), snapshot(dirs[0]))
 
 
+def _live_page(p, chromium, url: str, width: int = 900, height: int = 700):
+    browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = _watch(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url)
+    return browser, page, errors, requests
+
+
 @pytest.mark.slow
-def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
+def test_the_live_page_follows_a_short_run_and_shows_its_end_as_printed(tmp_path):
     sync_api, chromium = _browser()
     path = _gated_tournament(tmp_path)
     gate = tmp_path / "gate"
@@ -418,33 +429,71 @@ def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
         first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 900, "height": 700})
-            page.goto(url)
+            browser, page, errors, requests = _live_page(p, chromium, url)
             # Matches 0 and 1 are booked; match 2 waits at the gate, so the page must say so.
             page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
                                    timeout=120_000)
             total = page.locator("#done").text_content().split()[2]
             manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
             assert total == str(manifest["matches"])
+            assert page.locator("#state").text_content() == "playing"
             rows = page.locator("table.standings tr")
             assert rows.count() == 3  # the header, gate and random
-            assert "run is over" not in page.locator("#done").text_content()
             assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
                                 page.locator("#sprt").text_content())
-            page.screenshot(path=str(tmp_path / "live-half.png"))
+            page.wait_for_function("document.querySelector('#clock').textContent.includes('table')")
+            assert re.match(r"elapsed (\d+ min )?\d+ s; .+; 1 table in play", page.locator("#clock").text_content())
+            # the newest booked hand on the drawn table: match 1's last hand, its seats named
+            assert "match1,hand4of4" in page.locator("#table .nt-info").text_content().replace(" ", "")
+            assert page.locator("#table .nt-seat").count() == 2 and page.locator("#last li").count() == 4
             gate.touch()
-            page.wait_for_function("document.querySelector('#done').textContent.includes('the run is over')",
-                                   timeout=120_000)
+            page.wait_for_function("document.querySelector('#state').textContent === 'finished'", timeout=120_000)
             assert page.locator("#done").text_content().startswith(f"{total} of {total} matches booked")
-            assert page.locator("#bar").get_attribute("value") == total
-            page.screenshot(path=str(tmp_path / "live-done.png"))
+            shown = page.locator("#final").text_content()
+            out, err = proc.communicate(timeout=120)
+            assert shown == out and "gate" in shown and "random" in shown, (shown, out)
+            # the page stops listening once it heard the end: no request after the server went
+            asked = len(requests)
+            page.wait_for_timeout(4000)
+            assert len(requests) == asked and page.locator("#state").text_content() == "finished"
             browser.close()
-        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    assert errors == []
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_says_so_on_its_live_page_with_the_resume_command(tmp_path):
+    sync_api, chromium = _browser()
+    path = _gated_tournament(tmp_path)
+    proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
+                          env={"NAPARENA_TEST_GATE": str(tmp_path / "never")})
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser, page, errors, requests = _live_page(p, chromium, url, 390, 844)
+            page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
+                                   timeout=120_000)
+            proc.send_signal(signal.SIGINT)
+            page.wait_for_function("document.querySelector('#state').textContent === 'interrupted'",
+                                   timeout=120_000)
+            out, err = proc.communicate(timeout=120)
+            command = re.search(r"Resume with: (naparena resume \S+)", " ".join(err.split())).group(1)
+            assert page.locator("#resume code").text_content() == command
+            assert "2 of " in page.locator("#resume").text_content()
+            page.screenshot(path=str(tmp_path / "live-interrupted-390.png"))
+            asked = len(requests)
+            page.wait_for_timeout(4000)
+            assert len(requests) == asked
+            browser.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert errors == []
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -491,7 +540,7 @@ def test_the_human_seat_is_an_external_bot_with_the_longest_timeout_a_file_allow
 def test_pages_load_nothing_from_the_network(page, small_run):
     from naparena.people import live, web
     from naparena.report.html import page as report_page
-    text = {"web": web.PAGE, "live": live.PAGE, "report": report_page(small_run) if page == "report" else ""}[page]
+    text = {"web": web.PAGE, "live": live.page(), "report": report_page(small_run) if page == "report" else ""}[page]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
     assert "@import" not in text and "url(" not in text
 

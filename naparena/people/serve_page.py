@@ -60,6 +60,10 @@ def page_server(pages: RunPages, port: int = 0) -> ThreadingHTTPServer:
             if path == "/":
                 self._send(pages.fresh()[1], "text/html; charset=utf-8")
                 return
+            if path == "/favicon.ico":  # the browser asks; the page has none
+                self.send_response(204)
+                self.end_headers()
+                return
             found = _DATA.match(path)
             data = pages.fresh()[0].data(found.group(1)) if found else None
             if found is None or data is None:

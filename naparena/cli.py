@@ -176,9 +176,19 @@ def resume(
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    web: bool = typer.Option(False, "--web", help="a play run: go on at the table in the browser"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+    pause: float = typer.Option(1.5, "--pause", min=0.0, max=30.0,
+                                help="with --web: seconds the table stays still after each trick and hand"),
 ) -> None:
-    """Continue an interrupted run from its directory (from any working directory)."""
+    """Continue an interrupted run from its directory (from any working directory); a run a
+    person sat at (naparena play) goes on at the table, in the terminal or with --web."""
     from naparena.arena.session import Session
+    from naparena.people.play import play_tournament
+    table = play_tournament(run_dir) if (run_dir / "manifest.json").is_file() else None
+    if table is not None:
+        _sit(table, run_dir, None, web, port, pause)
+        return
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
     result = _play(session)
@@ -397,6 +407,7 @@ def compare(
 
 # --- people at the table ---------------------------------------------------------------
 
+PAUSE_HELP = "with --web: seconds the table stays still after each trick and hand"
 PLAY_HELP = "a tournament file with one [[bots]] entry named \"human\" (instead of --variant and --bots)"
 
 
@@ -410,49 +421,57 @@ def play(
     log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where the run directory goes"),
     web: bool = typer.Option(False, "--web", help="play in the browser: serve the table on 127.0.0.1"),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+    pause: float = typer.Option(1.5, "--pause", min=0.0, max=30.0, help=PAUSE_HELP),
 ) -> None:
     """Sit at a table yourself: play bots in the terminal (or the browser with --web)."""
-    from naparena.arena.records.ledger import load_standings
-    from naparena.arena.session import Session
-    from naparena.people.play import (
-        PlayWatcher,
-        TableServer,
-        bot_list,
-        every_hand_checkpointed,
-        file_tournament,
-        quick_tournament,
-    )
+    from naparena.people.play import bot_list, file_tournament, quick_tournament
     if file is not None:
         t = file_tournament(file)
     else:
         t = quick_tournament(variant, bot_list(bots), hands, seed, str(log_dir))
+    _sit(t, None, log_dir if file is None else None, web, port, pause)
+
+
+def _sit(t, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pause: float) -> None:
+    """A person at the table of `t`: a new run, or `run_dir` resumed. Ctrl-C or leaving the
+    table stops the run with its finished matches kept, shows the standings so far and says
+    how to go on."""
+    from naparena.arena.records.ledger import load_standings
+    from naparena.arena.session import Session
+    from naparena.people.play import Left, PlayWatcher, TableServer, every_hand_checkpointed, leaving
     if web:
         from naparena.people.web import WebFront
-        front: Any = WebFront(port)
-        say("the table is at {} (loopback only); leave it with Ctrl-C", front.url)
+        front: Any = WebFront(port, pause)
+        say("the table is at {} (loopback only); leave it there or with Ctrl-C", front.url)
     else:
         from naparena.people.terminal import TerminalFront
         front = TerminalFront()
     server = TableServer(front)
+    stopped: str | None = None
     try:
-        session = Session.open(t, log_dir=log_dir if file is None else None, watcher=PlayWatcher(server))
+        session = Session.open(t, run_dir, log_dir=log_dir, resume=run_dir is not None, watcher=PlayWatcher(server))
         try:
-            with every_hand_checkpointed():
+            with every_hand_checkpointed(), leaving():
                 result = session.play()
-        except KeyboardInterrupt:
-            if not server.stopped:
-                raise typer.Exit(130) from None
-            result = load_standings(session.run_dir.path).result()
-            session.run_dir.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
-            say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
+        except KeyboardInterrupt as e:
+            stopped = "left" if isinstance(e, Left) or server.stopped else "interrupted"
+            rd = session.run_dir
+            result = load_standings(rd.path).result() if rd.kept() else {"matches": 0, "variants": {}}
+            rd.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
     finally:
         server.close()
     if web:
-        front.finish(result)
+        front.finish(result, None if stopped is None else _resume_command(session))
         front.close()
     if result["matches"]:
         _show(result, False)
+    if stopped is not None:
+        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
+            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+            _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
+    if stopped == "interrupted":
+        raise typer.Exit(130)
 
 
 @_command

@@ -4,6 +4,7 @@ driven in tmux (keys in, screen read back) and in Chromium, each run then verifi
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shlex
@@ -164,10 +165,11 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
     else:
         command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
                    f"--hands 2 --seed 3 --log-dir logs")
-    pane = Pane(f"naparena-test-{tmp_path.name}", command, tmp_path)
+    pane = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}", command, tmp_path)
     try:
         screen = pane.wait(r"your turn", "the first decision").string
-        assert "your hand:" in screen and "bids:" in screen and "chips:" in screen
+        assert "your hand:" in screen and "bids:" in screen and "chips this match:" in screen
+        assert "chips in all matches: you +0" in screen
         ends = _play_one_match(pane, typo=variant == "classic")
         done = pane.wait(r"PLAY-EXIT=(\d+)", "play to end")
         assert done.group(1) == "0", pane.screen()
@@ -221,18 +223,24 @@ def _browser():
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
+@pytest.mark.parametrize("by", ["clicks", "keys"])
+def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path, by):
     sync_api, chromium = _browser()
     proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5",
-                          "--log-dir", "logs", cwd=tmp_path)
+                          "--log-dir", "logs", "--pause", "0.2", cwd=tmp_path)
     try:
         first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page = browser.new_page(viewport={"width": 1280, "height": 800} if by == "clicks" else
+                                    {"width": 390, "height": 844})
+            errors = _watch(page)
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
             page.goto(url)
-            turn, first_end = "", ""
+            assert page.locator("meta[name=viewport]").count() == 1
+            turn, first_end, plays = "", "", 0
             while True:
                 page.wait_for_function(f"!['', {turn!r}].includes(document.body.dataset.turn || '')"
                                        " || document.querySelector('#next')", timeout=120_000)
@@ -241,27 +249,50 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
                 turn = page.evaluate("document.body.dataset.turn")
                 if not first_end and "hand 1 over" in page.locator("#ended").text_content():
                     first_end = page.locator("#ended").text_content()  # shown in hand 2, before the match's end
-                if page.locator(".card.legal").count():
-                    page.locator(".card.legal").first.click()
+                # the table is drawn: a seat for each player, the person's at the bottom
+                assert page.locator("#table .nt-seat").count() == 3
+                legal = page.locator("#table button.nt-card.legal")
+                if legal.count():
+                    plays += 1
+                    if by == "clicks":
+                        legal.first.click()
+                    else:  # the first legal card has the focus, visibly: Enter plays it
+                        focused = page.evaluate("document.activeElement.className")
+                        assert "nt-card" in focused and "legal" in focused, focused
+                        outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+                        assert outline != "none"
+                        page.keyboard.press("Enter")
                 elif page.locator("#throw").count():
                     page.locator("#throw").click()
-                else:
+                elif by == "clicks":
                     page.locator(".choice").first.click()
-                if turn == "0.1":
-                    page.screenshot(path=str(tmp_path / "web-table.png"))
+                else:
+                    page.keyboard.press("1")  # the first choice
+                if turn == "0.3":
+                    page.screenshot(path=str(tmp_path / f"web-table-{by}.png"))
+            assert plays >= 5  # every trick of the two hands had a card of the person's
             assert "match 0 over" in page.locator("#message").text_content()
             assert "what everybody held:" in page.locator("#ended").text_content()
             assert "settlement:" in page.locator("#ended").text_content()
+            assert re.search(r"all matches so far: you [+-]\d+", page.locator("#running").text_content())
             page.locator("#quit").click()
             page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
             assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
-            page.screenshot(path=str(tmp_path / "web-standings.png"))
+            page.wait_for_function("document.querySelector('#message').textContent === 'the table has closed'",
+                                   timeout=60_000)
+            assert page.locator("#resume code").text_content().startswith("naparena resume ")
+            asked = len(requests)
+            page.wait_for_timeout(3000)  # the page has stopped listening: nothing more is asked
+            assert len(requests) == asked
+            page.screenshot(path=str(tmp_path / f"web-standings-{by}.png"))
             browser.close()
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    assert errors == []
+    assert "you left the table" in " ".join(err.split())
     run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
     verified = naparena("verify", run_dir, cwd=tmp_path)
     assert verified.returncode == 0 and "1 matches, 2 hands replayed, 0 problems" in verified.stdout

@@ -56,7 +56,7 @@ window.NapTable = (function () {
       (s.gone || []).includes(c) ? "gone" : "", (s.fresh || []).includes(c) ? "new" : "",
       (s.out || []).includes(c) ? "out" : "", model.now === c ? "now" : ""].filter(Boolean).join(" ")));
     else if (s.hidden) {
-      const backs = el("div", "nt-cards");
+      const backs = el("div", "nt-cards backs");
       for (let k = 0; k < s.hidden; k++) backs.appendChild(el("span", "nt-card back", ""));
       backs.setAttribute("aria-label", s.hidden + " cards");
       box.appendChild(backs);
@@ -68,7 +68,8 @@ window.NapTable = (function () {
     const box = el("div", "nt-cards mine");
     const legal = new Set(play.legal || []), picked = new Set(play.picked || []);
     list.forEach((c, k) => {
-      const b = el("button", "nt-card" + (red(c) ? " red" : "") + (legal.has(c) ? " legal" : "") + (picked.has(c) ? " picked" : ""), text(c));
+      const dim = legal.size && !legal.has(c) ? " dim" : "";  // held, but the rules refuse it now
+      const b = el("button", "nt-card" + (red(c) ? " red" : "") + (legal.has(c) ? " legal" : "") + dim + (picked.has(c) ? " picked" : ""), text(c));
       b.type = "button"; b.dataset.card = text(c); b.disabled = !play.active;
       b.setAttribute("aria-label", text(c) + (legal.has(c) ? "" : " (not playable now)") + " — key " + (k + 1));
       b.onclick = () => play.pick(c);

@@ -21,7 +21,8 @@ from naparena.bots import protocol
 from naparena.game.cards import parse
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.people.table import Table, card_text, cards_text, choice_text, read_answer
+from naparena.people.table import Table, after_exchanges, card_text, cards_text, choice_text, read_answer
+from naparena.people.terminal import wrap
 from tests.helpers import (
     assert_same_files,
     child_env,
@@ -80,6 +81,55 @@ def test_a_hand_end_shows_what_everybody_held_once_it_is_known():
     assert "what everybody held:\n  you: Q♥ 2♣\n  heuristic: A♠ 10♦\nsettlement:" in shown
 
 
+def test_a_refused_card_says_which_rule_refuses_it():
+    c = parse
+    follow = {"kind": "play", "seat": 0, "hand": [c("2C"), c("9C"), c("10D")], "legal": [c("2C"), c("9C")],
+              "trick": [[1, c("KC")]], "tricks": []}
+    answer, error = read_answer("play", follow["legal"], "10d", follow)
+    assert answer is None and error == "10♦ is not a legal choice now: you must follow ♣ clubs while you hold 2♣ 9♣"
+    assert "you do not hold it" in read_answer("play", follow["legal"], "AS", follow)[1]
+    # the Wellington bidder's first lead, where the variant holds him to the lowest of the suit he leads
+    lead = {"kind": "play", "seat": 2, "bidder": 2, "contract": "wellington", "hand": [c("3S"), c("9S"), c("AH")],
+            "legal": [c("3S"), c("AH")], "trick": [], "tricks": [], "rules": {"wellington_lead": "lowest_trump"}}
+    assert "lowest card he holds of the suit he leads" in read_answer("play", lead["legal"], "9S", lead)[1]
+    table = Table(seat=2, seats=["a", "b", "you"])
+    table.view = lead
+    assert table.unplayable() == ["not playable now: 9♠ (in this variant a Wellington bidder must lead the lowest "
+                                  "card he holds of the suit he leads to the first trick)"]
+    # the control: with the rule off the same card would be legal, and nothing is said
+    table.view = {**lead, "legal": lead["hand"]}
+    assert table.unplayable() == []
+
+
+def test_the_seat_speaks_of_you_in_the_second_person_and_keeps_a_running_score():
+    table = Table(earlier={"you": 7, "heuristic": -7})
+    table.feed({"type": "match", "seat": 1, "seats": ["heuristic", "you"], "hands": 1, "rules": {}})
+    assert table.event_text({"type": "bid", "seat": 1, "bid": "pass"}) == "you bid pass"
+    assert table.event_text({"type": "bid", "seat": 0, "bid": "pass"}) == "heuristic bids pass"
+    assert table.event_text({"type": "play", "seat": 1, "card": parse("QH")}) == "you play Q♥"
+    table.feed({"type": "hand_end", "record": {"n": 0, "chips": [3, -3]}})
+    assert table.running() == {"you": 4, "heuristic": -4}
+
+
+def test_a_purchase_with_an_empty_stock_is_not_asked_and_hands_show_after_the_exchanges():
+    table = Table()
+    table.view = {"kind": "exchange", "legal": [[]]}
+    assert table.only_answer() == (True, [])
+    table.view = {"kind": "exchange", "legal": [[], [parse("2C")]]}
+    assert table.only_answer() == (False, None)
+    record = {"deal": [[1, 2, 3], [4, 5, 6]], "bought": [[0, [40, 41]]], "peep_card": 50,
+              "pre": [[0, "exchange", [1, 3]], [1, "exchange", []], [1, "peep_exchange", 5]]}
+    assert after_exchanges(record) == [[2, 40, 41], [4, 6, 50]]
+
+
+def test_lines_wrap_between_words_at_the_width():
+    line = "legal now: " + ", ".join(["10♣ K♣ J♠"] * 12)
+    wrapped = wrap(line, 79).splitlines()
+    assert len(wrapped) > 1 and all(len(x) <= 79 for x in wrapped)
+    assert " ".join(x.strip() for x in wrapped) == line  # no word cut, nothing lost
+    assert wrap("short", 79) == "short"
+
+
 def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "naparena.people.seat"], input='{"type":"hello","protocol":1}\n',
                           capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=60)
@@ -92,7 +142,7 @@ def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
 class Pane:
     """`naparena play` in a tmux pane of its own server: keys in, the screen read back."""
 
-    def __init__(self, socket: str, command: str, cwd: Path):
+    def __init__(self, socket: str, command: str, cwd: Path, size: tuple[int, int] = (150, 50)):
         if shutil.which("tmux") is None:
             pytest.skip("tmux is not installed (apt-get install tmux)")
         self.tmux = ["tmux", "-L", socket]
@@ -100,11 +150,16 @@ class Pane:
                        if k in ("PATH", "NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "PYTHONHASHSEED", "LANG"))
         # The shell stays after play ends, so its last screen can still be read.
         shell = f"cd {shlex.quote(str(cwd))} && env {env} {command} 2>&1; echo PLAY-EXIT=$?; sleep 600"
-        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", "150", "-y", "50", shell], check=True)
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", str(size[0]), "-y", str(size[1]), shell],
+                       check=True)
 
-    def screen(self) -> str:
-        return subprocess.run([*self.tmux, "capture-pane", "-p", "-J", "-S", "-2000", "-t", "play"],
-                              capture_output=True, text=True).stdout
+    def screen(self, joined: bool = True) -> str:
+        """The pane's text; `joined=False`: its rows as shown, a line the terminal wrapped cut in two."""
+        return subprocess.run([*self.tmux, "capture-pane", "-p", *(["-J"] if joined else []), "-S", "-2000",
+                               "-t", "play"], capture_output=True, text=True).stdout
+
+    def interrupt(self) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "C-c"], check=True)
 
     def send(self, text: str) -> None:
         subprocess.run([*self.tmux, "send-keys", "-t", "play", "-l", text], check=True)
@@ -193,6 +248,60 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
         assert not any(line in ends[0] for line in held[0])
     else:
         assert all(line in ends[0] for line in held[0]), (held[0], ends[0])
+
+
+@pytest.mark.slow
+def test_at_80_columns_help_ctrl_c_shows_the_standings_and_resume_goes_on_at_the_table(tmp_path):
+    command = (f"{shlex.quote(sys.executable)} -m naparena play --variant classic --bots heuristic,random "
+               f"--hands 2 --seed 4 --log-dir logs")
+    pane = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}", command, tmp_path, (80, 24))
+    try:
+        pane.wait(r"your turn", "the first decision")
+        pane.send("help")
+        screen = pane.wait(r"legal now: .+", "the help").string
+        assert "bids, low to high" in screen and "nap: take 5 tricks; +10 / -5" in screen
+        told = False
+        while True:
+            screen = pane.wait(PROMPT, "a prompt").string.rstrip()
+            rows = pane.screen(joined=False).rstrip().splitlines()
+            assert max(map(len, rows)) < 80, [r for r in rows if len(r) >= 80]  # wrapped by us, between words
+            last = screen.splitlines()[-1]
+            if "q to stop here" in last:
+                break
+            if "to go on" in last and not told:
+                pane.send("1")  # an answer typed where none is asked is not taken as Enter
+                pane.wait(r"'1' is not taken: nothing is asked now", "the word refused")
+                told = True
+            pane.send("" if "to go on" in last else "1")
+            wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)
+        assert told and " bid pass" not in screen.replace("you bid pass", "")
+        pane.interrupt()
+        done = pane.wait(r"PLAY-EXIT=(\d+)", "play to stop")
+        assert done.group(1) == "130"
+        screen = " ".join(pane.screen().split())
+        assert "stopped after 1 of 6 matches (Ctrl-C); the standings above are so far" in screen, screen[-1500:]
+        assert re.search(r"│ you +│", pane.screen()) and "per 100" in pane.screen()  # the standings table
+        go_on = re.search(r"Go on with: (naparena resume \S+)", screen).group(1)
+    finally:
+        pane.close()
+    run_dir = tmp_path / go_on.split()[-1]
+    log = json.loads((run_dir / "matches" / "000000.json").read_text())
+    you = log["match"]["seats"].index("you")
+    total = sum(hand["chips"][you] for hand in log["hands"])
+    resumed = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}-2",
+                   f"{shlex.quote(sys.executable)} -m {go_on}", tmp_path, (80, 24))
+    try:
+        screen = resumed.wait(r"your turn", "the resumed table").string
+        assert "naparena · match 1 ·" in screen
+        assert f"chips in all matches: you {total:+d}" in screen  # the running score goes on from the logs
+        resumed.send("q")
+        done = resumed.wait(r"PLAY-EXIT=(\d+)", "the table left")
+        assert done.group(1) == "0"
+        assert "stopped after 1 of 6 matches (you left the table)" in " ".join(resumed.screen().split())
+    finally:
+        resumed.close()
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def _held_lines(run_dir: Path) -> dict[int, list[str]]:

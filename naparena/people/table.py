@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from naparena.game.cards import RANK_NAMES, SUIT_LETTERS, parse
-from naparena.game.rules import TRICKS_NEEDED, Rules, stakes
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED, Rules, stakes
 
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
@@ -343,8 +343,9 @@ class Table:
             need = TRICKS_NEEDED.get(base, 0)
             goal = "take no trick" if need == 0 else f"take {need} tricks"
             lines.append(f"  {bid}: {goal}; +{win} / -{loss}")
+        misere = any(b in MISERE_BIDS for b in rules.bids) and not rules.misere_trumps
         lines.append("play: follow the suit led if you can; the bidder's first card led names trumps"
-                     + (" (misère: no trumps)" if not rules.misere_trumps else ""))
+                     + (" (misère: no trumps)" if misere else ""))
         if rules.peep:
             lines.append("peep: before your bid, pay 1 to see the top card of the stock; the bidder may swap for it")
         if rules.purchase != "none":
@@ -362,9 +363,16 @@ class Table:
     def help_text(self) -> str:
         """`help`: the rules, what is legal now, and why the other cards are not."""
         v = self.view
-        legal = ", ".join(choice_text(v.get("kind"), a) for a in v.get("legal", ())) or "nothing"
+        options = list(v.get("legal", ()))
+        if len(options) > MAX_LISTED:  # exchanges: every set of some sizes of your cards
+            sizes = sorted({len(a) for a in options if isinstance(a, list | tuple)})
+            legal = f"any {' or '.join(map(str, sizes))} of your cards" + (", or none" if 0 in sizes else "")
+            legal = legal.replace("any 0 or ", "any ")
+        else:
+            legal = ", ".join(choice_text(v.get("kind"), a) for a in options) or "nothing"
         lines = [self.rules_text(), f"legal now: {legal}", *self.unplayable(),
-                 "answer by number or name (QH, 10s, pass, yes, none); q leaves after this match"]
+                 "answer by number or name (QH, 10s, pass, yes, none); q leaves the table (finished matches "
+                 "are kept)"]
         return "\n".join(lines)
 
     def choices(self) -> list[str]:
@@ -378,6 +386,9 @@ class Table:
     def ask(self) -> str:
         kind = self.view.get("kind")
         return f"your turn: {ASKS.get(kind or '', kind)}"
+
+    def keys(self) -> str:
+        return "(help: the rules and what is legal now; q: leave the table)"
 
     def hand_end(self, record: dict) -> str:
         """A finished hand: contract and result, what each seat played and held, the settlement."""

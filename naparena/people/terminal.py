@@ -19,8 +19,8 @@ QUIT = {"q", "quit"}
 HELP = {"help", "h", "?"}
 DEFAULT_WIDTH = 80
 HINTS = {
-    "exchange": "type the cards to throw out (e.g. QH 10S), or none to stand",
-    "garnet_discard": "type the 5 cards to throw out (e.g. QH 10S 2C 3D 4S)",
+    "exchange": "type the cards to throw out (QH 10S), or none",
+    "garnet_discard": "type the 5 cards to throw out (QH 10S 2C 3D 4S)",
 }
 
 
@@ -56,7 +56,7 @@ class TerminalFront:
 
     def _show(self, text: str) -> None:
         """A new screen, its lines wrapped at the terminal's width between words."""
-        self._say(CLEAR + wrap(text, self._width()) + "\n")
+        self._say(CLEAR + wrap(text, self._width() - 1) + "\n")
 
     def _width(self) -> int:
         try:
@@ -72,7 +72,8 @@ class TerminalFront:
                 return
             if text.lower() in QUIT:
                 raise Stop()
-            self._say(f"{text!r} is not taken: nothing is asked now. Press Enter alone to go on, or q to leave\n")
+            self._say(wrap(f"{text!r} is not taken: nothing is asked now. Press Enter alone to go on, or q to "
+                           "leave", self._width() - 1) + "\n")
 
     def _line(self, prompt: str) -> str:
         self._say(prompt)
@@ -94,22 +95,22 @@ class TerminalFront:
         if table.happened:
             lines.append("since your last turn: " + "; ".join(table.happened))
             table.happened = []
-        lines += ["", table.ask(), *table.choices()]
+        lines += ["", f"{table.ask()} {table.keys()}", *table.choices()]
         self._show("\n".join(lines))
         hint = HINTS.get(view.get("kind") or "", "type a number or a name (QH, 10s, pass, yes)")
         if not table.choices() and view.get("kind") not in HINTS:
             hint = "type the cards (e.g. QH 10S)"
         while True:
-            text = self._line(f"{hint}; help for the rules > ")
+            text = self._line(f"{hint} > ")
             if text.lower() in QUIT:
                 raise Stop()
             if text.lower() in HELP:
-                self._say(wrap(table.help_text(), self._width()) + "\n")
+                self._say(wrap(table.help_text(), self._width() - 1) + "\n")
                 continue
             answer, error = read_answer(view.get("kind"), view.get("legal", []), text, view)
             if error is None:
                 return answer
-            self._say(wrap(f"{error}; try again", self._width()) + "\n")
+            self._say(wrap(f"{error}; try again", self._width() - 1) + "\n")
 
     def match_over(self, table: Table, left: int) -> bool:
         self._hand_ends(table)

@@ -154,7 +154,7 @@ def run(
             result = _play(session)
         except typer.Exit as e:
             if live and e.exit_code == 130:
-                watcher.interrupt(_resume_command(session))
+                watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
             watcher.finish(_show(result, as_json, wide))

@@ -90,9 +90,9 @@ class LiveWatcher:
         """The run is over: the page shows `standings`, the text the run printed."""
         self._update(over="finished", final=standings)
 
-    def interrupt(self, resume: str) -> None:
-        """The run was stopped: the page says so, and how to go on."""
-        self._update(over="interrupted", resume=resume)
+    def interrupt(self, resume: str, kept: int) -> None:
+        """The run was stopped with `kept` matches logged: the page says so, and how to go on."""
+        self._update(over="interrupted", resume=resume, kept=kept)
 
     def close(self, grace: float = GRACE) -> None:
         """Give the pages `grace` seconds to hear the last state (they stop listening then), then stop."""

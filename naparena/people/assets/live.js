@@ -74,7 +74,7 @@
       $("standings").hidden = true; $("sprt").hidden = true;
     } else if (s.over === "interrupted") {
       $("resume").hidden = false;
-      $("resume").replaceChildren("Interrupted after " + clock(s.elapsed) + ": " + s.done + " of " + s.total + " matches kept. Resume with: ");
+      $("resume").replaceChildren("Interrupted after " + clock(s.elapsed) + ": " + s.kept + " of " + s.total + " matches kept. Resume with: ");
       const code = document.createElement("code"); code.textContent = s.resume; $("resume").appendChild(code);
       $("clock").textContent = "";
     } else tick();

@@ -59,6 +59,10 @@ def test_bids_yes_no_trumps_keep_and_exchanges_by_their_words():
     assert read_answer("exchange", legal, "QH 2c") == ([parse("2C"), parse("QH")], None)
     assert read_answer("exchange", legal, "none") == ([], None)
     assert "cannot be thrown out" in read_answer("exchange", legal, "AS")[1]
+    # Sir Garnet's taker must throw out five: "none" is neither legal nor offered
+    garnet = [[parse("2C"), parse("3C"), parse("4C"), parse("5C"), parse("6C")]]
+    answer, error = read_answer("garnet_discard", garnet, "none")
+    assert answer is None and "none" not in error.split(":")[-1], error
 
 
 def test_the_table_reads_views_by_field_name_and_ignores_fields_it_does_not_know():

@@ -155,8 +155,8 @@ def _names(kind: str | None, value: Any) -> set[str]:
 def _read_cards(legal: list, choices: list, text: str) -> tuple[Any, str | None]:
     try:
         cards = tuple(sorted(parse(t) for t in text.replace(",", " ").split()))
-    except ValueError as e:
-        return None, f"{e}: name the cards like QH 10S, or type none"
+    except ValueError as e:  # "none" is offered only where standing is legal (not to Sir Garnet's taker)
+        return None, f"{e}: name the cards like QH 10S" + (", or type none" if () in choices else "")
     if cards in choices:
         return _original(legal, choices, cards), None
     sizes = sorted({len(c) for c in choices if isinstance(c, tuple)})

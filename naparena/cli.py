@@ -438,7 +438,7 @@ def _sit(t, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pa
     how to go on."""
     from naparena.arena.records.ledger import load_standings
     from naparena.arena.session import Session
-    from naparena.people.play import Left, PlayWatcher, TableServer, every_hand_checkpointed, leaving
+    from naparena.people.play import Left, PlayWatcher, TableServer, every_hand_checkpointed
     if web:
         from naparena.people.web import WebFront
         front: Any = WebFront(port, pause)
@@ -451,7 +451,7 @@ def _sit(t, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pa
     try:
         session = Session.open(t, run_dir, log_dir=log_dir, resume=run_dir is not None, watcher=PlayWatcher(server))
         try:
-            with every_hand_checkpointed(), leaving():
+            with every_hand_checkpointed():
                 result = session.play()
         except KeyboardInterrupt as e:
             stopped = "left" if isinstance(e, Left) or server.stopped else "interrupted"

@@ -274,7 +274,8 @@ def test_at_80_columns_help_ctrl_c_shows_the_standings_and_resume_goes_on_at_the
                 break
             if "to go on" in last and not told:
                 pane.send("1")  # an answer typed where none is asked is not taken as Enter
-                pane.wait(r"'1' is not taken: nothing is asked now", "the word refused")
+                pane.wait(r"'1' is not taken: nothing is asked now[\s\S]*to go on\s*$", "the word refused, asked again")
+                screen = pane.screen().rstrip()  # the Enter below must bring a new screen, not this one
                 told = True
             pane.send("" if "to go on" in last else "1")
             wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import struct
 import sys
@@ -190,13 +189,11 @@ class TableServer:
 
     def leave(self) -> None:
         """The person leaves: the session stops as on Ctrl-C and keeps the matches already
-        played. The main thread waits on the workers; a signal of play's own wakes that wait
-        (a simulated interrupt would not), whatever the shell did with SIGINT."""
+        played. No signal: the session's wait for a match under way wakes twice a second
+        to report progress, and the watcher stops it there (`PlayWatcher.progress`)."""
         with self.booking:
-            if self.stopped:
-                return
             self.stopped = True
-        signal.pthread_kill(threading.main_thread().ident or 0, LEAVE_SIGNAL)
+            self.booking.notify_all()
 
     def serve_seat(self, conn: socket.socket) -> None:
         """One seat's messages, to the end of its match."""
@@ -265,27 +262,8 @@ class TableServer:
             self.booking.notify_all()
 
 
-#: What leaving the table sends the main thread: play's own, so a shell that ignores SIGINT
-#: (a job started in the background) cannot keep the person at the table.
-LEAVE_SIGNAL = signal.SIGUSR1
-
-
 class Left(KeyboardInterrupt):
     """The person left the table: the run stops as on Ctrl-C, its finished matches kept."""
-
-
-def _leave(signum: int, frame: Any) -> None:
-    raise Left()
-
-
-@contextlib.contextmanager
-def leaving() -> Iterator[None]:
-    """While play runs, LEAVE_SIGNAL stops it as Ctrl-C would."""
-    previous = signal.signal(LEAVE_SIGNAL, _leave)
-    try:
-        yield
-    finally:
-        signal.signal(LEAVE_SIGNAL, previous)
 
 
 @contextlib.contextmanager
@@ -324,6 +302,10 @@ class PlayWatcher(Quiet):
         self.server.book(done)
 
     def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        """Told as matches are booked, and twice a second while one is under way: where a
+        person who left the table stops the run (in the session's own thread, no signal)."""
+        if self.server.stopped:
+            raise Left()
         self.server.book(matches)
 
     @contextlib.contextmanager

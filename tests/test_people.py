@@ -340,10 +340,20 @@ def _browser():
 @pytest.mark.parametrize("by", ["clicks", "keys"])
 def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path, by):
     sync_api, chromium = _browser()
-    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5",
-                          "--log-dir", "logs", "--pause", "0.2", cwd=tmp_path)
+    args = ("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5", "--log-dir", "logs",
+            "--pause", "0.2")
+    if by == "clicks":
+        proc = start_naparena(*args, cwd=tmp_path)
+    else:  # as a background job of a script starts it: SIGINT ignored, so leaving must not need it
+        proc = subprocess.Popen(["sh", "-c", 'trap "" INT; exec "$0" -m naparena "$@"', sys.executable, *args],
+                                cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
     try:
         first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
+        if by == "keys":  # the control: naparena (exec'd by now) has SIGINT ignored
+            ignored = int(re.search(r"SigIgn:\s*([0-9a-f]+)", Path(f"/proc/{proc.pid}/status").read_text()).group(1),
+                          16)
+            assert ignored & (1 << (signal.SIGINT - 1))
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])

@@ -26,6 +26,7 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from naparena.arena.setup.settings import SANDBOX_MODES, SETTINGS, Confinement, Isolation
 from naparena.errors import NaparenaError, RunError
@@ -149,11 +150,19 @@ def run(
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                            scheduler=scheduler, resume=resume, watcher=watcher, sandbox=sandbox)
     try:
-        result = _play(session)
+        try:
+            result = _play(session)
+        except typer.Exit as e:
+            if live and e.exit_code == 130:
+                watcher.interrupt(_resume_command(session), session.run_dir.kept())
+            raise
+        if live:
+            watcher.finish(_show(result, as_json, wide))
+        else:
+            _show(result, as_json, wide)
     finally:
         if live:
             watcher.close()
-    _show(result, as_json, wide)
     _after_disqualification(result)
 
 
@@ -167,9 +176,19 @@ def resume(
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    web: bool = typer.Option(False, "--web", help="a play run: go on at the table in the browser"),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+    pause: float = typer.Option(1.5, "--pause", min=0.0, max=30.0,
+                                help="with --web: seconds the table stays still after each trick and hand"),
 ) -> None:
-    """Continue an interrupted run from its directory (from any working directory)."""
+    """Continue an interrupted run from its directory (from any working directory); a run a
+    person sat at (naparena play) goes on at the table, in the terminal or with --web."""
     from naparena.arena.session import Session
+    from naparena.people.play import play_tournament
+    table = play_tournament(run_dir) if (run_dir / "manifest.json").is_file() else None
+    if table is not None:
+        _sit(table, run_dir, None, web, port, pause)
+        return
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
     result = _play(session)
@@ -196,13 +215,14 @@ def report(
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json, wide)
     if html is not None:
-        from naparena.report.html import write_report
+        from naparena.report.html import hands_folder, write_report
         started = time.monotonic()
         try:
-            size = write_report(run_dir, html)
+            size, hands = write_report(run_dir, html)
         except OSError as e:
             raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes) in {} s", html, f"{size:,}", f"{time.monotonic() - started:.1f}")
+        say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
+            hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
 
 
 def _check_output(path: Path, what: str) -> None:
@@ -272,12 +292,16 @@ def _play(session) -> dict:
             saved = f" (and {_count(hands, 'hand')} of {_count(partly, 'unfinished match')})" if partly else ""
             say("[yellow]interrupted[/]: {} of {} {} kept{} in {}.\nResume with: {}",
                 rd.kept(), _count(session.matches, "match"), "is" if rd.kept() == 1 else "are", saved, rd,
-                f"naparena resume {shlex.quote(str(rd))}")
+                _resume_command(session))
         else:
             say("[yellow]interrupted[/] before the run started: nothing to resume; run it again")
         raise typer.Exit(130) from None
     say("done in {} s; logs in {}", f"{time.monotonic() - started:.1f}", session.run_dir)
     return result
+
+
+def _resume_command(session) -> str:
+    return f"naparena resume {shlex.quote(str(session.run_dir))}"
 
 
 def _count(n: int, word: str) -> str:
@@ -348,11 +372,18 @@ def _after_disqualification(result: dict) -> None:
         raise typer.Exit(EXIT_DISQUALIFIED)
 
 
-def _show(result: dict, as_json: bool, wide: bool = False) -> None:
+def _show(result: dict, as_json: bool, wide: bool = False) -> str:
+    """Print the standings; return the text printed (without colour), for the live page."""
     if as_json:
-        typer.echo(json.dumps(result, indent=1, sort_keys=True))
-    else:
+        text = json.dumps(result, indent=1, sort_keys=True)
+        typer.echo(text)
+        return text
+    with out.capture() as captured:
         render.standings(out, result, wide)
+    printed = captured.get()
+    out.file.write(printed)
+    out.file.flush()
+    return Text.from_ansi(printed).plain
 
 
 @_command
@@ -376,6 +407,7 @@ def compare(
 
 # --- people at the table ---------------------------------------------------------------
 
+PAUSE_HELP = "with --web: seconds the table stays still after each trick and hand"
 PLAY_HELP = "a tournament file with one [[bots]] entry named \"human\" (instead of --variant and --bots)"
 
 
@@ -389,49 +421,57 @@ def play(
     log_dir: Path = typer.Option(Path("logs"), "--log-dir", help="where the run directory goes"),
     web: bool = typer.Option(False, "--web", help="play in the browser: serve the table on 127.0.0.1"),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
+    pause: float = typer.Option(1.5, "--pause", min=0.0, max=30.0, help=PAUSE_HELP),
 ) -> None:
     """Sit at a table yourself: play bots in the terminal (or the browser with --web)."""
-    from naparena.arena.records.ledger import load_standings
-    from naparena.arena.session import Session
-    from naparena.people.play import (
-        PlayWatcher,
-        TableServer,
-        bot_list,
-        every_hand_checkpointed,
-        file_tournament,
-        quick_tournament,
-    )
+    from naparena.people.play import bot_list, file_tournament, quick_tournament
     if file is not None:
         t = file_tournament(file)
     else:
         t = quick_tournament(variant, bot_list(bots), hands, seed, str(log_dir))
+    _sit(t, None, log_dir if file is None else None, web, port, pause)
+
+
+def _sit(t, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pause: float) -> None:
+    """A person at the table of `t`: a new run, or `run_dir` resumed. Ctrl-C or leaving the
+    table stops the run with its finished matches kept, shows the standings so far and says
+    how to go on."""
+    from naparena.arena.records.ledger import load_standings
+    from naparena.arena.session import Session
+    from naparena.people.play import Left, PlayWatcher, TableServer, every_hand_checkpointed
     if web:
         from naparena.people.web import WebFront
-        front: Any = WebFront(port)
-        say("the table is at {} (loopback only); leave it with Ctrl-C", front.url)
+        front: Any = WebFront(port, pause)
+        say("the table is at {} (loopback only); leave it there or with Ctrl-C", front.url)
     else:
         from naparena.people.terminal import TerminalFront
         front = TerminalFront()
     server = TableServer(front)
+    stopped: str | None = None
     try:
-        session = Session.open(t, log_dir=log_dir if file is None else None, watcher=PlayWatcher(server))
+        session = Session.open(t, run_dir, log_dir=log_dir, resume=run_dir is not None, watcher=PlayWatcher(server))
         try:
             with every_hand_checkpointed():
                 result = session.play()
-        except KeyboardInterrupt:
-            if not server.stopped:
-                raise typer.Exit(130) from None
-            result = load_standings(session.run_dir.path).result()
-            session.run_dir.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
-            say("stopped after {} of {} matches", session.run_dir.kept(), session.matches)
+        except KeyboardInterrupt as e:
+            stopped = "left" if isinstance(e, Left) or server.stopped else "interrupted"
+            rd = session.run_dir
+            result = load_standings(rd.path).result() if rd.kept() else {"matches": 0, "variants": {}}
+            rd.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
     finally:
         server.close()
     if web:
-        front.finish(result)
+        front.finish(result, None if stopped is None else _resume_command(session))
         front.close()
     if result["matches"]:
         _show(result, False)
+    if stopped is not None:
+        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
+            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+            _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
+    if stopped == "interrupted":
+        raise typer.Exit(130)
 
 
 @_command
@@ -440,20 +480,22 @@ def view(
     out_file: Path | None = typer.Option(None, "--out", help="write the page here instead of serving it"),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="the port to serve on (0: any free one)"),
 ) -> None:
-    """The run's HTML report with its hand viewer: served on 127.0.0.1, or written with --out."""
+    """The run's HTML report with its hand viewer: served on 127.0.0.1 (hands read as the page asks for
+    them), or written with --out (the page, and its hands in a folder beside it)."""
     from naparena.arena.records.verify import sound
-    from naparena.report.html import page, write_report
+    from naparena.report.html import hands_folder, write_report
     sound(run_dir)
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size = write_report(run_dir, out_file)
+            size, hands = write_report(run_dir, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes)", out_file, f"{size:,}")
+        say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),
+            f"{hands:,}")
         return
-    from naparena.people.serve_page import page_server
-    server = page_server(lambda: page(run_dir).encode(), port)
+    from naparena.people.serve_page import RunPages, page_server
+    server = page_server(RunPages(run_dir), port)
     say("the report and hand viewer are at http://127.0.0.1:{}/ (loopback only); stop with Ctrl-C",
         server.server_address[1])
     try:

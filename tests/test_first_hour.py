@@ -233,11 +233,12 @@ def test_report_html_writes_one_self_contained_page_from_the_logs(quick_run, tmp
     assert f"wrote {out}" in flat(made.stderr)
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    # nothing to fetch when opened: the hand viewer's script is inline, its links stay in the page,
-    # no external images or styles
-    for outside in ("src=", "url(", "@import", "<link"):
+    # nothing from the network: the scripts and styles are inline, its links stay in the page, and
+    # the hand viewer's data files are in the folder written beside it
+    for outside in ("src=", "url(", "@import", "<link", "fetch("):
         assert outside not in page, outside
-    assert "href=" in page and not re.search(r"""href=["'](?!#hand-\d+-\d+["'])""", page)
+    assert "href=" in page and not re.search(r"""href=["'](?!#hand-\d+-\d+["']|#hands\?)""", page)
+    assert '"base": "report-hands/"' in page and (tmp_path / "report-hands" / "index.js").is_file()
     for variant, data in result["variants"].items():
         section = page.split(f"<h2>{variant}</h2>")[1].split("<h2>")[0]
         assert section.count("<svg") == 3  # heat map, bankroll, make rates

@@ -4,10 +4,12 @@ driven in tmux (keys in, screen read back) and in Chromium, each run then verifi
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +21,8 @@ from naparena.bots import protocol
 from naparena.game.cards import parse
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.people.table import Table, card_text, cards_text, choice_text, read_answer
+from naparena.people.table import Table, after_exchanges, card_text, cards_text, choice_text, read_answer
+from naparena.people.terminal import wrap
 from tests.helpers import (
     assert_same_files,
     child_env,
@@ -56,6 +59,10 @@ def test_bids_yes_no_trumps_keep_and_exchanges_by_their_words():
     assert read_answer("exchange", legal, "QH 2c") == ([parse("2C"), parse("QH")], None)
     assert read_answer("exchange", legal, "none") == ([], None)
     assert "cannot be thrown out" in read_answer("exchange", legal, "AS")[1]
+    # Sir Garnet's taker must throw out five: "none" is neither legal nor offered
+    garnet = [[parse("2C"), parse("3C"), parse("4C"), parse("5C"), parse("6C")]]
+    answer, error = read_answer("garnet_discard", garnet, "none")
+    assert answer is None and "none" not in error.split(":")[-1], error
 
 
 def test_the_table_reads_views_by_field_name_and_ignores_fields_it_does_not_know():
@@ -78,6 +85,55 @@ def test_a_hand_end_shows_what_everybody_held_once_it_is_known():
     assert "what everybody held:\n  you: Q♥ 2♣\n  heuristic: A♠ 10♦\nsettlement:" in shown
 
 
+def test_a_refused_card_says_which_rule_refuses_it():
+    c = parse
+    follow = {"kind": "play", "seat": 0, "hand": [c("2C"), c("9C"), c("10D")], "legal": [c("2C"), c("9C")],
+              "trick": [[1, c("KC")]], "tricks": []}
+    answer, error = read_answer("play", follow["legal"], "10d", follow)
+    assert answer is None and error == "10♦ is not a legal choice now: you must follow ♣ clubs while you hold 2♣ 9♣"
+    assert "you do not hold it" in read_answer("play", follow["legal"], "AS", follow)[1]
+    # the Wellington bidder's first lead, where the variant holds him to the lowest of the suit he leads
+    lead = {"kind": "play", "seat": 2, "bidder": 2, "contract": "wellington", "hand": [c("3S"), c("9S"), c("AH")],
+            "legal": [c("3S"), c("AH")], "trick": [], "tricks": [], "rules": {"wellington_lead": "lowest_trump"}}
+    assert "lowest card he holds of the suit he leads" in read_answer("play", lead["legal"], "9S", lead)[1]
+    table = Table(seat=2, seats=["a", "b", "you"])
+    table.view = lead
+    assert table.unplayable() == ["not playable now: 9♠ (in this variant a Wellington bidder must lead the lowest "
+                                  "card he holds of the suit he leads to the first trick)"]
+    # the control: with the rule off the same card would be legal, and nothing is said
+    table.view = {**lead, "legal": lead["hand"]}
+    assert table.unplayable() == []
+
+
+def test_the_seat_speaks_of_you_in_the_second_person_and_keeps_a_running_score():
+    table = Table(earlier={"you": 7, "heuristic": -7})
+    table.feed({"type": "match", "seat": 1, "seats": ["heuristic", "you"], "hands": 1, "rules": {}})
+    assert table.event_text({"type": "bid", "seat": 1, "bid": "pass"}) == "you bid pass"
+    assert table.event_text({"type": "bid", "seat": 0, "bid": "pass"}) == "heuristic bids pass"
+    assert table.event_text({"type": "play", "seat": 1, "card": parse("QH")}) == "you play Q♥"
+    table.feed({"type": "hand_end", "record": {"n": 0, "chips": [3, -3]}})
+    assert table.running() == {"you": 4, "heuristic": -4}
+
+
+def test_a_purchase_with_an_empty_stock_is_not_asked_and_hands_show_after_the_exchanges():
+    table = Table()
+    table.view = {"kind": "exchange", "legal": [[]]}
+    assert table.only_answer() == (True, [])
+    table.view = {"kind": "exchange", "legal": [[], [parse("2C")]]}
+    assert table.only_answer() == (False, None)
+    record = {"deal": [[1, 2, 3], [4, 5, 6]], "bought": [[0, [40, 41]]], "peep_card": 50,
+              "pre": [[0, "exchange", [1, 3]], [1, "exchange", []], [1, "peep_exchange", 5]]}
+    assert after_exchanges(record) == [[2, 40, 41], [4, 6, 50]]
+
+
+def test_lines_wrap_between_words_at_the_width():
+    line = "legal now: " + ", ".join(["10♣ K♣ J♠"] * 12)
+    wrapped = wrap(line, 79).splitlines()
+    assert len(wrapped) > 1 and all(len(x) <= 79 for x in wrapped)
+    assert " ".join(x.strip() for x in wrapped) == line  # no word cut, nothing lost
+    assert wrap("short", 79) == "short"
+
+
 def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "naparena.people.seat"], input='{"type":"hello","protocol":1}\n',
                           capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=60)
@@ -90,7 +146,7 @@ def test_the_human_seat_refuses_its_handshake_without_a_table(tmp_path):
 class Pane:
     """`naparena play` in a tmux pane of its own server: keys in, the screen read back."""
 
-    def __init__(self, socket: str, command: str, cwd: Path):
+    def __init__(self, socket: str, command: str, cwd: Path, size: tuple[int, int] = (150, 50)):
         if shutil.which("tmux") is None:
             pytest.skip("tmux is not installed (apt-get install tmux)")
         self.tmux = ["tmux", "-L", socket]
@@ -98,11 +154,16 @@ class Pane:
                        if k in ("PATH", "NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "PYTHONHASHSEED", "LANG"))
         # The shell stays after play ends, so its last screen can still be read.
         shell = f"cd {shlex.quote(str(cwd))} && env {env} {command} 2>&1; echo PLAY-EXIT=$?; sleep 600"
-        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", "150", "-y", "50", shell], check=True)
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "play", "-x", str(size[0]), "-y", str(size[1]), shell],
+                       check=True)
 
-    def screen(self) -> str:
-        return subprocess.run([*self.tmux, "capture-pane", "-p", "-J", "-S", "-2000", "-t", "play"],
-                              capture_output=True, text=True).stdout
+    def screen(self, joined: bool = True) -> str:
+        """The pane's text; `joined=False`: its rows as shown, a line the terminal wrapped cut in two."""
+        return subprocess.run([*self.tmux, "capture-pane", "-p", *(["-J"] if joined else []), "-S", "-2000",
+                               "-t", "play"], capture_output=True, text=True).stdout
+
+    def interrupt(self) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "play", "C-c"], check=True)
 
     def send(self, text: str) -> None:
         subprocess.run([*self.tmux, "send-keys", "-t", "play", "-l", text], check=True)
@@ -163,10 +224,11 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
     else:
         command = (f"{shlex.quote(sys.executable)} -m naparena play --variant {variant} --bots heuristic,random "
                    f"--hands 2 --seed 3 --log-dir logs")
-    pane = Pane(f"naparena-test-{tmp_path.name}", command, tmp_path)
+    pane = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}", command, tmp_path)
     try:
         screen = pane.wait(r"your turn", "the first decision").string
-        assert "your hand:" in screen and "bids:" in screen and "chips:" in screen
+        assert "your hand:" in screen and "bids:" in screen and "chips this match:" in screen
+        assert "chips in all matches: you +0" in screen
         ends = _play_one_match(pane, typo=variant == "classic")
         done = pane.wait(r"PLAY-EXIT=(\d+)", "play to end")
         assert done.group(1) == "0", pane.screen()
@@ -190,6 +252,61 @@ def test_a_person_plays_whole_hands_in_the_terminal_and_the_run_verifies(tmp_pat
         assert not any(line in ends[0] for line in held[0])
     else:
         assert all(line in ends[0] for line in held[0]), (held[0], ends[0])
+
+
+@pytest.mark.slow
+def test_at_80_columns_help_ctrl_c_shows_the_standings_and_resume_goes_on_at_the_table(tmp_path):
+    command = (f"{shlex.quote(sys.executable)} -m naparena play --variant classic --bots heuristic,random "
+               f"--hands 2 --seed 4 --log-dir logs")
+    pane = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}", command, tmp_path, (80, 24))
+    try:
+        pane.wait(r"your turn", "the first decision")
+        pane.send("help")
+        screen = pane.wait(r"legal now: .+", "the help").string
+        assert "bids, low to high" in screen and "nap: take 5 tricks; +10 / -5" in screen
+        told = False
+        while True:
+            screen = pane.wait(PROMPT, "a prompt").string.rstrip()
+            rows = pane.screen(joined=False).rstrip().splitlines()
+            assert max(map(len, rows)) < 80, [r for r in rows if len(r) >= 80]  # wrapped by us, between words
+            last = screen.splitlines()[-1]
+            if "q to stop here" in last:
+                break
+            if "to go on" in last and not told:
+                pane.send("1")  # an answer typed where none is asked is not taken as Enter
+                pane.wait(r"'1' is not taken: nothing is asked now[\s\S]*to go on\s*$", "the word refused, asked again")
+                screen = pane.screen().rstrip()  # the Enter below must bring a new screen, not this one
+                told = True
+            pane.send("" if "to go on" in last else "1")
+            wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)
+        assert told and " bid pass" not in screen.replace("you bid pass", "")
+        pane.interrupt()
+        done = pane.wait(r"PLAY-EXIT=(\d+)", "play to stop")
+        assert done.group(1) == "130"
+        screen = " ".join(pane.screen().split())
+        assert "stopped after 1 of 6 matches (Ctrl-C); the standings above are so far" in screen, screen[-1500:]
+        assert re.search(r"│ you +│", pane.screen()) and "per 100" in pane.screen()  # the standings table
+        go_on = re.search(r"Go on with: (naparena resume \S+)", screen).group(1)
+    finally:
+        pane.close()
+    run_dir = tmp_path / go_on.split()[-1]
+    log = json.loads((run_dir / "matches" / "000000.json").read_text())
+    you = log["match"]["seats"].index("you")
+    total = sum(hand["chips"][you] for hand in log["hands"])
+    resumed = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}-2",
+                   f"{shlex.quote(sys.executable)} -m {go_on}", tmp_path, (80, 24))
+    try:
+        screen = resumed.wait(r"your turn", "the resumed table").string
+        assert "naparena · match 1 ·" in screen
+        assert f"chips in all matches: you {total:+d}" in screen  # the running score goes on from the logs
+        resumed.send("q")
+        done = resumed.wait(r"PLAY-EXIT=(\d+)", "the table left")
+        assert done.group(1) == "0"
+        assert "stopped after 1 of 6 matches (you left the table)" in " ".join(resumed.screen().split())
+    finally:
+        resumed.close()
+    verified = naparena("verify", run_dir, cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def _held_lines(run_dir: Path) -> dict[int, list[str]]:
@@ -220,18 +337,34 @@ def _browser():
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
+@pytest.mark.parametrize("by", ["clicks", "keys"])
+def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path, by):
     sync_api, chromium = _browser()
-    proc = start_naparena("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5",
-                          "--log-dir", "logs", cwd=tmp_path)
+    args = ("play", "--web", "--bots", "heuristic,random", "--hands", "2", "--seed", "5", "--log-dir", "logs",
+            "--pause", "0.2")
+    if by == "clicks":
+        proc = start_naparena(*args, cwd=tmp_path)
+    else:  # as a background job of a script starts it: SIGINT ignored, so leaving must not need it
+        proc = subprocess.Popen(["sh", "-c", 'trap "" INT; exec "$0" -m naparena "$@"', sys.executable, *args],
+                                cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
     try:
         first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
+        if by == "keys":  # the control: naparena (exec'd by now) has SIGINT ignored
+            ignored = int(re.search(r"SigIgn:\s*([0-9a-f]+)", Path(f"/proc/{proc.pid}/status").read_text()).group(1),
+                          16)
+            assert ignored & (1 << (signal.SIGINT - 1))
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page = browser.new_page(viewport={"width": 1280, "height": 800} if by == "clicks" else
+                                    {"width": 390, "height": 844})
+            errors = _watch(page)
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
             page.goto(url)
-            turn, first_end = "", ""
+            assert page.locator("meta[name=viewport]").count() == 1
+            turn, first_end, plays = "", "", 0
             while True:
                 page.wait_for_function(f"!['', {turn!r}].includes(document.body.dataset.turn || '')"
                                        " || document.querySelector('#next')", timeout=120_000)
@@ -240,27 +373,50 @@ def test_a_person_plays_a_hand_by_clicking_on_the_web_table(tmp_path):
                 turn = page.evaluate("document.body.dataset.turn")
                 if not first_end and "hand 1 over" in page.locator("#ended").text_content():
                     first_end = page.locator("#ended").text_content()  # shown in hand 2, before the match's end
-                if page.locator(".card.legal").count():
-                    page.locator(".card.legal").first.click()
+                # the table is drawn: a seat for each player, the person's at the bottom
+                assert page.locator("#table .nt-seat").count() == 3
+                legal = page.locator("#table button.nt-card.legal")
+                if legal.count():
+                    plays += 1
+                    if by == "clicks":
+                        legal.first.click()
+                    else:  # the first legal card has the focus, visibly: Enter plays it
+                        focused = page.evaluate("document.activeElement.className")
+                        assert "nt-card" in focused and "legal" in focused, focused
+                        outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+                        assert outline != "none"
+                        page.keyboard.press("Enter")
                 elif page.locator("#throw").count():
                     page.locator("#throw").click()
-                else:
+                elif by == "clicks":
                     page.locator(".choice").first.click()
-                if turn == "0.1":
-                    page.screenshot(path=str(tmp_path / "web-table.png"))
+                else:
+                    page.keyboard.press("1")  # the first choice
+                if turn == "0.3":
+                    page.screenshot(path=str(tmp_path / f"web-table-{by}.png"))
+            assert plays >= 5  # every trick of the two hands had a card of the person's
             assert "match 0 over" in page.locator("#message").text_content()
             assert "what everybody held:" in page.locator("#ended").text_content()
             assert "settlement:" in page.locator("#ended").text_content()
+            assert re.search(r"all matches so far: you [+-]\d+", page.locator("#running").text_content())
             page.locator("#quit").click()
             page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
             assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
-            page.screenshot(path=str(tmp_path / "web-standings.png"))
+            page.wait_for_function("document.querySelector('#message').textContent === 'the table has closed'",
+                                   timeout=60_000)
+            assert page.locator("#resume code").text_content().startswith("naparena resume ")
+            asked = len(requests)
+            page.wait_for_timeout(3000)  # the page has stopped listening: nothing more is asked
+            assert len(requests) == asked
+            page.screenshot(path=str(tmp_path / f"web-standings-{by}.png"))
             browser.close()
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    assert errors == []
+    assert "you left the table" in " ".join(err.split())
     run_dir = tmp_path / re.search(r"naparena verify (\S+)", " ".join(err.split())).group(1)
     verified = naparena("verify", run_dir, cwd=tmp_path)
     assert verified.returncode == 0 and "1 matches, 2 hands replayed, 0 problems" in verified.stdout
@@ -282,19 +438,42 @@ def small_run(tmp_path_factory) -> Path:
 
 
 def test_the_report_links_each_pair_to_the_hands_where_they_differed_most(small_run, tmp_path):
-    from naparena.report.viewer import viewer_data, widest_hands
-    matches, left = viewer_data(small_run)
-    widest = widest_hands(matches, "random", "heuristic")
-    def chips(m: dict, h: dict, bot: str) -> float:  # a bot the table repeats: its seats' mean
-        mine = [c for c, alias in zip(h["chips"], m["seats"]) if alias == bot]
+    from naparena.report.viewer import Catalogue, widest_hands
+    catalogue = Catalogue(small_run)
+    widest = widest_hands(catalogue, "classic", "random", "heuristic")
+    def chips(seats: list[str], hand: list[int], bot: str) -> float:  # a bot the table repeats: its seats' mean
+        mine = [c for c, alias in zip(hand, seats) if alias == bot]
         return sum(mine) / len(mine)
-    diffs = [abs(chips(m, h, "random") - chips(m, h, "heuristic")) for m in matches for h in m["hands"]]
-    assert left == 0 and [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
+    diffs = [abs(chips(e.seats, h, "random") - chips(e.seats, h, "heuristic"))
+             for e in catalogue.entries for h in e.chips]
+    assert [abs(d) for _, _, d in widest] == sorted(diffs, reverse=True)[:3]
     result = naparena("view", small_run, "--out", tmp_path / "r.html", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "r.html").read_text()
     match, hand, _ = widest[0]
     assert f"href='#hand-{match}-{hand}'" in text and "id='viewer'" in text
+    # the page embeds no hand: each is in the data files beside it, every match of the run there
+    assert '"deal"' not in text and '"tricks"' not in text
+    logged = sorted(p.stem for p in (small_run / "matches").iterdir())
+    assert sorted(p.stem[1:] for p in (tmp_path / "r-hands").glob("m*.js")) == logged
+
+
+def test_head_to_head_links_open_the_pairs_own_hands_in_that_variant(tmp_path):
+    """Two variants: each variant's links point at its own matches, where both bots sat."""
+    from naparena.report.viewer import Catalogue, pair_links, widest_hands
+    path = write_tournament(tmp_path, bots=("random", "heuristic", "cautious"), seeds=1, hands=2, table=3,
+                            example=False, workers=1, variants=("classic", "pagat"))
+    result = naparena("run", path, "--log-dir", tmp_path / "logs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    catalogue = Catalogue(run_dir_in(tmp_path / "logs"))
+    variant_of = {e.index: e.variant for e in catalogue.entries}
+    for variant in ("classic", "pagat"):
+        for match, _, _ in widest_hands(catalogue, variant, "random", "cautious"):
+            assert variant_of[match] == variant
+        links = pair_links(catalogue, variant, "random", "cautious")
+        assert f"#hands?variant={variant}&amp;bot=random&amp;with=cautious" in links
+        shown = {int(m) for m in re.findall(r"#hand-(\d+)-\d+", links)}
+        assert shown and {variant_of[m] for m in shown} == {variant}
 
 
 @pytest.mark.slow
@@ -304,13 +483,15 @@ def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_p
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = _watch(page)
         page.goto((tmp_path / "r.html").as_uri())
         page.locator("a.board").first.click()
         target = page.locator("a.board").first.get_attribute("href")
         m, h = re.fullmatch(r"#hand-(\d+)-(\d+)", target).groups()
         step = page.locator("#v-step")
+        page.wait_for_function(f"document.querySelector('#v-step').textContent.startsWith('match {m}, hand {h}:')")
         assert step.text_content().startswith(f"match {m}, hand {h}: step 1 of ")
-        assert page.locator("#v-table .vcard").count() >= 10  # the deal, face up
+        assert page.locator("#v-table .nt-seat .nt-card").count() >= 10  # the deal, face up, at the seats
         total = int(step.text_content().rsplit(" ", 1)[1])
         for _ in range(total - 1):
             page.locator("#v-next").click()
@@ -320,6 +501,15 @@ def test_a_hand_is_stepped_through_forward_and_back_in_chromium(small_run, tmp_p
         assert step.text_content().endswith(f"step {total - 1} of {total}")
         assert "settlement:" not in page.locator("#v-log").text_content()
         browser.close()
+    assert errors == []
+
+
+def _watch(page) -> list[str]:
+    """The page's console errors and uncaught exceptions, as they come."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
 
 
 # --- the live page --------------------------------------------------------------------------
@@ -373,8 +563,18 @@ def test_a_run_writes_the_same_files_with_and_without_the_live_page(tmp_path):
     assert_same_files(snapshot(dirs[1]), snapshot(dirs[0]))
 
 
+def _live_page(p, chromium, url: str, width: int = 900, height: int = 700):
+    browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = _watch(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(url)
+    return browser, page, errors, requests
+
+
 @pytest.mark.slow
-def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
+def test_the_live_page_follows_a_short_run_and_shows_its_end_as_printed(tmp_path):
     sync_api, chromium = _browser()
     path = _gated_tournament(tmp_path)
     gate = tmp_path / "gate"
@@ -384,33 +584,72 @@ def test_the_live_page_follows_a_short_run_as_its_matches_are_booked(tmp_path):
         first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 900, "height": 700})
-            page.goto(url)
+            browser, page, errors, requests = _live_page(p, chromium, url)
             # Matches 0 and 1 are booked; match 2 waits at the gate, so the page must say so.
             page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
                                    timeout=120_000)
             total = page.locator("#done").text_content().split()[2]
             manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
             assert total == str(manifest["matches"])
+            assert page.locator("#state").text_content() == "playing"
             rows = page.locator("table.standings tr")
             assert rows.count() == 3  # the header, gate and random
-            assert "run is over" not in page.locator("#done").text_content()
             assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
                                 page.locator("#sprt").text_content())
-            page.screenshot(path=str(tmp_path / "live-half.png"))
+            page.wait_for_function("document.querySelector('#clock').textContent.includes('table')")
+            assert re.match(r"elapsed (\d+ min )?\d+ s; .+; 1 table in play", page.locator("#clock").text_content())
+            # the newest booked hand on the drawn table: match 1's last hand, its seats named
+            assert "match1,hand4of4" in page.locator("#table .nt-info").text_content().replace(" ", "")
+            assert page.locator("#table .nt-seat").count() == 2 and page.locator("#last li").count() == 4
             gate.touch()
-            page.wait_for_function("document.querySelector('#done').textContent.includes('the run is over')",
-                                   timeout=120_000)
+            page.wait_for_function("document.querySelector('#state').textContent === 'finished'", timeout=120_000)
             assert page.locator("#done").text_content().startswith(f"{total} of {total} matches booked")
-            assert page.locator("#bar").get_attribute("value") == total
-            page.screenshot(path=str(tmp_path / "live-done.png"))
+            shown = page.locator("#final").text_content()
+            out, err = proc.communicate(timeout=120)
+            assert shown == out and "gate" in shown and "random" in shown, (shown, out)
+            # the page stops listening once it heard the end: no request after the server went
+            asked = len(requests)
+            page.wait_for_timeout(4000)
+            assert len(requests) == asked and page.locator("#state").text_content() == "finished"
             browser.close()
-        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    assert errors == []
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_says_so_on_its_live_page_with_the_resume_command(tmp_path):
+    sync_api, chromium = _browser()
+    path = _gated_tournament(tmp_path)
+    proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
+                          env={"NAPARENA_TEST_GATE": str(tmp_path / "never")})
+    try:
+        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        with sync_api.sync_playwright() as p:
+            browser, page, errors, requests = _live_page(p, chromium, url, 390, 844)
+            page.wait_for_function("document.querySelector('#done').textContent.startsWith('2 of ')",
+                                   timeout=120_000)
+            proc.send_signal(signal.SIGINT)
+            page.wait_for_function("document.querySelector('#state').textContent === 'interrupted'",
+                                   timeout=120_000)
+            out, err = proc.communicate(timeout=120)
+            command = re.search(r"Resume with: (naparena resume \S+)", " ".join(err.split())).group(1)
+            assert page.locator("#resume code").text_content() == command
+            kept = re.search(r"interrupted: (\d+) of \d+ matches", " ".join(err.split())).group(1)
+            assert f": {kept} of " in page.locator("#resume").text_content()  # as many as the run says it kept
+            page.screenshot(path=str(tmp_path / "live-interrupted-390.png"))
+            asked = len(requests)
+            page.wait_for_timeout(4000)
+            assert len(requests) == asked
+            browser.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert errors == []
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -457,7 +696,7 @@ def test_the_human_seat_is_an_external_bot_with_the_longest_timeout_a_file_allow
 def test_pages_load_nothing_from_the_network(page, small_run):
     from naparena.people import live, web
     from naparena.report.html import page as report_page
-    text = {"web": web.PAGE, "live": live.PAGE, "report": report_page(small_run) if page == "report" else ""}[page]
+    text = {"web": web.page(), "live": live.page(), "report": report_page(small_run) if page == "report" else ""}[page]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
     assert "@import" not in text and "url(" not in text
 

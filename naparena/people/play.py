@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import struct
 import sys
@@ -33,7 +32,7 @@ from naparena.bots import protocol
 from naparena.errors import ConfigError, NaparenaError, RunError
 from naparena.people.seat import NAME as HUMAN
 from naparena.people.seat import table_address
-from naparena.people.table import Table
+from naparena.people.table import Table, after_exchanges
 
 YOU = "you"
 #: A person needs no time-out: the longest a tournament file allows, one hour a decision
@@ -97,6 +96,23 @@ def file_tournament(path: Path) -> Tournament:
     return parse_tournament(data, path)
 
 
+def play_tournament(run_dir: Path) -> Tournament | None:
+    """The tournament of a run a person sat at, rebuilt to resume it (None: no person sat
+    there). A file's run reads its file again; `play`'s own table is built from the
+    manifest's variant, bots, hands, seed and log folder, as `quick_tournament` built it."""
+    rd = RunDir(run_dir)
+    config = rd.check_format().get("tournament", {})
+    entries = config.get("bots", [])
+    if not any(b.get("name") == HUMAN for b in entries):
+        return None
+    file = rd.read_where().get("file")
+    if file:
+        return file_tournament(Path(file))
+    bots = [b["name"] for b in entries if b.get("name") != HUMAN]
+    return quick_tournament(config["variants"][0]["name"], bots, config["hands"], config["seed"],
+                            str(config.get("log_dir", "logs")))
+
+
 def bot_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
@@ -137,10 +153,12 @@ class TableServer:
         self.booked = 0      # matches the session has booked, in schedule order
         self.booking = threading.Condition()
         self.stopped = False
+        self.totals: dict[str, int] = {}  # chips per bot over the run's matches so far
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
         """Serve seats (and the front's own threads): once the session's workers are forked."""
+        getattr(self.front, "on_leave", lambda leave: None)(self.leave)
         getattr(self.front, "start", lambda: None)()
         self._thread = threading.Thread(target=self._serve, name="table", daemon=True)
         self._thread.start()
@@ -162,19 +180,24 @@ class TableServer:
                 try:
                     self.serve_seat(conn)
                 except Stop:
-                    # The session stops as on Ctrl-C and keeps the matches already played.
                     # The seat's connection stays open meanwhile: closed, it would fault the
                     # seat and let the match end as a crash, booked like any other.
-                    self.stopped = True
-                    # A real SIGINT to the main thread: it wakes a wait that a simulated one would not.
-                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+                    self.leave()
                     threading.Event().wait()
                 except (OSError, ValueError):
                     continue
 
+    def leave(self) -> None:
+        """The person leaves: the session stops as on Ctrl-C and keeps the matches already
+        played. No signal: the session's wait for a match under way wakes twice a second
+        to report progress, and the watcher stops it there (`PlayWatcher.progress`)."""
+        with self.booking:
+            self.stopped = True
+            self.booking.notify_all()
+
     def serve_seat(self, conn: socket.socket) -> None:
         """One seat's messages, to the end of its match."""
-        table, started = Table(), False
+        table, started = Table(earlier=dict(self.totals)), False
         for line in conn.makefile("rb"):
             message = orjson.loads(line)
             table.feed(message)
@@ -183,11 +206,19 @@ class TableServer:
             if kind == "hand_end":
                 self.dealt(table, message.get("record", {}))
             elif kind == "decide":
-                conn.sendall(protocol.answer(self.front.decide(table)))
+                nothing_to_choose, answer = table.only_answer()
+                if nothing_to_choose:
+                    table.happened.append("the stock is empty: no purchase for you this hand")
+                else:
+                    answer = self.front.decide(table)
+                conn.sendall(protocol.answer(answer))
             elif kind == "shutdown":
                 break
         if started:  # a handshake check (preflight) opens and closes without a match
-            table.held.update(self.held(table.match))
+            for n, record in self.held(table.match).items():
+                table.held[n], table.after[n] = record.get("deal", []), after_exchanges(record)
+            for alias, chips in zip(table.seats, table.won):
+                self.totals[alias] = self.totals.get(alias, 0) + chips
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
                 raise Stop()
@@ -202,9 +233,17 @@ class TableServer:
             return
         record = self.run_dir.checkpointed_hand(table.match, n)
         if record is not None and record.get("deal"):
-            table.held[n] = record["deal"]
+            table.held[n], table.after[n] = record["deal"], after_exchanges(record)
 
-    def held(self, match: int) -> dict[int, list]:
+    def earlier(self, run_dir: RunDir) -> None:
+        """Each bot's chips in the matches already logged (a resumed run): the running score starts there."""
+        for path in run_dir.match_files():
+            data = run_dir.read_match_file(path)
+            for record in data.get("hands", ()):
+                for alias, chips in zip(data["match"]["seats"], record["chips"]):
+                    self.totals[alias] = self.totals.get(alias, 0) + chips
+
+    def held(self, match: int) -> dict[int, dict]:
         """What every seat was dealt in each hand of `match`, from its log once the session
         has booked it (the seat itself is told only the public record); {} if it is not
         there within BOOKING_WAIT seconds."""
@@ -213,7 +252,7 @@ class TableServer:
         if self.run_dir is None or not self.run_dir.has_match(match):
             return {}
         try:
-            return {n: record.get("deal", []) for n, record in enumerate(self.run_dir.read_match(match)["hands"])}
+            return dict(enumerate(self.run_dir.read_match(match)["hands"]))
         except (NaparenaError, KeyError):
             return {}
 
@@ -221,6 +260,10 @@ class TableServer:
         with self.booking:
             self.booked = matches
             self.booking.notify_all()
+
+
+class Left(KeyboardInterrupt):
+    """The person left the table: the run stops as on Ctrl-C, its finished matches kept."""
 
 
 @contextlib.contextmanager
@@ -255,9 +298,14 @@ class PlayWatcher(Quiet):
     def started(self, session: Any, done: int) -> None:
         self.server.left = session.matches - done
         self.server.run_dir = session.run_dir
+        self.server.earlier(session.run_dir)
         self.server.book(done)
 
     def progress(self, matches: int, hands: int, session_hands: int) -> None:
+        """Told as matches are booked, and twice a second while one is under way: where a
+        person who left the table stops the run (in the session's own thread, no signal)."""
+        if self.server.stopped:
+            raise Left()
         self.server.book(matches)
 
     @contextlib.contextmanager

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from naparena.game.cards import RANK_NAMES, SUIT_LETTERS, parse
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED, Rules, stakes
 
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
@@ -76,8 +77,9 @@ def _plain(value: Any) -> Any:
 _SYMBOL_LETTERS = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS)))
 
 
-def read_answer(kind: str | None, legal: list, text: str) -> tuple[Any, str | None]:
-    """(the legal answer `text` names, None) or (None, why it names none)."""
+def read_answer(kind: str | None, legal: list, text: str, view: dict | None = None) -> tuple[Any, str | None]:
+    """(the legal answer `text` names, None) or (None, why it names none); with the
+    `view`, a refused card says which rule refuses it."""
     text = text.strip()
     if kind != "trumps":
         text = text.translate(_SYMBOL_LETTERS)
@@ -101,7 +103,35 @@ def read_answer(kind: str | None, legal: list, text: str) -> tuple[Any, str | No
         return None, f"{text!r} is not one of the choices: type its number or its name (QH, 10s)"
     if card in choices:
         return _original(legal, choices, card), None
-    return None, f"{card_text(card)} is not a legal choice now"
+    why = refusal(view or {}, card)
+    return None, f"{card_text(card)} is not a legal choice now" + (f": {why}" if why else "")
+
+
+def refusal(view: dict, card: int) -> str:
+    """Why `card` may not be played at this decision, in the rules' words ('' if unknown)."""
+    hand, legal = list(view.get("hand", ())), [c for c in view.get("legal", ()) if isinstance(c, int)]
+    if view.get("kind") != "play":
+        return ""
+    if card not in hand:
+        return "you do not hold it"
+    trick = view.get("trick") or ()
+    if trick:
+        led = trick[0][1] // 13
+        follow = [c for c in hand if c // 13 == led]
+        if follow and card // 13 != led:
+            return f"you must follow {SUIT_SYMBOLS[led]} {SUIT_WORDS[led]} while you hold {cards_text(follow)}"
+        return ""
+    if not view.get("tricks") and view.get("bidder") == view.get("seat") and view.get("contract"):
+        contract, rules = str(view.get("contract")), view.get("rules") or {}
+        base = contract.rsplit("-", 1)[0] if contract.endswith(("-with", "-without")) else contract
+        if rules.get("floater") and base == "bonaparte":
+            return "a Bonaparte bidder must lead his lowest trump to the first trick"
+        if rules.get("floater") and base == "wellington":
+            return "a Wellington bidder must lead his lowest non-trump to the first trick"
+        if base == "wellington" and rules.get("wellington_lead") == "lowest_trump":
+            return ("in this variant a Wellington bidder must lead the lowest card he holds of the suit he "
+                    "leads to the first trick")
+    return f"the rules allow only {cards_text(legal)} now" if legal else ""
 
 
 def _original(legal: list, choices: list, value: Any) -> Any:
@@ -125,13 +155,34 @@ def _names(kind: str | None, value: Any) -> set[str]:
 def _read_cards(legal: list, choices: list, text: str) -> tuple[Any, str | None]:
     try:
         cards = tuple(sorted(parse(t) for t in text.replace(",", " ").split()))
-    except ValueError as e:
-        return None, f"{e}: name the cards like QH 10S, or type none"
+    except ValueError as e:  # "none" is offered only where standing is legal (not to Sir Garnet's taker)
+        return None, f"{e}: name the cards like QH 10S" + (", or type none" if () in choices else "")
     if cards in choices:
         return _original(legal, choices, cards), None
     sizes = sorted({len(c) for c in choices if isinstance(c, tuple)})
     return None, (f"{cards_text(cards) or 'none'} cannot be thrown out: "
                   f"name {' or '.join(map(str, sizes))} of your own cards")
+
+
+def after_exchanges(record: dict) -> list[list[int]]:
+    """Each seat's cards once the hand's exchanges are done (purchase, Écarté, the peep
+    card, Sir Garnet's hand, the floater), from a full hand record."""
+    held = [list(cards) for cards in record.get("deal", ())]
+    bought = {seat: list(cards) for seat, cards in record.get("bought", ())}
+    for seat, kind, answer in record.get("pre", ()):
+        gone: list[Any] = []
+        got: list[Any] = []
+        if kind == "exchange":
+            gone, got = list(answer or ()), bought.get(seat, [])
+        elif kind == "peep_exchange" and answer is not None:
+            gone, got = [answer], [record.get("peep_card")]
+        elif kind == "garnet_discard":
+            gone, got = list(answer or ()), list(record.get("garnet", ()))
+        elif kind == "floater_discard":
+            gone, got = [answer], [record.get("floater")]
+        if seat < len(held) and (gone or got):
+            held[seat] = sorted(c for c in held[seat] + [g for g in got if isinstance(g, int)] if c not in gone)
+    return held
 
 
 @dataclass
@@ -151,6 +202,19 @@ class Table:
     turn: int = 0  # the person's decisions so far this match: a new screen has a new number
     # Each hand's deal per seat, by hand number: from the checkpoint as the hand ends, or the log at the match's end.
     held: dict[int, list] = field(default_factory=dict)
+    earlier: dict[str, int] = field(default_factory=dict)  # chips per alias in this run's earlier matches
+    after: dict[int, list] = field(default_factory=dict)   # each hand's cards after the exchanges, where any
+
+    def running(self) -> dict[str, int]:
+        """Chips per bot over the whole run so far: earlier matches and this one."""
+        totals = dict(self.earlier)
+        for seat, chips in enumerate(self.won):
+            if seat < len(self.seats):
+                totals[self.seats[seat]] = totals.get(self.seats[seat], 0) + chips
+        return totals
+
+    def running_text(self) -> str:
+        return "   ".join(f"{alias} {c:+d}" for alias, c in self.running().items())
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -178,6 +242,13 @@ class Table:
         elif kind in ("match_end", "shutdown"):
             self.over = True
 
+    def is_you(self, seat: Any) -> bool:
+        return isinstance(seat, int) and 0 <= seat < len(self.seats) and self.seats[seat] == "you"
+
+    def says(self, seat: Any, verb: str) -> str:
+        """'heuristic bids', 'you bid': the verb agrees with its seat."""
+        return f"{self.alias(seat)} {verb[:-1] if self.is_you(seat) and verb.endswith('s') else verb}"
+
     def alias(self, seat: Any) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.seats):
             alias = self.seats[seat]
@@ -185,19 +256,21 @@ class Table:
         return "—" if seat is None else f"seat {seat}"
 
     def event_text(self, event: dict) -> str:
-        kind, who = event.get("type"), self.alias(event.get("seat"))
+        kind, seat = event.get("type"), event.get("seat")
         if kind == "bid":
-            return f"{who} bids {event.get('bid')}"
+            return f"{self.says(seat, 'bids')} {event.get('bid')}"
         if kind == "play":
-            return f"{who} plays {card_text(event.get('card'))}"
+            return f"{self.says(seat, 'plays')} {card_text(event.get('card'))}"
         if kind == "trick":
             return f"trick to {self.alias(event.get('winner'))}"
-        if kind in ("peep", "garnet"):
-            return f"{who} {'peeps' if kind == 'peep' else 'takes up Sir Garnet'}"
+        if kind == "peep":
+            return self.says(seat, "peeps")
+        if kind == "garnet":
+            return f"{self.says(seat, 'takes')} up Sir Garnet"
         if kind == "exchange":
-            return f"{who} exchanges {event.get('cards')} card(s)"
+            return f"{self.says(seat, 'exchanges')} {event.get('cards')} card(s)"
         if kind == "trumps":
-            return f"{who} names trumps: {suit_text(event.get('suit'))}"
+            return f"{self.says(seat, 'names')} trumps: {suit_text(event.get('suit'))}"
         return ""
 
     # --- what the person sees ------------------------------------------------------
@@ -208,7 +281,8 @@ class Table:
         lines = [f"naparena · match {self.match} · hand {v.get('hand_no', 0) + 1} of {self.hands} · turn {self.turn} · "
                  f"your seat: {self.seat} ({self.seats[self.seat] if self.seat < len(self.seats) else '?'})",
                  f"dealer: {self.alias(v.get('dealer'))}   kitty: {v.get('kitty', 0)}",
-                 "chips: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)),
+                 "chips this match: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)),
+                 "chips in all matches: " + self.running_text(),
                  "bids: " + ("; ".join(f"{self.alias(s)} {b}" for s, b in v.get("bids", ())) or "none yet")]
         if v.get("contract") is not None:
             lines.append(f"contract: {v.get('contract')} by {self.alias(v.get('bidder'))}   "
@@ -231,6 +305,74 @@ class Table:
         if v.get("seen"):
             lines.append(f"seen: {cards_text(v.get('seen'))}")
         lines.append(f"your hand: {cards_text(v.get('hand'))}")
+        lines += self.unplayable()
+        return "\n".join(lines)
+
+    def unplayable(self) -> list[str]:
+        """At a card to play: the cards held that may not be played, and why (none shown is hidden unsaid)."""
+        v = self.view
+        if v.get("kind") != "play":
+            return []
+        out = [c for c in v.get("hand", ()) if c not in v.get("legal", ())]
+        if not out:
+            return []
+        return [f"not playable now: {cards_text(out)} ({refusal(v, out[0])})"]
+
+    def only_answer(self) -> tuple[bool, Any]:
+        """(True, the answer) where a decision has nothing to choose: a purchase with the stock
+        empty offers only to stand, and is not worth asking."""
+        legal = self.view.get("legal", ())
+        if self.view.get("kind") == "exchange" and len(legal) == 1 and not legal[0]:
+            return True, legal[0]
+        return False, None
+
+    def rules_text(self) -> str:
+        """The variant in a few lines: the bids and what each pays, and the extra decisions."""
+        try:
+            rules = Rules.from_dict(self.rules)
+        except (TypeError, KeyError):
+            return "the rules of this match are not known here (naparena variants shows them)"
+        lines = ["bids, low to high (a contract made / beaten, per opponent):"]
+        for bid in rules.bids:
+            base = bid.rsplit("-", 1)[0] if bid.endswith(("-with", "-without")) else bid
+            try:
+                win, loss = stakes(rules, base)
+            except KeyError:
+                lines.append(f"  {bid}")
+                continue
+            need = TRICKS_NEEDED.get(base, 0)
+            goal = "take no trick" if need == 0 else f"take {need} tricks"
+            lines.append(f"  {bid}: {goal}; +{win} / -{loss}")
+        misere = any(b in MISERE_BIDS for b in rules.bids) and not rules.misere_trumps
+        lines.append("play: follow the suit led if you can; the bidder's first card led names trumps"
+                     + (" (misère: no trumps)" if misere else ""))
+        if rules.peep:
+            lines.append("peep: before your bid, pay 1 to see the top card of the stock; the bidder may swap for it")
+        if rules.purchase != "none":
+            lines.append("purchase: before the bidding, throw out cards and buy as many from the stock"
+                         + (" (1 a card)" if rules.purchase == "ecarte" else " (1 for any exchange)"))
+        if rules.sir_garnet:
+            lines.append("Sir Garnet: at your turn to bid, take up the extra hand, throw out 5, then bid Nap")
+        if rules.floater:
+            lines.append("floater: pay 1 to see it; a bid *with* takes it and discards one card; "
+                         "Bonaparte leads his lowest trump, Wellington his lowest non-trump")
+        if rules.wellington_lead == "lowest_trump":
+            lines.append("Wellington: lead the lowest card you hold of the suit you lead")
+        return "\n".join(lines)
+
+    def help_text(self) -> str:
+        """`help`: the rules, what is legal now, and why the other cards are not."""
+        v = self.view
+        options = list(v.get("legal", ()))
+        if len(options) > MAX_LISTED:  # exchanges: every set of some sizes of your cards
+            sizes = sorted({len(a) for a in options if isinstance(a, list | tuple)})
+            legal = f"any {' or '.join(map(str, sizes))} of your cards" + (", or none" if 0 in sizes else "")
+            legal = legal.replace("any 0 or ", "any ")
+        else:
+            legal = ", ".join(choice_text(v.get("kind"), a) for a in options) or "nothing"
+        lines = [self.rules_text(), f"legal now: {legal}", *self.unplayable(),
+                 "answer by number or name (QH, 10s, pass, yes, none); q leaves the table (finished matches "
+                 "are kept)"]
         return "\n".join(lines)
 
     def choices(self) -> list[str]:
@@ -244,6 +386,9 @@ class Table:
     def ask(self) -> str:
         kind = self.view.get("kind")
         return f"your turn: {ASKS.get(kind or '', kind)}"
+
+    def keys(self) -> str:
+        return "(help: the rules and what is legal now; q: leave the table)"
 
     def hand_end(self, record: dict) -> str:
         """A finished hand: contract and result, what each seat played and held, the settlement."""
@@ -266,14 +411,19 @@ class Table:
         for i in range(len(self.seats)):
             lines.append(f"  {self.alias(i)}: {cards_text(played.get(i, ()))}")
         deal = self.held.get(record.get("n", -1))
+        after = self.after.get(record.get("n", -1))
         if deal:
             lines.append("what everybody held:")
             lines += [f"  {self.alias(s)}: {cards_text(cards)}" for s, cards in enumerate(deal) if cards]
+            if after and after != deal:
+                lines.append("after the exchanges:")
+                lines += [f"  {self.alias(s)}: {cards_text(cards)}" for s, cards in enumerate(after) if cards]
         else:
             lines.append("what everybody held: shown when the match is over")
         chips = record.get("chips", ())
         lines.append("settlement: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(chips)))
         lines.append("match so far: " + "   ".join(f"{self.alias(i)} {c:+d}" for i, c in enumerate(self.won)))
+        lines.append("all matches so far: " + self.running_text())
         return "\n".join(lines)
 
     def deals(self) -> str:
@@ -289,7 +439,9 @@ class Table:
         v = self.view
         legal = v.get("legal", ())
         return {"match": self.match, "hands": self.hands, "turn": self.turn, "seat": self.seat, "seats": self.seats,
-                "view": v, "won": self.won, "screen": self.screen() if v else "",
+                "hand_size": self.rules.get("hand_size", 5),
+                "view": v, "won": self.won, "running": self.running(), "screen": self.screen() if v else "",
+                "unplayable": self.unplayable(), "help": self.help_text() if v else "",
                 "ask": self.ask() if v.get("kind") else "",
                 "choices": [choice_text(v.get("kind"), a) for a in legal] if len(legal) <= MAX_LISTED else [],
                 "hand": [{"card": c, "text": card_text(c), "red": isinstance(c, int) and c // 13 in (1, 2)}

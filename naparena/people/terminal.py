@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
+import textwrap
 from typing import Any, TextIO
 
 from naparena.people.play import Stop
@@ -14,6 +16,22 @@ from naparena.people.table import Table, read_answer
 
 CLEAR = "\x1b[H\x1b[2J"
 QUIT = {"q", "quit"}
+HELP = {"help", "h", "?"}
+DEFAULT_WIDTH = 80
+HINTS = {
+    "exchange": "type the cards to throw out (QH 10S), or none",
+    "garnet_discard": "type the 5 cards to throw out (QH 10S 2C 3D 4S)",
+}
+
+
+def wrap(text: str, width: int) -> str:
+    """Each line filled to `width` between words; a line's continuation indented."""
+    out = []
+    for line in text.split("\n"):
+        indent = " " * min(len(line) - len(line.lstrip(" ")) + 2, width // 4)
+        out.append(textwrap.fill(line, width=max(width, 20), subsequent_indent=indent, break_long_words=False,
+                                 break_on_hyphens=False, drop_whitespace=True) if len(line) > width else line)
+    return "\n".join(out)
 
 
 def open_terminal() -> tuple[TextIO, TextIO]:
@@ -36,6 +54,27 @@ class TerminalFront:
         self.screen.write(text)
         self.screen.flush()
 
+    def _show(self, text: str) -> None:
+        """A new screen, its lines wrapped at the terminal's width between words."""
+        self._say(CLEAR + wrap(text, self._width() - 1) + "\n")
+
+    def _width(self) -> int:
+        try:
+            return os.get_terminal_size(self.screen.fileno()).columns
+        except (OSError, ValueError, io.UnsupportedOperation):
+            return DEFAULT_WIDTH
+
+    def _go_on(self) -> None:
+        """'press Enter': a typed word there is no answer to anything, and is not taken as one."""
+        while True:
+            text = self._line("press Enter to go on ")
+            if not text:
+                return
+            if text.lower() in QUIT:
+                raise Stop()
+            self._say(wrap(f"{text!r} is not taken: nothing is asked now. Press Enter alone to go on, or q to "
+                           "leave", self._width() - 1) + "\n")
+
     def _line(self, prompt: str) -> str:
         self._say(prompt)
         line = self.keys.readline()
@@ -46,8 +85,8 @@ class TerminalFront:
     def _hand_ends(self, table: Table) -> None:
         while table.finished:
             record = table.finished.pop(0)
-            self._say(CLEAR + table.hand_end(record) + "\n\n")
-            self._line("press Enter to go on ")
+            self._show(table.hand_end(record) + "\n")
+            self._go_on()
 
     def decide(self, table: Table) -> Any:
         self._hand_ends(table)
@@ -56,26 +95,30 @@ class TerminalFront:
         if table.happened:
             lines.append("since your last turn: " + "; ".join(table.happened))
             table.happened = []
-        lines += ["", table.ask(), *table.choices()]
-        self._say(CLEAR + "\n".join(lines) + "\n")
-        hint = "type a number or a name (QH, 10s, pass, yes)"
-        if not table.choices():
-            hint = "type the cards (e.g. QH 10S), or none"
+        lines += ["", f"{table.ask()} {table.keys()}", *table.choices()]
+        self._show("\n".join(lines))
+        hint = HINTS.get(view.get("kind") or "", "type a number or a name (QH, 10s, pass, yes)")
+        if not table.choices() and view.get("kind") not in HINTS:
+            hint = "type the cards (e.g. QH 10S)"
         while True:
             text = self._line(f"{hint} > ")
             if text.lower() in QUIT:
                 raise Stop()
-            answer, error = read_answer(view.get("kind"), view.get("legal", []), text)
+            if text.lower() in HELP:
+                self._say(wrap(table.help_text(), self._width() - 1) + "\n")
+                continue
+            answer, error = read_answer(view.get("kind"), view.get("legal", []), text, view)
             if error is None:
                 return answer
-            self._say(f"{error}; try again\n")
+            self._say(wrap(f"{error}; try again", self._width() - 1) + "\n")
 
     def match_over(self, table: Table, left: int) -> bool:
         self._hand_ends(table)
         totals = "   ".join(f"{table.alias(i)} {c:+d}" for i, c in enumerate(table.won))
-        self._say(CLEAR + f"match {table.match} over: {totals}\n")
+        text = f"match {table.match} over: {totals}\nall matches so far: {table.running_text()}"
         if table.held:
-            self._say("what everybody held:\n" + table.deals() + "\n")
+            text += "\nwhat everybody held:\n" + table.deals()
+        self._show(text)
         if not left:
             self._say("that was the last match: the standings follow\n")
             return True

@@ -1,9 +1,11 @@
 """The table as a local web page (`naparena play --web`): the person clicks cards and choices.
 
 The standard library's threading HTTP server is enough for one person on loopback: the
-page is one self-contained document (inline CSS and JS, cards as text glyphs, nothing
-from the network), the table is pushed to it with Server-Sent Events, and answers come
-back as small POSTs. It listens on 127.0.0.1 only.
+page is one self-contained document (the drawn table and its script from the package,
+inline; cards as text glyphs, nothing from the network), the table is pushed to it with
+Server-Sent Events, and answers come back as small POSTs, leaving the table too (a
+request the server answers). When the server goes, the page says the table has closed
+and stops listening. It listens on 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from naparena.game.cards import name as card_name
+from naparena.people.live import people_asset
 from naparena.people.play import Stop
 from naparena.people.table import Table, read_answer
+from naparena.report.viewer import asset
 
 LOOPBACK = "127.0.0.1"
 QUIT, NEXT = "\x00quit", "\x00next"
@@ -26,6 +31,7 @@ class Board:
     """What the page shows, versioned so each push is the latest; and the answers it sends."""
 
     def __init__(self) -> None:
+        self.leave: Callable[[], None] = lambda: None
         self.state: dict[str, Any] = {"waiting": True, "ended": [], "message": "waiting for the first deal"}
         self.version = 0
         self.streams = 0  # pages listening now
@@ -47,8 +53,9 @@ class Board:
 class WebFront:
     """A front for `TableServer`: asks the person through the page."""
 
-    def __init__(self, port: int = 0):
+    def __init__(self, port: int = 0, pause: float = 1.5):
         self.board = Board()
+        self.board.publish(pause=pause)
         self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(self.board))
         self.httpd.daemon_threads = True
         self.url = f"http://{LOOPBACK}:{self.httpd.server_address[1]}/"
@@ -59,8 +66,13 @@ class WebFront:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="web", daemon=True)
         self._thread.start()
 
-    def finish(self, result: dict) -> None:
-        """The run's end: each bot's rate per variant, best first, as the standings give them."""
+    def on_leave(self, leave: Callable[[], None]) -> None:
+        """What a request to leave the table does (the table server's `leave`)."""
+        self.board.leave = leave
+
+    def finish(self, result: dict, resume: str | None = None) -> None:
+        """The run's end: each bot's rate per variant, best first, as the standings give them;
+        after the person left, with the command that goes on."""
         lines = []
         for variant, data in result.get("variants", {}).items():
             lines.append(variant)
@@ -69,8 +81,10 @@ class WebFront:
                 interval = f"  [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else ""
                 lines.append(f"  {row['bot']}: {row['per100']:+.2f} chips per 100 hands{interval}, "
                              f"{row['hands']} hands")
-        self.board.publish(over=True, left=0, message="the run is over: the standings",
-                           standings="\n".join(lines))
+        message = "the run is over: the standings" if resume is None else \
+            "you left the table: the standings so far"
+        self.board.publish(over=True, left=0, waiting=False, message=message,
+                           standings="\n".join(lines) or "no match was finished", resume=resume or "")
 
     def close(self, grace: float = 2.0) -> None:
         """Tell the pages the table is closed, give them `grace` seconds to hear it, stop."""
@@ -85,7 +99,12 @@ class WebFront:
     def _ended(self, table: Table) -> list[str]:
         ended = list(self.board.state.get("ended", []))
         while table.finished:
-            ended.append(table.hand_end(table.finished.pop(0)))
+            record = table.finished.pop(0)
+            ended.append(table.hand_end(record))
+            tricks = record.get("tricks") or ()
+            self.board.publish(hand_over={"match": table.match, "n": record.get("n"), "result": record.get("result"),
+                                          "contract": record.get("contract"), "bidder": record.get("bidder"),
+                                          "chips": record.get("chips"), "trick": tricks[-1] if tricks else None})
         return ended[-3:]
 
     def decide(self, table: Table) -> Any:
@@ -102,7 +121,7 @@ class WebFront:
                 raise Stop()
             if text == NEXT:
                 continue
-            answer, error = read_answer(view.get("kind"), view.get("legal", []), text)
+            answer, error = read_answer(view.get("kind"), view.get("legal", []), text, view)
             if error is None:
                 self.board.publish(waiting=True, message="the others are playing…", error="")
                 return answer
@@ -113,7 +132,7 @@ class WebFront:
         ended = self._ended(table)
         if table.held:
             ended.append("what everybody held:\n" + table.deals())
-        self.board.publish(waiting=False, over=True, left=left, ended=ended,
+        self.board.publish(waiting=False, over=True, left=left, ended=ended, running=table.running(),
                            message=f"match {table.match} over: {totals}")
         if not left:
             return True
@@ -127,7 +146,7 @@ class WebFront:
 def _handler(board: Board) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-            return None  # requests are not the run's business
+            return None
 
         def _send(self, body: bytes, kind: str, status: int = 200) -> None:
             self.send_response(status)
@@ -139,11 +158,13 @@ def _handler(board: Board) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path == "/":
-                self._send(PAGE.encode(), "text/html; charset=utf-8")
+                self._send(page().encode(), "text/html; charset=utf-8")
             elif self.path == "/state":
                 self._send(json.dumps(board.state).encode(), "application/json")
             elif self.path == "/events":
                 self._events()
+            elif self.path == "/favicon.ico":  # the browser asks; the page has none
+                self._send(b"", "image/x-icon", 204)
             else:
                 self._send(b"not found", "text/plain", 404)
 
@@ -179,98 +200,61 @@ def _handler(board: Board) -> type[BaseHTTPRequestHandler]:
                 data = json.loads(self.rfile.read(length) or b"{}")
             except ValueError:
                 data = {}
+            reply: dict[str, Any] = {}
             if self.path == "/answer" and isinstance(data.get("text"), str):
                 board.answers.put(data["text"])
             elif self.path == "/next":
                 board.answers.put(NEXT)
             elif self.path == "/quit":
                 board.answers.put(QUIT)
+                board.publish(message="leaving the table: the run stops and keeps its finished matches")
+                board.leave()
+                reply = {"leaving": True, "message": "leaving the table: the standings so far follow"}
             else:
                 self._send(b"bad request", "text/plain", 400)
                 return
-            self._send(b"{}", "application/json")
+            self._send(json.dumps(reply).encode(), "application/json")
     return Handler
 
 
-PAGE = """<!doctype html>
+PAGE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>naparena table</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:1.5em;background:#1d5e36;color:#f4f4f4}
-pre{background:#0f3d22;padding:.8em;border-radius:6px;white-space:pre-wrap}
-.card{display:inline-block;width:3.2em;height:4.4em;margin:.2em;border-radius:6px;border:1px solid #333;
- background:#fff;color:#111;font-size:1.3em;text-align:center;line-height:4.4em;cursor:pointer}
-.card.red{color:#c00}.card.picked{transform:translateY(-.5em);box-shadow:0 0 0 3px #fc0}
-.card.legal{outline:3px solid #9f9}
-button{font-size:1em;margin:.2em;padding:.3em .8em;cursor:pointer}
-#error{color:#ffb3b3;font-weight:bold}#message{font-style:italic}
-</style></head><body>
-<h1>naparena</h1>
-<p id="message"></p>
-<pre id="screen"></pre>
-<p id="ask"></p>
-<div id="hand"></div>
-<div id="choices"></div>
-<p><input id="typed" size="24" placeholder="or type: 2, QH, pass, yes">
-<button id="send">send</button> <button id="quit">leave the table</button></p>
-<p id="error"></p>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>{css}</style></head><body>
+<header><h1>naparena</h1><p id="message" role="status"></p></header>
+<div id="table"></div>
+<p id="ask" class="ask"></p>
+<p id="why" class="why"></p>
+<div id="choices" class="choices"></div>
+<p id="error" role="alert"></p>
+<p class="typed"><input id="typed" size="22" aria-label="type an answer" placeholder="or type: 2, QH, pass, yes">
+<button id="send" type="button">send</button> <button id="help" type="button" aria-expanded="false">help</button>
+<button id="quit" type="button">leave the table</button></p>
+<p class="keys">Keys: ← → move between your cards, Enter plays; 1–9 pick a card or a choice; h help.</p>
+<pre id="helptext" hidden></pre>
+<p id="running" class="running"></p>
 <pre id="standings" hidden></pre>
+<p id="resume" hidden></p>
 <div id="ended"></div>
-<script>
-"use strict";
-let state = {}, picked = new Set();
-const $ = id => document.getElementById(id);
-function post(path, body){ return fetch(path, {method:"POST", body: JSON.stringify(body||{})}); }
-function answer(text){ post("/answer", {text}); }
-function kind(){ return state.table && state.table.view ? state.table.view.kind : null; }
-function several(){ return ["exchange","garnet_discard"].includes(kind()); }
-function draw(){
-  const t = state.table || {};
-  const mine = !state.waiting && !state.over;
-  document.body.dataset.turn = mine ? (t.match + "." + t.turn) : "";
-  $("message").textContent = state.message || "";
-  $("error").textContent = state.error || "";
-  $("screen").textContent = t.screen || "";
-  $("ask").textContent = mine ? (t.ask || "") : "";
-  const hand = $("hand"); hand.replaceChildren();
-  const legal = new Set(((t.view||{}).legal||[]).filter(x => typeof x === "number"));
-  for (const c of state.over ? [] : (t.hand || [])) {
-    const b = document.createElement("span");
-    b.className = "card" + (c.red ? " red" : "") + (picked.has(c.name) ? " picked" : "")
-      + (mine && legal.has(c.card) ? " legal" : "");
-    b.textContent = c.text; b.title = c.name; b.dataset.card = c.name;
-    b.onclick = () => {
-      if (!mine) return;
-      if (several()) { picked.has(c.name) ? picked.delete(c.name) : picked.add(c.name); draw(); }
-      else answer(c.name);
-    };
-    hand.appendChild(b);
-  }
-  const ch = $("choices"); ch.replaceChildren();
-  if (mine && several()) {
-    const go = document.createElement("button");
-    go.textContent = "throw out the picked cards"; go.id = "throw";
-    go.onclick = () => { answer([...picked].join(" ") || "none"); picked.clear(); };
-    ch.appendChild(go);
-  } else if (mine && kind() !== "play") {
-    (t.choices || []).forEach((label, i) => {
-      const b = document.createElement("button"); b.textContent = label; b.className = "choice";
-      b.onclick = () => answer(String(i + 1)); ch.appendChild(b);
-    });
-  }
-  if (state.over && state.left) {
-    const b = document.createElement("button"); b.textContent = "next match"; b.id = "next";
-    b.onclick = () => post("/next"); ch.appendChild(b);
-  }
-  $("standings").hidden = !state.standings; $("standings").textContent = state.standings || "";
-  const ended = $("ended"); ended.replaceChildren();
-  for (const text of (state.ended || []).slice().reverse()) {
-    const p = document.createElement("pre"); p.className = "ended"; p.textContent = text; ended.appendChild(p);
-  }
-}
-$("send").onclick = () => { answer($("typed").value); $("typed").value = ""; };
-$("typed").onkeydown = e => { if (e.key === "Enter") $("send").onclick(); };
-$("quit").onclick = () => post("/quit");
-const source = new EventSource("/events");
-source.onmessage = e => { state = JSON.parse(e.data); if (!state.waiting) picked.clear(); draw(); };
-</script></body></html>
+<script>{table}</script><script>{script}</script>
+</body></html>
 """
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:820px;
+ background:#123d25;color:#f4f4f4;padding:.6em}
+h1{font-size:1.2em;margin:.2em 0}header{display:flex;gap:1em;align-items:baseline;flex-wrap:wrap}
+#message{font-style:italic;margin:.2em 0}
+pre{background:#0f3d22;padding:.7em;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere}
+button{font-size:1em;margin:.2em;padding:.35em .8em;cursor:pointer}
+.choices button{min-width:3em}
+button:focus-visible,input:focus-visible{outline:3px solid #ffd34d;outline-offset:2px}
+#error{color:#ffb3b3;font-weight:bold}.why{color:#ffe08a;margin:.2em 0}.ask{font-weight:600;font-size:1.05em}
+.keys{font-size:.85em;color:#cfe3cf}.running{font-variant-numeric:tabular-nums}
+#resume code{background:#0f3d22;padding:.1em .3em;overflow-wrap:anywhere}
+"""
+
+
+def page() -> str:
+    """The table's page: the drawn table and its script, both from the package."""
+    return PAGE_HTML.format(css=CSS + asset("table.css"), table=asset("table.js"), script=people_asset("play.js"))

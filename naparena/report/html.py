@@ -5,12 +5,14 @@ interval and its gap to the leader, and a chart of those gaps. Then per variant:
 head-to-head table with intervals, p and verdicts, its heat map, cumulative chips over
 the hands (bankroll curves) and the make rate of every contract. The charts are inline
 SVG written here, sized from their labels, with inline CSS, so the page opens anywhere
-without a network. Last, the hand viewer (`viewer.py`, the page's one script), which
-the head-to-head rows link into at the hands where the two bots differed most.
+without a network. Last, the hand viewer (`viewer.py`), which the head-to-head rows
+link into at the hands where the two bots differed most; it loads the hands from data
+files beside the page (or from `naparena view`'s server), never from the page itself.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from html import escape
@@ -64,24 +66,36 @@ GAPS_NOTE = ("Each bot's difference from the leader (bot − leader, chips per 1
              "most of the width, the axis is broken (the ≈ mark) and each part keeps its own ticks.")
 
 
-def write_report(run_dir: str | Path, out: str | Path) -> int:
-    """Write the page for `run_dir` to `out`; return its size in bytes."""
-    data = page(Path(run_dir)).encode()
-    Path(out).write_bytes(data)
-    return len(data)
+RUN_PAGE = "report"  # the page's default name, so a page built alone finds its hands as `write_report` puts them
 
 
-def page(run_dir: Path) -> str:
+def hands_folder(out: Path) -> Path:
+    """Where a written page's hand files go: beside it, named after it."""
+    return out.with_name(out.stem + "-hands")
+
+
+def write_report(run_dir: str | Path, out: str | Path) -> tuple[int, int]:
+    """Write the page for `run_dir` to `out` and its hands into the folder beside it
+    (`hands_folder`); return the sizes in bytes of the page and of the hand files."""
+    out = Path(out)
+    catalogue = viewer.Catalogue(run_dir)
+    data = page(Path(run_dir), catalogue, hands_folder(out).name + "/").encode()
+    out.write_bytes(data)
+    return len(data), viewer.export(catalogue, hands_folder(out))
+
+
+def page(run_dir: Path, catalogue: viewer.Catalogue | None = None, base: str | None = None) -> str:
+    """The report; its hand viewer loads the hands from `base` (default: the folder `write_report` names)."""
     manifest = RunDir(run_dir).read_manifest()
     result = standings_from_logs(run_dir)
     curves = bankrolls(run_dir) if "strength" not in result or len(manifest["bots"]) <= FEW_BOTS else {}
-    hands, left_out = viewer.viewer_data(run_dir)
+    hands = catalogue if catalogue is not None else viewer.Catalogue(run_dir)
     colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
     colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
     name = manifest["tournament"]["name"]
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena: {escape(name)}</title>"
              f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-             f"<style>{CSS}{viewer.CSS}</style></head><body>",
+             f"<style>{CSS}{viewer.CSS}{viewer.asset('table.css')}</style></head><body>",
              f"<h1>naparena: {escape(name)}</h1>",
              f"<p class='meta'>{manifest['matches']} matches, {manifest['hands']:,} hands, "
              f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "
@@ -103,7 +117,7 @@ def page(run_dir: Path) -> str:
                          "interval excludes zero.</p>")
             marks = {bot: m for bot, m in _marks(result, data["bots"]).items() if bot != STAND_IN_ALIAS}
             parts.append(pairs_table(data["pairs"], order, marks,
-                                     lambda a, b: viewer.pair_links(hands, a, b)))
+                                     functools.partial(viewer.pair_links, hands, variant)))
             parts.append("<p class='note'>The same as a matrix: cell = row − column; green, the row "
                          "bot did better; bold with *, the interval excludes zero.</p>")
             parts.append(heatmap(order, data["pairs"]))
@@ -117,7 +131,7 @@ def page(run_dir: Path) -> str:
                      "<p class='note'>Share of the contracts each bot played that it made (made / played); "
                      "blank: never played.</p>")
         parts.append(make_rates(data["bots"]))
-    parts.append(viewer.section(hands, left_out))
+    parts.append(viewer.section(hands, base if base is not None else f"{RUN_PAGE}-hands/"))
     parts.append("</body></html>\n")
     return "".join(parts)
 

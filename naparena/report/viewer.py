@@ -1,179 +1,235 @@
-"""The hand viewer of the HTML report: any hand of any match, step by step (the deal face
-up, each bid, each card, the tricks, faults, the settlement), forward and back; and, per
-pair of bots, the hands where their results differed most, to link to from the
-head-to-head table. Read through the run directory's one reader, `RunDir`.
+"""The hand viewer: every hand of every match of a run on the drawn table, step by step
+(the deal face up, every decision, each card, the tricks, faults, the settlement), with
+filters, auto-play and links from the head-to-head tables.
+
+The page carries none of the hands: it loads small data files as it needs them, a match
+at a time, from `naparena view`'s local server or from the folder a static export writes
+beside the page. `Catalogue` makes one pass over the run's match files (through the run
+directory's one reader, `RunDir`) for the index and the filters' summaries; a match's
+file is read again only when it is shown.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from html import escape
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from naparena.arena.records.rundir import RunDir
+from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
-#: Hands the page carries at most: a larger run still opens, with the rest named in a note.
-MAX_HANDS = 20_000
 LINKS_PER_PAIR = 3
+#: Matches per summary file: a filter reads the summaries a file at a time until it has a page of hands.
+CHUNK = 16
 # Keys of a hand record the viewer shows; the rest (seeds, cut, gathered order) stay in the log.
 SHOWN = ("n", "dealer", "deal", "peep_card", "floater", "garnet", "stock", "bought", "pre", "bids", "bidder",
          "contract", "trumps", "tricks", "trick", "revoke", "faults", "result", "chips", "kitty")
+#: Contracts at Nap or above (five tricks or more, misère aside): what "next Nap bid" looks for.
+NAP_UP = sorted(b for b, n in TRICKS_NEEDED.items() if n >= 5 and b not in MISERE_BIDS)
+
+
+def asset(name: str) -> str:
+    """A file of the page's own CSS or script, from the package (pages fetch nothing else)."""
+    return (files("naparena.report") / "assets" / name).read_text(encoding="utf-8")
 
 
 def hand_id(match: int, hand: int) -> str:
     return f"hand-{match}-{hand}"
 
 
-def viewer_data(run_dir: Path) -> tuple[list[dict[str, Any]], int]:
-    """(matches with their hands as the viewer needs them, hands left out over MAX_HANDS)."""
-    rd = RunDir(run_dir)
-    matches, kept, left = [], 0, 0
-    for path in rd.match_files():
-        data = rd.read_match_file(path)
-        if "skipped" in data:
-            continue
-        hands = []
-        for record in data["hands"]:
-            if kept >= MAX_HANDS:
-                left += 1
+def _base(bid: str) -> str:
+    """A floater bid's contract: 'nap-with' → 'nap'."""
+    return bid.rsplit("-", 1)[0] if bid.endswith(("-with", "-without")) else bid
+
+
+def summary(record: dict[str, Any]) -> list[Any]:
+    """A hand as the filters read it: [n, bidder, contract, result, faulted, seats that bid Nap or above]."""
+    naps = sorted({s for s, b in record.get("bids", ()) if _base(b) in NAP_UP})
+    return [record["n"], record.get("bidder"), record.get("contract"), record.get("result"),
+            1 if record.get("faults") or record.get("revoke") is not None else 0, naps]
+
+
+@dataclass
+class Entry:
+    """One logged match as the catalogue keeps it."""
+
+    index: int
+    variant: str
+    seats: list[str]
+    path: Path
+    hands: list[list[Any]] = field(default_factory=list)       # summaries
+    chips: list[tuple[int, ...]] = field(default_factory=list)  # per hand, per seat
+
+
+class Catalogue:
+    """Every logged match of a run, read once: the viewer's index and summaries, and each
+    hand's chips for the head-to-head links."""
+
+    def __init__(self, run_dir: str | Path):
+        self.rd = RunDir(run_dir)
+        self.entries: list[Entry] = []
+        for path in self.rd.match_files():
+            data = self.rd.read_match_file(path)
+            if "skipped" in data:
                 continue
-            hands.append({k: record[k] for k in SHOWN if k in record})
-            kept += 1
-        matches.append({"index": data["match"]["index"], "variant": data["match"]["variant"],
-                        "seats": data["match"]["seats"], "hands": hands})
-    return matches, left
+            m = data["match"]
+            entry = Entry(m["index"], m["variant"], list(m["seats"]), path)
+            for record in data["hands"]:
+                entry.hands.append(summary(record))
+                entry.chips.append(tuple(record["chips"]))
+            self.entries.append(entry)
+        self.by_index = {e.index: e for e in self.entries}
+
+    @property
+    def hands(self) -> int:
+        return sum(len(e.hands) for e in self.entries)
+
+    # --- the data files: `index`, `sNNNN` (summaries of CHUNK matches), `mNNNNNN` (a match) ---
+
+    def index(self) -> dict[str, Any]:
+        contracts = sorted({h[2] for e in self.entries for h in e.hands if h[2]})
+        return {"matches": [[e.index, e.variant, e.seats, len(e.hands)] for e in self.entries], "chunk": CHUNK,
+                "contracts": contracts, "naps": NAP_UP, "hands": self.hands}
+
+    def chunk(self, k: int) -> list[list[list[Any]]] | None:
+        if not 0 <= k * CHUNK < max(len(self.entries), 1):
+            return None
+        return [e.hands for e in self.entries[k * CHUNK:(k + 1) * CHUNK]]
+
+    def match(self, index: int) -> dict[str, Any] | None:
+        entry = self.by_index.get(index)
+        if entry is None:
+            return None
+        data = self.rd.read_match_file(entry.path)
+        return {"index": entry.index, "variant": entry.variant, "seats": entry.seats,
+                "hands": [{k: r[k] for k in SHOWN if k in r} for r in data["hands"]]}
+
+    def data(self, name: str) -> Any:
+        """The data file `name` (without .js), or None when there is none by that name."""
+        if name == "index":
+            return self.index()
+        if len(name) == 5 and name[0] == "s" and name[1:].isdigit():
+            return self.chunk(int(name[1:]))
+        if len(name) == 7 and name[0] == "m" and name[1:].isdigit():
+            return self.match(int(name[1:]))
+        return None
+
+    def names(self) -> Iterator[str]:
+        yield "index"
+        for k in range((len(self.entries) + CHUNK - 1) // CHUNK):
+            yield f"s{k:04d}"
+        for e in self.entries:
+            yield f"m{e.index:06d}"
 
 
-def _chips(hand: dict[str, Any], seats: list[int]) -> float:
+def data_script(name: str, data: Any) -> bytes:
+    """A data file as a script that hands its data to the page: a page opened from disk may
+    add a script from its folder, where a fetch of a file would be refused."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    return f"naparenaData({json.dumps(name)},{text});\n".encode()
+
+
+def export(catalogue: Catalogue, folder: Path) -> int:
+    """Write every data file into `folder` (the static export); their total size in bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for name in catalogue.names():
+        body = data_script(name, catalogue.data(name))
+        (folder / f"{name}.js").write_bytes(body)
+        total += len(body)
+    return total
+
+
+# --- links from the head-to-head tables ---------------------------------------------------
+
+def _chips(chips: tuple[int, ...], seats: list[int]) -> float:
     """A bot's chips in a hand: over its seats' mean when the table repeats it, as the standings count it."""
-    return sum(hand["chips"][s] for s in seats) / len(seats)
+    return sum(chips[s] for s in seats) / len(seats)
 
 
-def widest_hands(matches: list[dict[str, Any]], a: str, b: str) -> list[tuple[int, int, float]]:
-    """(match, hand, a's chips − b's) of the hands both played where that difference was
-    largest either way, largest first."""
+def widest_hands(catalogue: Catalogue, variant: str, a: str, b: str) -> list[tuple[int, int, float]]:
+    """(match, hand, a's chips − b's) of the hands of `variant` both played where that
+    difference was largest either way, largest first."""
     found = []
-    for m in matches:
-        sa = [s for s, alias in enumerate(m["seats"]) if alias == a]
-        sb = [s for s, alias in enumerate(m["seats"]) if alias == b]
+    for e in catalogue.entries:
+        if e.variant != variant:
+            continue
+        sa = [s for s, alias in enumerate(e.seats) if alias == a]
+        sb = [s for s, alias in enumerate(e.seats) if alias == b]
         if not sa or not sb:
             continue
-        for h in m["hands"]:
-            diff = _chips(h, sa) - _chips(h, sb)
-            found.append((abs(diff), m["index"], h["n"], diff))
+        for h, chips in zip(e.hands, e.chips):
+            diff = _chips(chips, sa) - _chips(chips, sb)
+            found.append((abs(diff), e.index, h[0], diff))
     found.sort(key=lambda f: (-f[0], f[1], f[2]))
     return [(match, hand, diff) for _, match, hand, diff in found[:LINKS_PER_PAIR]]
 
 
-def pair_links(matches: list[dict[str, Any]], a: str, b: str) -> str:
-    """Links to the hands where a and b differed most, for a head-to-head row."""
+def pair_links(catalogue: Catalogue, variant: str, a: str, b: str) -> str:
+    """For a head-to-head row: the hands of `variant` where a and b differed most, and all their hands."""
     links = [f"<a href='#{hand_id(m, h)}' class='board'>m{m} h{h} ({d:+g})</a>" for m, h, d in
-             widest_hands(matches, a, b)]
+             widest_hands(catalogue, variant, a, b)]
+    query = "&amp;".join(f"{k}={quote(v, safe='')}" for k, v in (("variant", variant), ("bot", a), ("with", b)))
+    if links:
+        links.append(f"<a href='#hands?{query}' class='pair'>all their hands</a>")
     return " ".join(links) or "—"
 
 
-def section(matches: list[dict[str, Any]], left: int) -> str:
-    """The viewer: its data as JSON in the page, and the script that steps through a hand."""
-    note = f" The first {MAX_HANDS:,} hands are here; {left:,} more are in the logs." if left else ""
-    options = "".join(f"<option value='{i}'>match {m['index']} ({escape(m['variant'])}: "
-                      f"{escape(', '.join(m['seats']))})</option>" for i, m in enumerate(matches))
-    data = json.dumps(matches, separators=(",", ":")).replace("</", "<\\/")
-    return (f"<h2 id='viewer'>Hand viewer</h2><p class='note'>Any hand, step by step: the deal face up, each "
-            f"bid, each card, the tricks, faults and the settlement. ← and → step; a link from the head-to-head "
-            f"table opens its hand.{note}</p>"
-            f"<p><select id='v-match'>{options}</select> hand <select id='v-hand'></select> "
-            "<button id='v-first'>first</button> <button id='v-back'>◀ back</button> "
-            "<button id='v-next'>next ▶</button> <button id='v-last'>last</button> "
-            "<span id='v-step' class='meta'></span></p>"
+# --- the page's part ---------------------------------------------------------------------
+
+def section(catalogue: Catalogue, base: str) -> str:
+    """The viewer's controls and its script; its data comes from `base` (a folder URL)."""
+    bots = sorted({alias for e in catalogue.entries for alias in e.seats})
+    variants = sorted({e.variant for e in catalogue.entries})
+    opt = "".join(f"<option>{escape(b)}</option>" for b in bots)
+    config = json.dumps({"base": base}).replace("</", "<\\/")
+    return (f"<h2 id='viewer'>Hand viewer</h2><p class='note'>Every hand of the {len(catalogue.entries):,} "
+            f"matches ({catalogue.hands:,} hands), loaded a match at a time: the deal face up, every decision "
+            "(peeps, exchanges, purchases, Sir Garnet, the floater), each card by its player, the tricks, "
+            "faults and the settlement. ← and → step, space plays and pauses; a link from a head-to-head "
+            "table opens its hand.</p>"
+            "<form id='v-filter' class='v-row'>"
+            f"<label>bot <select id='f-bot'><option value=''>any</option>{opt}</select></label>"
+            f"<label>with <select id='f-with'><option value=''>any</option>{opt}</select></label>"
+            "<label>variant <select id='f-variant'><option value=''>any</option>"
+            + "".join(f"<option>{escape(v)}</option>" for v in variants) + "</select></label>"
+            "<label>contract <select id='f-contract'><option value=''>any</option></select></label>"
+            "<label>bidder <select id='f-role'><option value=''>anyone</option><option value='bot'>the bot"
+            "</option></select></label>"
+            "<label>result <select id='f-result'><option value=''>any</option><option value='made'>made</option>"
+            "<option value='lost'>beaten</option><option value='passed'>passed out</option></select></label>"
+            "<label><input type='checkbox' id='f-faults'> faults</label>"
+            "<button id='f-go' type='submit'>find</button></form>"
+            "<div id='v-found' class='v-found'></div>"
+            "<p class='v-row'><label>match <select id='v-match'></select></label> "
+            "<label>hand <select id='v-hand'></select></label> "
+            "<button id='v-first' type='button'>« first</button><button id='v-back' type='button'>◀ back</button>"
+            "<button id='v-next' type='button'>next ▶</button><button id='v-last' type='button'>last »</button>"
+            "<button id='v-play' type='button'>▶ play</button>"
+            "<label>step <select id='v-speed'><option value='400'>0.4 s</option><option value='900' selected>"
+            "0.9 s</option><option value='1800'>1.8 s</option></select></label>"
+            "<label>pause after a trick <select id='v-pause'><option value='0'>none</option>"
+            "<option value='1500' selected>1.5 s</option><option value='3000'>3 s</option></select></label>"
+            "<button id='v-nap' type='button'>next Nap bid »</button></p>"
+            "<p id='v-step' class='meta' aria-live='polite'></p>"
             "<div id='v-table'></div><pre id='v-log'></pre>"
-            f"<script type='application/json' id='v-data'>{data}</script><script>{SCRIPT}</script>")
+            f"<script type='application/json' id='v-config'>{config}</script>"
+            f"<script>{asset('table.js')}</script><script>{asset('viewer.js')}</script>")
 
 
 CSS = """
-#v-table table td { text-align: left; }
-.vcard { display: inline-block; min-width: 2.2em; padding: .1em .25em; margin: .1em; border: 1px solid #bbb;
-  border-radius: 4px; background: #fff; text-align: center; }
-.vcard.red { color: #c00; } .vcard.gone { opacity: .25; } .vcard.now { box-shadow: 0 0 0 2px #e90; }
-#v-log { background: #f6f6f6; padding: .6em; white-space: pre-wrap; }
-a.board { margin-right: .4em; }
-"""
-
-SCRIPT = r"""
-"use strict";
-(function(){
-const matches = JSON.parse(document.getElementById("v-data").textContent);
-const S = "♣♦♥♠", R = ["2","3","4","5","6","7","8","9","10","J","Q","K","A"];
-const card = c => R[c % 13] + S[Math.floor(c / 13)];
-const red = c => [1, 2].includes(Math.floor(c / 13));
-const $ = id => document.getElementById(id);
-let m = 0, h = 0, step = 0;
-function steps(hand, seats){
-  const out = [{text: "the deal", played: []}];
-  const who = s => seats[s] ?? ("seat " + s);
-  for (const [s, b] of hand.bids || []) out.push({text: who(s) + " bids " + b, played: []});
-  if (hand.contract) out.push({text: "contract: " + hand.contract + " by " + who(hand.bidder)
-      + (hand.trumps === null || hand.trumps === undefined ? "" : ", trumps " + S[hand.trumps]), played: []});
-  let played = [];
-  const tricks = (hand.tricks || []).map(t => [t[0], t[1], t[2]]);
-  if (hand.trick && hand.trick.length) tricks.push([hand.trick[0][0], hand.trick, null]);
-  tricks.forEach(([lead, plays, winner], i) => {
-    for (const [s, c] of plays) {
-      played = played.concat([c]);
-      out.push({text: "trick " + (i + 1) + ": " + who(s) + " plays " + card(c), played, now: c});
-    }
-    if (winner !== null) out.push({text: "trick " + (i + 1) + " to " + who(winner), played});
-  });
-  for (const f of hand.faults || []) out.push({text: "fault: " + who(f[1]) + " at " + f[2] + ": " + f[3], played});
-  if (hand.revoke !== undefined) out.push({text: "revoke by " + who(hand.revoke), played});
-  out.push({text: "settlement: " + hand.result + " — " + seats.map((a, i) => a + " "
-      + (hand.chips[i] >= 0 ? "+" : "") + hand.chips[i]).join(", ") + "; kitty " + hand.kitty, played, end: true});
-  return out;
-}
-function draw(){
-  const match = matches[m]; if (!match) return;
-  const hand = match.hands[h], all = steps(hand, match.seats);
-  step = Math.max(0, Math.min(step, all.length - 1));
-  const now = all[step];
-  const rows = match.seats.map((alias, s) => {
-    const cards = (hand.deal[s] || []).map(c => "<span class='vcard" + (red(c) ? " red" : "")
-      + (now.played.includes(c) ? " gone" : "") + (now.now === c ? " now" : "") + "'>" + card(c) + "</span>").join("");
-    const mark = s === hand.dealer ? " (dealer)" : "", bid = s === hand.bidder ? " (bidder)" : "";
-    return "<tr><td class='name'>" + alias.replace(/[&<>]/g, "") + mark + bid + "</td><td>" + (cards || "sits out")
-      + "</td><td>" + (now.end ? ((hand.chips[s] >= 0 ? "+" : "") + hand.chips[s]) : "") + "</td></tr>";
-  }).join("");
-  $("v-table").innerHTML = "<table><tbody>" + rows + "</tbody></table>";
-  $("v-log").textContent = all.slice(0, step + 1).map(x => x.text).join("\n");
-  $("v-step").textContent = "match " + match.index + ", hand " + hand.n + ": step " + (step + 1) + " of " + all.length;
-}
-function pick(mi, hi){
-  m = mi; h = hi; step = 0;
-  $("v-match").value = String(m);
-  $("v-hand").innerHTML = matches[m].hands.map((x, i) => "<option value='" + i + "'>" + x.n + "</option>").join("");
-  $("v-hand").value = String(h);
-  draw();
-}
-function open(hash){
-  const found = /^#hand-(\d+)-(\d+)$/.exec(hash || "");
-  if (!found) return false;
-  const mi = matches.findIndex(x => x.index === Number(found[1]));
-  if (mi < 0) return false;
-  const hi = matches[mi].hands.findIndex(x => x.n === Number(found[2]));
-  pick(mi, Math.max(hi, 0));
-  $("viewer").scrollIntoView();
-  return true;
-}
-$("v-match").onchange = e => pick(Number(e.target.value), 0);
-$("v-hand").onchange = e => pick(m, Number(e.target.value));
-$("v-next").onclick = () => { step++; draw(); };
-$("v-back").onclick = () => { step--; draw(); };
-$("v-first").onclick = () => { step = 0; draw(); };
-$("v-last").onclick = () => { step = 1e9; draw(); };
-document.addEventListener("keydown", e => {
-  if (e.target.tagName === "SELECT") return;
-  if (e.key === "ArrowRight") $("v-next").onclick(); else if (e.key === "ArrowLeft") $("v-back").onclick();
-});
-window.addEventListener("hashchange", () => open(location.hash));
-if (matches.length && !open(location.hash)) pick(0, 0);
-})();
+.v-row { display: flex; flex-wrap: wrap; gap: .35em .7em; align-items: center; }
+.v-row select, .v-row button { font-size: .95em; max-width: 100%; }
+.v-row label { max-width: 100%; }
+.v-found { display: flex; flex-wrap: wrap; gap: .3em; margin: .4em 0; font-size: .9em; }
+.v-found button { font-size: .9em; }
+#v-table { max-width: 760px; margin: .5em 0; }
+#v-log { background: #f6f6f6; padding: .6em; white-space: pre-wrap; max-height: 16em; overflow: auto; }
+a.board, a.pair { margin-right: .4em; }
+button:focus-visible, select:focus-visible, a:focus-visible { outline: 3px solid #e90; outline-offset: 2px; }
 """

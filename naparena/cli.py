@@ -792,3 +792,11 @@ same through bots, supervision and JSON logging, inline and with each bot in a s
     out.print(f"match / engine: {match / engine:.2f} against the engine without a log, "
               f"{match / logged:.2f} against the engine with one; a match log takes {size:.0f} bytes a hand",
               highlight=False)
+
+
+@app.command("docs", hidden=True)
+def write_docs(root: Path = typer.Argument(Path("."), help="the repository to write docs/ into")) -> None:
+    """Rewrite the generated documentation pages (for maintainers; a test checks them)."""
+    from naparena.tools import docs, reference
+    docs.write_all(root)
+    reference.write_pages(root, typer.main.get_command(app))

@@ -1,8 +1,15 @@
 """The docs that are generated from code must be current, and must describe what bots
 really receive."""
 
+import copy
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from naparena import Bot, hookimpl
 from naparena.game.rules import VARIANTS, make_rules
@@ -17,9 +24,9 @@ def test_variants_doc_is_generated_from_the_code():
     assert (ROOT / "docs" / "VARIANTS.md").read_text() == variants_markdown()
 
 
-def test_bots_doc_and_the_readme_tables_are_generated_from_the_code():
+def test_bots_doc_and_the_bot_interface_tables_are_generated_from_the_code():
     assert (ROOT / "docs" / "BOTS.md").read_text() == bots_markdown()
-    assert readme_block() in (ROOT / "README.md").read_text()
+    assert readme_block() in (ROOT / docs.BLOCK_PAGE).read_text()
 
 
 def test_every_named_variant_is_documented_with_every_option():
@@ -30,13 +37,14 @@ def test_every_named_variant_is_documented_with_every_option():
             assert f"| `{option}` |" in section, (name, option)
 
 
-def test_readme_names_every_variant_and_command():
-    readme = (ROOT / "README.md").read_text()
+def test_the_site_names_every_variant_and_command():
+    overview = (ROOT / "docs" / "explanation" / "variants-overview.md").read_text()
     for name in VARIANTS:
-        assert f"`{name}`" in readme, name
+        assert f"| `{name}` |" in overview, name
+    commands = (ROOT / "docs" / "reference" / "commands.md").read_text()
     for command in ("run", "resume", "report", "compare", "replay", "verify", "variants", "bots", "check", "init",
-                    "bench", "play", "view"):
-        assert f"naparena {command}" in readme, command
+                    "bench", "play", "view", "ratings", "serve"):
+        assert f"## `naparena {command}`" in commands, command
 
 
 def test_rules_doc_is_generated_from_the_code():
@@ -66,8 +74,10 @@ def test_readme_points_only_at_the_projects_own_rules_document():
     readme = (ROOT / "README.md").read_text()
     assert "docs/RULES.md" in readme
     assert readme.count("RULES.md") == readme.count("docs/RULES.md")
-def test_every_bid_of_every_variant_is_in_the_readme_with_its_tricks():
-    readme = (ROOT / "README.md").read_text()
+
+
+def test_every_bid_of_every_variant_is_in_the_bot_interface_with_its_tricks():
+    readme = (ROOT / docs.BLOCK_PAGE).read_text()
     block = readme.split(docs.README_START)[1].split(docs.README_END)[0]
     for name in VARIANTS:
         rules = make_rules(name)
@@ -81,7 +91,7 @@ def test_every_bid_of_every_variant_is_in_the_readme_with_its_tricks():
 def test_every_view_field_and_property_is_documented_with_its_type():
     assert set(docs.VIEW_FIELDS) == set(_Fields._fields)
     text = "\n".join(docs.view_table())
-    for field in (*_Fields._fields, "led", "pack"):
+    for field in (*_Fields._fields, "led", "pack", "peep_card"):
         assert f"| `{field}`" in text, field
 
 
@@ -147,3 +157,117 @@ def test_the_documented_payloads_are_what_a_bot_receives():
         else:
             keys, _ = docs.EVENTS[payload["type"]]
             assert set(payload) - {"type"} == set(keys), payload
+
+
+# --- the site's generated reference pages ---------------------------------------------------
+
+def _click_app():
+    import typer
+
+    from naparena.cli import app
+    return typer.main.get_command(app)
+
+
+def test_the_generated_reference_pages_are_current():
+    from naparena.tools import reference
+    for name, text in reference.pages(_click_app()).items():
+        assert (ROOT / "docs" / name).read_text() == text, f"docs/{name} is stale: run `naparena docs`"
+
+
+def test_every_command_and_option_is_in_the_command_reference():
+    from naparena.tools.reference import cli_markdown
+    group = _click_app()
+    page = cli_markdown(group)
+    shown = 0
+    for name, command in group.commands.items():
+        if command.hidden:
+            assert f"## `naparena {name}`" not in page
+            continue
+        section = page.split(f"## `naparena {name}`")[1].split("\n## ")[0]
+        for param in command.params:
+            if param.param_type_name == "argument":
+                assert f"`{param.name.upper()}`" in section, (name, param.name)
+            else:
+                assert all(f"`{o}`" in section for o in param.opts), (name, param.opts)
+                if param.help:
+                    assert " ".join(param.help.split())[:40].replace("|", "\\|") in section, (name, param.opts)
+            shown += 1
+    assert shown > 60, "every command's options were looked at"
+
+
+def test_the_command_reference_catches_an_option_it_misses(monkeypatch):
+    """The check above can fail: an option added to the app and not to the page is caught."""
+    from naparena.tools import reference
+    group = _click_app()
+    stale = reference.cli_markdown(group)
+    run = group.commands["run"]
+    clone = copy.copy(run.params[1])  # an option of the same kind, under a new name
+    clone.opts, clone.help = ["--brand-new-option"], "new"
+    monkeypatch.setattr(run, "params", [*run.params, clone])
+    assert reference.cli_markdown(group) != stale
+    assert "`--brand-new-option`" in reference.cli_markdown(group)
+
+
+def test_every_key_of_a_tournament_file_is_in_its_reference():
+    from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
+    from naparena.game.rules import OPTION_NAMES
+    page = (ROOT / "docs" / "reference" / "tournament-file.md").read_text()
+    tables = {t: page.split(f"## `{t}`")[1].split("\n## ")[0]
+              for t in ("[tournament]", "[[bots]]", "[[variants]]", "[seats]", "[sprt]")}
+    for key, setting in SETTINGS.items():
+        row = next(line for line in tables["[tournament]"].splitlines() if line.startswith(f"| `{key}` |"))
+        if key != "name":
+            shown = str(setting.default).lower() if isinstance(setting.default, bool) else str(setting.default)
+            assert f"`{shown}`" in row or f'`"{shown}"`' in row, (key, row)
+    for table, keys in (("[tournament]", FORMAT_KEYS), ("[[bots]]", BOT_KEYS), ("[[variants]]", OPTION_NAMES),
+                        ("[seats]", (*SEAT_KEYS, "sandbox", "cores")), ("[sprt]", SPRT_KEYS)):
+        for key in keys:
+            assert f"| `{key}` |" in tables[table], (table, key)
+
+
+def test_every_schema_field_is_in_the_formats_reference():
+    from naparena.tools.reference import SCHEMAS, schema_rows
+    page = (ROOT / "docs" / "reference" / "formats.md").read_text()
+    for name in ("manifest", "match", "standings"):
+        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+        rows = list(schema_rows(schema))
+        assert len(rows) > 10, name
+        for path, _, _ in rows:
+            assert f"| `{path}` |" in page, (name, path)
+    match = json.loads((SCHEMAS / "match.schema.json").read_text())
+    paths = {p for p, _, _ in schema_rows(match)}
+    assert {"match.index", "hands[].tricks", "summary"} <= paths, "refs and alternatives are followed"
+
+
+def test_every_public_name_is_in_the_api_reference():
+    import naparena
+    from naparena import cards, testing
+    from naparena.tools.reference import api_markdown
+    page = api_markdown((("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing)))
+    for name in naparena.__all__:
+        assert f"### `naparena.{name}" in page, name
+    for name in ("view", "deal", "play_hand"):
+        assert f"### `naparena.testing.{name}(" in page, name
+    for method in ("bid", "play", "peep", "exchange", "start_match", "observe", "end_hand"):
+        assert f"- `{method}(" in page, method
+    assert testing.view.__doc__ and testing.view.__doc__.split()[0] in page
+
+
+def test_every_page_of_the_site_is_in_its_navigation():
+    config = (ROOT / "mkdocs.yml").read_text()
+    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")} | {"reference/api.md"}
+    assert pages, "the site has pages"
+    for page in pages:
+        assert f": {page}\n" in config, page
+
+
+def test_the_site_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install '.[docs]'")
+    pytest.importorskip("material", reason="the docs extra is not installed: pip install '.[docs]'")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "search" / "search_index.json").is_file(), "the site is searchable"
+    assert (tmp_path / "site" / "reference" / "commands" / "index.html").is_file()
+    assert "naparena.testing.play_hand" in (tmp_path / "site" / "reference" / "api" / "index.html").read_text()

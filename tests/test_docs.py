@@ -271,3 +271,65 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     assert (tmp_path / "site" / "search" / "search_index.json").is_file(), "the site is searchable"
     assert (tmp_path / "site" / "reference" / "commands" / "index.html").is_file()
     assert "naparena.testing.play_hand" in (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
+
+
+# --- the protocol page: whole examples, checked against the schemas ---------------------------
+
+PROTOCOL_SCHEMAS = ROOT / "naparena" / "schemas" / "protocol"
+
+
+def _protocol_examples() -> list[dict]:
+    import re
+    text = (ROOT / "docs" / "PROTOCOL.md").read_text()
+    blocks = re.findall(r"^```json\n(.*?)^```", text, re.M | re.S)
+    return [json.loads(line) for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def _schema_for(message: dict) -> str:
+    """The schema a message is checked against: the bot's hello has a name."""
+    if message["type"] == "hello":
+        return "bot_hello" if "name" in message else "hello"
+    return message["type"]
+
+
+def test_every_protocol_message_has_a_whole_example_that_its_schema_accepts():
+    import jsonschema
+    examples = _protocol_examples()
+    covered = set()
+    for message in examples:
+        name = _schema_for(message)
+        jsonschema.validate(message, json.loads((PROTOCOL_SCHEMAS / f"{name}.json").read_text()))
+        covered.add(name)
+    assert covered == {p.stem for p in PROTOCOL_SCHEMAS.glob("*.json")}, "an example of every message"
+    kinds = {m["view"]["kind"] for m in examples if m["type"] == "decide"}
+    assert {"bid", "play", "peep", "peep_exchange"} <= kinds
+    assert any(m["type"] == "decide" and m["view"]["peep_card"] is not None for m in examples)
+
+
+def test_a_protocol_example_with_a_field_left_out_is_refused():
+    """The check above can fail: the match example without its contracts breaks the schema."""
+    import jsonschema
+    [match] = [m for m in _protocol_examples() if m["type"] == "match"]
+    del match["contracts"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(match, json.loads((PROTOCOL_SCHEMAS / "match.json").read_text()))
+
+
+def test_the_match_message_gives_every_bid_its_tricks_and_stakes_and_legal_follows_their_order():
+    from naparena.bots.protocol import contracts
+    from naparena.game.engine import base_bid, legal_bids
+    from naparena.game.rules import TRICKS_NEEDED, stakes
+    for name in VARIANTS:
+        rules = make_rules(name)
+        listed = contracts(rules)
+        names = [c["bid"] for c in listed]
+        assert set(rules.bids) <= set(names), name
+        for c in listed:
+            base = base_bid(c["bid"])
+            assert (c["tricks"], c["win"], c["loss"]) == (TRICKS_NEEDED[base], *stakes(rules, base))
+        # After a Nap, Wellington opens (by a seat that is nobody in particular).
+        opened = legal_bids(rules, ((9, "nap"),)) if {"nap", "wellington"} <= set(rules.bids) else ()
+        for legal in (legal_bids(rules, ()), opened):
+            if legal:
+                assert legal[0] == "pass"
+                assert list(legal[1:]) == [b for b in names if b in legal[1:]], (name, legal)

@@ -180,7 +180,8 @@ def test_an_exchange_answered_in_any_order_is_accepted_as_documented(tmp_path):
     assert "an answer may list them in any order" in PROTOCOL_MD
     result = naparena("check", "--command", " ".join(plain("--reverse")), "--hands", 4, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    rows = {cells[1].strip(): cells for cells in (line.split("│") for line in result.stdout.splitlines())
+    first_table = result.stdout.split("decisions asked, by kind")[0]  # not the coverage table after it
+    rows = {cells[1].strip(): cells for cells in (line.split("│") for line in first_table.splitlines())
             if len(cells) > 5}
     assert rows["purchase"][5].strip() == "none" and rows["ecarte"][5].strip() == "none", "variants with exchanges"
 

@@ -308,6 +308,32 @@ def check(console: Console, name: str, results) -> None:
                           soft_wrap=True)
 
 
+#: Column heads of the coverage table, one per decision kind, short enough for 100 columns.
+KIND_HEADS = {"bid": "bid", "play": "play", "peep": "peep", "floater_peep": "fpeep", "exchange": "exch",
+              "garnet": "garn", "garnet_discard": "gdisc", "peep_exchange": "pexch",
+              "floater_discard": "fdisc", "trumps": "trump"}
+
+
+def check_coverage(console: Console, name: str, results, at_least: int) -> None:
+    """Per variant and table size, the decisions of each kind the bot was asked: "·" where
+    the variant has no such decision, red where a kind it has was asked fewer than
+    `at_least` times."""
+    cols = [Col("variant", "left", True), Col("seats")] + [Col(head) for head in KIND_HEADS.values()]
+    rows = []
+    for r in results:
+        for players in r.players:
+            asked = r.asked.get(players, {})
+            cells = []
+            for kind in KIND_HEADS:
+                n = asked.get(kind, 0)
+                cells.append("·" if kind not in r.kinds else f"[red]{n}[/]" if n < at_least else str(n))
+            rows.append([r.variant, str(players), *cells])
+    heads = ", ".join(f"{head} = {kind}" for kind, head in KIND_HEADS.items() if head != kind)
+    print_table(console, f"{name}: decisions asked, by kind", cols, rows,
+                caption=f"{heads}; · = the variant has no such decision; red = asked fewer than {at_least} "
+                        f"time{'s' if at_least != 1 else ''}")
+
+
 def card(c: int, trumps: int | None = None) -> str:
     text = cards.RANK_NAMES[cards.RANK[c]] + SUIT_SYMBOLS[cards.SUIT[c]]
     color = "red" if cards.SUIT[c] in (1, 2) else "default"

@@ -246,8 +246,9 @@ A **revoke** (not following suit when able) ends the hand at once. A revoking bi
 pays as if the bid were lost; a revoking opponent pays the bidder the whole amount the
 bidder would have collected from every opponent, and the others pay nothing. In
 naparena an illegal card from a bot is a revoke, and every other failure (an illegal
-answer, an exception, a time-out, a crash) has a fixed default ([when a bot misbehaves](reference/bot-interface.md#when-a-bot-misbehaves)), so
-no bot can break the chip totals.
+answer, an exception, a time-out, a crash) has a fixed default
+([when a bot misbehaves](reference/bot-interface.md#when-a-bot-misbehaves)), so no bot
+can break the chip totals.
 
 ## 6. The kitty
 

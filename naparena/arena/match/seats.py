@@ -409,6 +409,7 @@ class RemoteBot:
         self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
         self.late = f"time-out: no answer within {timeout:g} s"
         self.times: list[float] | None = None  # per-decision round trips, when measured
+        self.asked: collections.Counter[str] | None = None  # decisions asked of the bot, by kind, when counted
 
     # Every decision kind is one request: the view says which.
     def _decide(self, view):
@@ -420,6 +421,8 @@ class RemoteBot:
             raise SeatFault(self.broken, self)
         channel = self.channel
         assert channel is not None, "a seat without a channel is broken"
+        if self.asked is not None:
+            self.asked[view.kind] += 1
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
         start = time.monotonic()

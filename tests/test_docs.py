@@ -333,3 +333,32 @@ def test_the_match_message_gives_every_bid_its_tricks_and_stakes_and_legal_follo
             if legal:
                 assert legal[0] == "pass"
                 assert list(legal[1:]) == [b for b in names if b in legal[1:]], (name, legal)
+
+
+# --- the README's taste: its bot and file print the table it shows ------------------------------
+
+def test_the_readmes_taste_prints_the_numbers_it_shows(tmp_path, monkeypatch):
+    import re
+
+    from typer.testing import CliRunner
+
+    from naparena.cli import app
+    readme = (ROOT / "README.md").read_text()
+    blocks = dict(re.findall(r"^```(python|toml)\n(.*?)^```", readme, re.M | re.S))
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "highcard.py").write_text(blocks["python"])
+    (tmp_path / "taste.toml").write_text(blocks["toml"])
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(app, ["run", "taste.toml", "--workers", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["matches"] == 24
+    shown = readme[readme.index("Verdicts (chips per 100 hands"):]
+    for row in result["variants"]["classic"]["bots"]:
+        lo, hi = row["ci95"]
+        cells = [row["bot"], str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}",
+                 f"[{lo:+.1f}, {hi:+.1f}]"]
+        assert re.search(r"│\s*" + r"\s*│\s*".join(map(re.escape, cells)) + r"\s*│", shown), row["bot"]
+    from naparena.stats.verdicts import every_verdict
+    for line in every_verdict(result):
+        assert line in " ".join(shown.split()), line

@@ -13,6 +13,7 @@ from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table, titled
 from naparena.report.numbers import signed
 from naparena.stats.ratings import pair_verdict
+from naparena.stats.verdicts import every_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -32,6 +33,12 @@ def standings(console: Console, result: dict, wide: bool = False) -> None:
     The main table fits 100 columns; `wide` adds the seed-stream spread, chips as bidder
     and as defender, and the faults by kind."""
     strength = result.get("strength") or {}
+    said = every_verdict(result)
+    if said:  # the verdicts first, in words a reader can quote
+        console.print("[bold]Verdicts[/] (chips per 100 hands, A − B, 95% interval over boards)", highlight=False)
+        for line in said:
+            console.print(f"- {escape(line)}", highlight=False)
+        console.print()
     for variant, data in result["variants"].items():
         _bot_table(console, variant, data["bots"], wide)
         _contract_table(console, variant, data["bots"])

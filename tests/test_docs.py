@@ -247,7 +247,7 @@ def test_every_public_name_is_in_the_api_reference():
     for name in naparena.__all__:
         assert f"### `naparena.{name}" in page, name
     for name in ("view", "deal", "play_hand"):
-        assert f"### `naparena.testing.{name}(" in page, name
+        assert f"### `naparena.testing.{name}`" in page and f"{name}(" in page, name
     for method in ("bid", "play", "peep", "exchange", "start_match", "observe", "end_hand"):
         assert f"- `{method}(" in page, method
     assert testing.view.__doc__ and testing.view.__doc__.split()[0] in page

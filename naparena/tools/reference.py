@@ -310,7 +310,7 @@ def api_markdown(modules: Sequence[tuple[str, ModuleType]]) -> str:
            "The names below will not move between releases; anything imported from deeper "
            "modules (`naparena.game…`, `naparena.arena…`) is internal and may change.", ""]
     for title, module in modules:
-        out += [f"## `{title}`", "", _doc(module).split("\n\n")[0], ""]
+        out += [f"## `{title}`", "", _doc(module), ""]
         names = list(module.__all__) if hasattr(module, "__all__") else [
             n for n, v in vars(module).items()
             if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__]
@@ -318,8 +318,9 @@ def api_markdown(modules: Sequence[tuple[str, ModuleType]]) -> str:
             value = getattr(module, name)
             if inspect.isclass(value):
                 out += _class(f"{title}.{name}", value)
-            elif inspect.isfunction(value):
-                out += [f"### `{title}.{name}{_signature(value)}`", "", _doc(value) or "(no docstring)", ""]
+            elif callable(value):
+                out += [f"### `{title}.{name}`", "", f"```python\n{name}{_signature(value)}\n```", "",
+                        _doc(value) or "(no docstring)", ""]
             elif inspect.ismodule(value):
                 out += [f"### `{title}.{name}`", "", f"The module `naparena.{name}`, below.", ""]
             else:
@@ -332,7 +333,8 @@ def _class(path: str, cls: type) -> list[str]:
     if cls is Bot:
         for name, member in vars(Bot).items():
             if inspect.isfunction(member) and not name.startswith("_"):
-                out += [f"- `{name}{_signature(member)}`: {_cell(_doc(member)) or '(no docstring)'}"]
+                summary = _cell(_doc(member).split("\n\n")[0]) or "(no docstring)"
+                out += [f"- `{name}{_signature(member)}`: {summary}"]
         out.append("")
     return out
 

@@ -362,3 +362,13 @@ def test_the_readmes_taste_prints_the_numbers_it_shows(tmp_path, monkeypatch):
     from naparena.stats.verdicts import every_verdict
     for line in every_verdict(result):
         assert line in " ".join(shown.split()), line
+
+
+def test_the_learning_tutorials_first_hand_runs_as_written():
+    import re
+    pytest.importorskip("gymnasium", reason="the envs extra is not installed: pip install '.[envs]'")
+    text = (ROOT / "docs" / "tutorials" / "learning-agent.md").read_text()
+    [code] = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    float(done.stdout.strip())  # the hand's chips, printed

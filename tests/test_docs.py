@@ -372,3 +372,46 @@ def test_the_learning_tutorials_first_hand_runs_as_written():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     float(done.stdout.strip())  # the hand's chips, printed
+
+
+def test_legal_is_never_empty_and_in_the_order_the_protocol_states():
+    """PROTOCOL.md's table of `legal`'s order, checked on every decision of seeded hands of
+    every variant at every table size it allows."""
+    from itertools import combinations
+
+    from naparena.bots.protocol import contracts
+    from naparena.game.engine import Match
+    from naparena.tools.check import table_sizes
+    seen = set()
+    for name in VARIANTS:
+        rules = make_rules(name)
+        ladder = [c["bid"] for c in contracts(rules)]
+        for players in table_sizes(name):
+            match, rng = Match(rules, players, 11), random.Random(name)
+            for _ in range(30):
+                hand = match.next_hand()
+                while not hand.over:
+                    view, legal = hand.view(), hand.legal()
+                    kind = view.kind
+                    assert legal, (name, kind)
+                    hand_cards = sorted(view.hand)
+                    if kind == "bid":
+                        assert legal[0] == "pass" and list(legal[1:]) == [b for b in ladder if b in legal[1:]]
+                    elif kind in ("play", "floater_discard"):
+                        assert list(legal) == sorted(legal) and set(legal) <= set(hand_cards)
+                    elif kind in ("peep", "floater_peep", "garnet"):
+                        assert legal == (False, True)
+                    elif kind == "exchange":
+                        sizes = range(len(legal[-1]) + 1)
+                        assert list(legal) == [c for k in sizes for c in combinations(hand_cards, k)]
+                    elif kind == "garnet_discard":
+                        assert list(legal) == list(combinations(hand_cards, 5))
+                    elif kind == "peep_exchange":
+                        assert legal[0] is None and list(legal[1:]) == hand_cards
+                    elif kind == "trumps":
+                        assert list(legal) == sorted(legal) and set(legal) <= {0, 1, 2, 3}
+                    seen.add(kind)
+                    hand.apply(rng.choice(legal))
+                match.finish(hand)
+    assert seen == {"bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
+                    "peep_exchange", "floater_discard", "trumps"}

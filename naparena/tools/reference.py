@@ -224,7 +224,7 @@ def _type(node: dict) -> str:
         return " \\| ".join(kind)
     if kind == "array" and isinstance(node.get("items"), dict) and node["items"].get("type"):
         return f"array of {node['items']['type']}"
-    return kind or "see below" if "oneOf" in node or "anyOf" in node else kind or "any"
+    return kind or "any"
 
 
 def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
@@ -245,7 +245,9 @@ def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
     def walk(node: dict, path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
         node, seen = resolve(node, seen)
         if path:
-            yield path, _type(node), _cell(node.get("description"))
+            forms = node.get("oneOf", []) + node.get("anyOf", [])
+            kind = " or ".join(dict.fromkeys(_type(resolve(f, seen)[0]) for f in forms)) if forms else _type(node)
+            yield path, kind, _cell(node.get("description"))
         for alternative in node.get("oneOf", []) + node.get("anyOf", []):
             alt, alt_seen = resolve(alternative, seen)
             yield from walk(alt, path, alt_seen) if not path else _props(alt, path, alt_seen)
@@ -285,7 +287,21 @@ def formats_markdown() -> str:
                 "| field | type | holds |", "|---|---|---|"]
         out += [f"| `{p}` | {t} | {d} |" for p, t, d in schema_rows(schema)]
         out.append("")
+    out += ["## Seat protocol messages", "",
+            "Every field of every message of [the seat protocol](../PROTOCOL.md), from the schemas in "
+            "`naparena/schemas/protocol/` (the protocol page has a whole example of each).", ""]
+    for path in sorted((SCHEMAS / "protocol").glob("*.json"), key=lambda f: PROTOCOL_ORDER.index(f.stem)):
+        schema = json.loads(path.read_text())
+        out += [f"### `{path.stem}`", "", _cell(schema.get("description")), "",
+                "| field | type | holds |", "|---|---|---|"]
+        out += [f"| `{p}` | {t} | {d} |" for p, t, d in schema_rows(schema)]
+        out.append("")
     return "\n".join(out)
+
+
+#: The protocol's messages in the order a match sends them (the bot's last).
+PROTOCOL_ORDER = ("hello", "match", "hand_start", "event", "decide", "hand_end", "match_end", "shutdown",
+                  "bot_hello", "answer", "error")
 
 
 # --- the Python API ---------------------------------------------------------------------

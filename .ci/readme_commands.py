@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""CI: run README.md's own commands, as a reader would, each in a brand-new virtual
-environment: the quickstart set-up command, the example bots' commands (examples/c and
-examples/js, as their READMEs say, under the default seat sandbox), then the bot package
-(the README's module, pyproject.toml and install commands) and the README's bot tests
-against it.
+"""CI: run the documented commands, as a reader would, each in a brand-new virtual
+environment: README.md's quickstart set-up command, the example bots' commands (examples/c
+and examples/js, as their READMEs say, under the default seat sandbox), then the bot
+package of the first-bot tutorial (its module, pyproject.toml and install commands) and
+its bot tests against it.
 
-The commands are read from the README, not copied here, so the README cannot drift.
+The commands are read from the pages, not copied here, so the pages cannot drift.
 Run from anywhere: `python3 .ci/readme_commands.py`.
 """
 
@@ -23,11 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)
 
 
-def blocks(lang: str, containing: str, readme: Path = ROOT / "README.md") -> str:
-    found = [body for kind, body in BLOCK.findall(readme.read_text())
+README = "README.md"
+TUTORIAL = "docs/tutorials/first-bot.md"  # where the bot package is written and installed
+
+
+def blocks(lang: str, containing: str, page: str = TUTORIAL) -> str:
+    found = [body for kind, body in BLOCK.findall((ROOT / page).read_text())
              if kind == lang and containing in body]
     if len(found) != 1:
-        sys.exit(f"{readme.name}: expected one ```{lang} block containing {containing!r}, found {len(found)}")
+        sys.exit(f"{page}: expected one ```{lang} block containing {containing!r}, found {len(found)}")
     return found[0]
 
 
@@ -55,12 +59,12 @@ def main() -> None:
         work = Path(tmp)
         checkout = source_copy(work / "naparena")
         print("== the quickstart set-up command", flush=True)
-        sh(blocks("sh", "tournaments/quickstart.toml"), checkout)
+        sh(blocks("sh", "tournaments/quickstart.toml", README), checkout)
 
         print("== the example bots, as their READMEs say (the default seat sandbox)", flush=True)
         for lang in ("c", "js"):
-            readme = checkout / "examples" / lang / "README.md"
-            sh(blocks("sh", "naparena run", readme), checkout, path=checkout / ".venv" / "bin")
+            page = f"examples/{lang}/README.md"
+            sh(blocks("sh", "naparena run", page), checkout, path=checkout / ".venv" / "bin")
         shutil.rmtree(checkout / ".venv")
 
         print("== the bot package", flush=True)
@@ -74,8 +78,8 @@ def main() -> None:
         if '"highcard-bot 1.0.0"' not in listed:
             sys.exit("naparena bots does not list highcard from its package:\n" + listed)
 
-        print("== the README's bot tests", flush=True)
-        # The README's test imports the drop-in file; in the package the module is highcard_bot.
+        print("== the tutorial's bot tests", flush=True)
+        # The tutorial's test imports the drop-in file; in the package the module is highcard_bot.
         test = blocks("python", "from naparena.testing import").replace("from bots.highcard import",
                                                                          "from highcard_bot import")
         (package / "test_highcard.py").write_text(test)

@@ -719,9 +719,13 @@ def check(
     verbose: bool = typer.Option(False, "--verbose", "-v",
                                  help="show what a sandboxed seat sees, and the traceback of a plug-in that failed"),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    thorough: int | None = typer.Option(None, "--thorough", min=1, max=10_000,
+                                        help="deal on, --hands at a time, until every decision kind a variant "
+                                             "has was asked at least N times at each table size "
+                                             "(at most 5,000 hands a size)"),
 ) -> None:
     """Pre-flight a bot through every named variant at every table size it allows (2 to 7 \
-seats); exit 1 if it misbehaved."""
+seats), and count the decisions of each kind it was asked; exit 1 if it misbehaved."""
     from naparena.bots.plugins import load_registry
     from naparena.bots.serve import parse_params
     from naparena.tools.check import check_bot, checked_entry, seat_sees
@@ -745,10 +749,12 @@ seats); exit 1 if it misbehaved."""
             err.print(f"  {path}  ({why})", highlight=False, markup=False)
         err.print("  and a private in-memory home, /tmp and /dev/shm "
                   f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False)
-    results = check_bot(registry, bot, hands=hands, timeout=timeout,
+    results = check_bot(registry, bot, hands=hands, timeout=timeout, thorough=thorough or 0,
                         progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
                                                                     highlight=False, markup=False), **how)
     render.check(out, bot, results)  # with each variant's first error, in full
+    render.check_coverage(out, bot, results, thorough or 1)
+    _coverage_note(bot, results, thorough)
     for r in results:
         if (near := r.near_limit(timeout)) is not None:
             say("[yellow]warning:[/] {} in {}: {}; a harder position or a busier machine may time out",
@@ -762,6 +768,21 @@ seats); exit 1 if it misbehaved."""
     out.print(f"{bot}: every decision legal in {len(played)} variants, at every table size from 2 to 7 "
               "seats each allows" + (f"; not played (the bot declines them): {', '.join(declined)}"
                                      if declined else ""))
+
+
+def _coverage_note(bot: str, results, thorough: int | None) -> None:
+    """Which kinds fell short: never asked (without --thorough), or fewer than N times."""
+    from naparena.tools.check import THOROUGH_MAX_HANDS
+    short = [f"{r.variant} at {players} seats: {', '.join(kinds)}"
+             for r in results for players, kinds in r.short(thorough or 1).items()]
+    if not short:
+        return
+    if thorough:
+        say("[yellow]warning:[/] {} was asked some kinds fewer than {} times in {:,} hands a table size "
+            "(its own play may never reach them): {}", bot, thorough, THOROUGH_MAX_HANDS, "; ".join(short))
+    else:
+        say("note: {} was never asked some decision kinds: {}; --thorough N deals on until each is asked "
+            "N times", bot, "; ".join(short[:6]) + (f"; and {len(short) - 6} more" if len(short) > 6 else ""))
 
 
 def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:
@@ -844,3 +865,11 @@ same through bots, supervision and JSON logging, inline and with each bot in a s
     out.print(f"match / engine: {match / engine:.2f} against the engine without a log, "
               f"{match / logged:.2f} against the engine with one; a match log takes {size:.0f} bytes a hand",
               highlight=False)
+
+
+@app.command("docs", hidden=True)
+def write_docs(root: Path = typer.Argument(Path("."), help="the repository to write docs/ into")) -> None:
+    """Rewrite the generated documentation pages (for maintainers; a test checks them)."""
+    from naparena.tools import docs, reference
+    docs.write_all(root)
+    reference.write_pages(root, typer.main.get_command(app))

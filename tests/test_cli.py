@@ -406,7 +406,7 @@ def test_check_passes_random_in_every_variant():
     result = invoke("check", "random", "--hands", 3)
     assert result.exit_code == 0, result.output
     assert f"random: every decision legal in {len(VARIANTS)} variants" in flat(result.stdout)
-    rows = {row[0]: row for row in table_rows(result.stdout)}
+    rows = {row[0]: row for row in table_rows(result.stdout.split("decisions asked, by kind")[0])}
     assert list(rows) == list(VARIANTS)
     # every table size from 2 to 7 seats a variant can deal (floater needs three), 3 hands each
     assert rows["classic"][1:3] == ["2–7", "18"]
@@ -417,7 +417,7 @@ def test_check_fails_a_bot_that_raises_and_names_an_unknown_one(bots_dir):
     result = invoke("check", "clumsy", "--bots-dir", bots_dir(good=GOOD_DROP_IN), "--hands", 5)
     assert result.exit_code == 1
     assert f"clumsy failed in {len(VARIANTS)} variant(s)" in flat(result.stderr)
-    rows = table_rows(result.stdout)
+    rows = table_rows(result.stdout.split("decisions asked, by kind")[0])  # the coverage table follows
     assert [row[0] for row in rows] == list(VARIANTS)
     errors = [line for line in result.stdout.splitlines() if line.startswith("first error in")]
     assert len(errors) == len(VARIANTS)

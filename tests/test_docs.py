@@ -1,8 +1,15 @@
 """The docs that are generated from code must be current, and must describe what bots
 really receive."""
 
+import copy
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from naparena import Bot, hookimpl
 from naparena.game.rules import VARIANTS, make_rules
@@ -17,9 +24,9 @@ def test_variants_doc_is_generated_from_the_code():
     assert (ROOT / "docs" / "VARIANTS.md").read_text() == variants_markdown()
 
 
-def test_bots_doc_and_the_readme_tables_are_generated_from_the_code():
+def test_bots_doc_and_the_bot_interface_tables_are_generated_from_the_code():
     assert (ROOT / "docs" / "BOTS.md").read_text() == bots_markdown()
-    assert readme_block() in (ROOT / "README.md").read_text()
+    assert readme_block() in (ROOT / docs.BLOCK_PAGE).read_text()
 
 
 def test_every_named_variant_is_documented_with_every_option():
@@ -30,13 +37,14 @@ def test_every_named_variant_is_documented_with_every_option():
             assert f"| `{option}` |" in section, (name, option)
 
 
-def test_readme_names_every_variant_and_command():
-    readme = (ROOT / "README.md").read_text()
+def test_the_site_names_every_variant_and_command():
+    overview = (ROOT / "docs" / "explanation" / "variants-overview.md").read_text()
     for name in VARIANTS:
-        assert f"`{name}`" in readme, name
+        assert f"| `{name}` |" in overview, name
+    commands = (ROOT / "docs" / "reference" / "commands.md").read_text()
     for command in ("run", "resume", "report", "compare", "replay", "verify", "variants", "bots", "check", "init",
-                    "bench", "play", "view"):
-        assert f"naparena {command}" in readme, command
+                    "bench", "play", "view", "ratings", "serve"):
+        assert f"## `naparena {command}`" in commands, command
 
 
 def test_rules_doc_is_generated_from_the_code():
@@ -66,8 +74,10 @@ def test_readme_points_only_at_the_projects_own_rules_document():
     readme = (ROOT / "README.md").read_text()
     assert "docs/RULES.md" in readme
     assert readme.count("RULES.md") == readme.count("docs/RULES.md")
-def test_every_bid_of_every_variant_is_in_the_readme_with_its_tricks():
-    readme = (ROOT / "README.md").read_text()
+
+
+def test_every_bid_of_every_variant_is_in_the_bot_interface_with_its_tricks():
+    readme = (ROOT / docs.BLOCK_PAGE).read_text()
     block = readme.split(docs.README_START)[1].split(docs.README_END)[0]
     for name in VARIANTS:
         rules = make_rules(name)
@@ -81,7 +91,7 @@ def test_every_bid_of_every_variant_is_in_the_readme_with_its_tricks():
 def test_every_view_field_and_property_is_documented_with_its_type():
     assert set(docs.VIEW_FIELDS) == set(_Fields._fields)
     text = "\n".join(docs.view_table())
-    for field in (*_Fields._fields, "led", "pack"):
+    for field in (*_Fields._fields, "led", "pack", "peep_card"):
         assert f"| `{field}`" in text, field
 
 
@@ -147,3 +157,261 @@ def test_the_documented_payloads_are_what_a_bot_receives():
         else:
             keys, _ = docs.EVENTS[payload["type"]]
             assert set(payload) - {"type"} == set(keys), payload
+
+
+# --- the site's generated reference pages ---------------------------------------------------
+
+def _click_app():
+    import typer
+
+    from naparena.cli import app
+    return typer.main.get_command(app)
+
+
+def test_the_generated_reference_pages_are_current():
+    from naparena.tools import reference
+    for name, text in reference.pages(_click_app()).items():
+        assert (ROOT / "docs" / name).read_text() == text, f"docs/{name} is stale: run `naparena docs`"
+
+
+def test_every_command_and_option_is_in_the_command_reference():
+    from naparena.tools.reference import cli_markdown
+    group = _click_app()
+    page = cli_markdown(group)
+    shown = 0
+    for name, command in group.commands.items():
+        if command.hidden:
+            assert f"## `naparena {name}`" not in page
+            continue
+        section = page.split(f"## `naparena {name}`")[1].split("\n## ")[0]
+        for param in command.params:
+            if param.param_type_name == "argument":
+                assert f"`{param.name.upper()}`" in section, (name, param.name)
+            else:
+                assert all(f"`{o}`" in section for o in param.opts), (name, param.opts)
+                if param.help:
+                    assert " ".join(param.help.split())[:40].replace("|", "\\|") in section, (name, param.opts)
+            shown += 1
+    assert shown > 60, "every command's options were looked at"
+
+
+def test_the_command_reference_catches_an_option_it_misses(monkeypatch):
+    """The check above can fail: an option added to the app and not to the page is caught."""
+    from naparena.tools import reference
+    group = _click_app()
+    stale = reference.cli_markdown(group)
+    run = group.commands["run"]
+    clone = copy.copy(run.params[1])  # an option of the same kind, under a new name
+    clone.opts, clone.help = ["--brand-new-option"], "new"
+    monkeypatch.setattr(run, "params", [*run.params, clone])
+    assert reference.cli_markdown(group) != stale
+    assert "`--brand-new-option`" in reference.cli_markdown(group)
+
+
+def test_every_key_of_a_tournament_file_is_in_its_reference():
+    from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
+    from naparena.game.rules import OPTION_NAMES
+    page = (ROOT / "docs" / "reference" / "tournament-file.md").read_text()
+    tables = {t: page.split(f"## `{t}`")[1].split("\n## ")[0]
+              for t in ("[tournament]", "[[bots]]", "[[variants]]", "[seats]", "[sprt]")}
+    for key, setting in SETTINGS.items():
+        row = next(line for line in tables["[tournament]"].splitlines() if line.startswith(f"| `{key}` |"))
+        if key != "name":
+            shown = str(setting.default).lower() if isinstance(setting.default, bool) else str(setting.default)
+            assert f"`{shown}`" in row or f'`"{shown}"`' in row, (key, row)
+    for table, keys in (("[tournament]", FORMAT_KEYS), ("[[bots]]", BOT_KEYS), ("[[variants]]", OPTION_NAMES),
+                        ("[seats]", (*SEAT_KEYS, "sandbox", "cores")), ("[sprt]", SPRT_KEYS)):
+        for key in keys:
+            assert f"| `{key}` |" in tables[table], (table, key)
+
+
+def test_every_schema_field_is_in_the_formats_reference():
+    from naparena.tools.reference import SCHEMAS, schema_rows
+    page = (ROOT / "docs" / "reference" / "formats.md").read_text()
+    for name in ("manifest", "match", "standings"):
+        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+        rows = list(schema_rows(schema))
+        assert len(rows) > 10, name
+        for path, _, _ in rows:
+            assert f"| `{path}` |" in page, (name, path)
+    match = json.loads((SCHEMAS / "match.schema.json").read_text())
+    paths = {p for p, _, _ in schema_rows(match)}
+    assert {"match.index", "hands[].tricks", "summary"} <= paths, "refs and alternatives are followed"
+
+
+def test_every_public_name_is_in_the_api_reference():
+    import naparena
+    from naparena import cards, testing
+    from naparena.tools.reference import api_markdown
+    page = api_markdown((("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing)))
+    for name in naparena.__all__:
+        assert f"### `naparena.{name}" in page, name
+    for name in ("view", "deal", "play_hand"):
+        assert f"### `naparena.testing.{name}`" in page and f"{name}(" in page, name
+    for method in ("bid", "play", "peep", "exchange", "start_match", "observe", "end_hand"):
+        assert f"- `{method}(" in page, method
+    assert testing.view.__doc__ and testing.view.__doc__.split()[0] in page
+
+
+def test_every_page_of_the_site_is_in_its_navigation():
+    config = (ROOT / "mkdocs.yml").read_text()
+    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")} | {"reference/api.md"}
+    assert pages, "the site has pages"
+    for page in pages:
+        assert f": {page}\n" in config, page
+
+
+def test_the_site_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install '.[docs]'")
+    pytest.importorskip("material", reason="the docs extra is not installed: pip install '.[docs]'")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "search" / "search_index.json").is_file(), "the site is searchable"
+    assert (tmp_path / "site" / "reference" / "commands" / "index.html").is_file()
+    assert "naparena.testing.play_hand" in (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
+
+
+# --- the protocol page: whole examples, checked against the schemas ---------------------------
+
+PROTOCOL_SCHEMAS = ROOT / "naparena" / "schemas" / "protocol"
+
+
+def _protocol_examples() -> list[dict]:
+    import re
+    text = (ROOT / "docs" / "PROTOCOL.md").read_text()
+    blocks = re.findall(r"^```json\n(.*?)^```", text, re.M | re.S)
+    return [json.loads(line) for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def _schema_for(message: dict) -> str:
+    """The schema a message is checked against: the bot's hello has a name."""
+    if message["type"] == "hello":
+        return "bot_hello" if "name" in message else "hello"
+    return message["type"]
+
+
+def test_every_protocol_message_has_a_whole_example_that_its_schema_accepts():
+    import jsonschema
+    examples = _protocol_examples()
+    covered = set()
+    for message in examples:
+        name = _schema_for(message)
+        jsonschema.validate(message, json.loads((PROTOCOL_SCHEMAS / f"{name}.json").read_text()))
+        covered.add(name)
+    assert covered == {p.stem for p in PROTOCOL_SCHEMAS.glob("*.json")}, "an example of every message"
+    kinds = {m["view"]["kind"] for m in examples if m["type"] == "decide"}
+    assert {"bid", "play", "peep", "peep_exchange"} <= kinds
+    assert any(m["type"] == "decide" and m["view"]["peep_card"] is not None for m in examples)
+
+
+def test_a_protocol_example_with_a_field_left_out_is_refused():
+    """The check above can fail: the match example without its contracts breaks the schema."""
+    import jsonschema
+    [match] = [m for m in _protocol_examples() if m["type"] == "match"]
+    del match["contracts"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(match, json.loads((PROTOCOL_SCHEMAS / "match.json").read_text()))
+
+
+def test_the_match_message_gives_every_bid_its_tricks_and_stakes_and_legal_follows_their_order():
+    from naparena.bots.protocol import contracts
+    from naparena.game.engine import base_bid, legal_bids
+    from naparena.game.rules import TRICKS_NEEDED, stakes
+    for name in VARIANTS:
+        rules = make_rules(name)
+        listed = contracts(rules)
+        names = [c["bid"] for c in listed]
+        assert set(rules.bids) <= set(names), name
+        for c in listed:
+            base = base_bid(c["bid"])
+            assert (c["tricks"], c["win"], c["loss"]) == (TRICKS_NEEDED[base], *stakes(rules, base))
+        # After a Nap, Wellington opens (by a seat that is nobody in particular).
+        opened = legal_bids(rules, ((9, "nap"),)) if {"nap", "wellington"} <= set(rules.bids) else ()
+        for legal in (legal_bids(rules, ()), opened):
+            if legal:
+                assert legal[0] == "pass"
+                assert list(legal[1:]) == [b for b in names if b in legal[1:]], (name, legal)
+
+
+# --- the README's taste: its bot and file print the table it shows ------------------------------
+
+def test_the_readmes_taste_prints_the_numbers_it_shows(tmp_path, monkeypatch):
+    import re
+
+    from typer.testing import CliRunner
+
+    from naparena.cli import app
+    readme = (ROOT / "README.md").read_text()
+    blocks = dict(re.findall(r"^```(python|toml)\n(.*?)^```", readme, re.M | re.S))
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "highcard.py").write_text(blocks["python"])
+    (tmp_path / "taste.toml").write_text(blocks["toml"])
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(app, ["run", "taste.toml", "--workers", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    assert result["matches"] == 24
+    shown = readme[readme.index("Verdicts (chips per 100 hands"):]
+    for row in result["variants"]["classic"]["bots"]:
+        lo, hi = row["ci95"]
+        cells = [row["bot"], str(row["hands"]), f"{row['chips']:+d}", f"{row['per100']:+.2f}",
+                 f"[{lo:+.1f}, {hi:+.1f}]"]
+        assert re.search(r"│\s*" + r"\s*│\s*".join(map(re.escape, cells)) + r"\s*│", shown), row["bot"]
+    from naparena.stats.verdicts import every_verdict
+    for line in every_verdict(result):
+        assert line in " ".join(shown.split()), line
+
+
+def test_the_learning_tutorials_first_hand_runs_as_written():
+    import re
+    pytest.importorskip("gymnasium", reason="the envs extra is not installed: pip install '.[envs]'")
+    text = (ROOT / "docs" / "tutorials" / "learning-agent.md").read_text()
+    [code] = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    float(done.stdout.strip())  # the hand's chips, printed
+
+
+def test_legal_is_never_empty_and_in_the_order_the_protocol_states():
+    """PROTOCOL.md's table of `legal`'s order, checked on every decision of seeded hands of
+    every variant at every table size it allows."""
+    from itertools import combinations
+
+    from naparena.bots.protocol import contracts
+    from naparena.game.engine import Match
+    from naparena.tools.check import table_sizes
+    seen = set()
+    for name in VARIANTS:
+        rules = make_rules(name)
+        ladder = [c["bid"] for c in contracts(rules)]
+        for players in table_sizes(name):
+            match, rng = Match(rules, players, 11), random.Random(name)
+            for _ in range(30):
+                hand = match.next_hand()
+                while not hand.over:
+                    view, legal = hand.view(), hand.legal()
+                    kind = view.kind
+                    assert legal, (name, kind)
+                    hand_cards = sorted(view.hand)
+                    if kind == "bid":
+                        assert legal[0] == "pass" and list(legal[1:]) == [b for b in ladder if b in legal[1:]]
+                    elif kind in ("play", "floater_discard"):
+                        assert list(legal) == sorted(legal) and set(legal) <= set(hand_cards)
+                    elif kind in ("peep", "floater_peep", "garnet"):
+                        assert legal == (False, True)
+                    elif kind == "exchange":
+                        sizes = range(len(legal[-1]) + 1)
+                        assert list(legal) == [c for k in sizes for c in combinations(hand_cards, k)]
+                    elif kind == "garnet_discard":
+                        assert list(legal) == list(combinations(hand_cards, 5))
+                    elif kind == "peep_exchange":
+                        assert legal[0] is None and list(legal[1:]) == hand_cards
+                    elif kind == "trumps":
+                        assert list(legal) == sorted(legal) and set(legal) <= {0, 1, 2, 3}
+                    seen.add(kind)
+                    hand.apply(rng.choice(legal))
+                match.finish(hand)
+    assert seen == {"bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
+                    "peep_exchange", "floater_discard", "trumps"}

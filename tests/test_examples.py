@@ -59,3 +59,60 @@ def test_an_example_bot_completes_a_tournament_and_passes_check(tmp_path, monkey
     assert bot["version"].startswith("sha256:")
     verified = runner.invoke(app, ["verify", str(run_dir)])
     assert verified.exit_code == 0, verified.output
+
+
+# --- the jq bot of the protocol tutorial, run as the page writes it -----------------------------
+
+TUTORIAL = EXAMPLES.parent / "docs" / "tutorials" / "protocol-bot.md"
+
+
+def _tutorial_blocks(lang: str) -> list[str]:
+    import re
+    return re.findall(rf"^```{lang}\n(.*?)^```", TUTORIAL.read_text(), re.M | re.S)
+
+
+def test_the_jq_example_is_the_tutorials_own_code():
+    first, final = _tutorial_blocks("jq")
+    assert final == (EXAMPLES / "jq" / "napbot.jq").read_text()
+    assert "contracts" in final and "legal[0]" in first
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("jq"), reason="no jq (apt install jq)")
+def test_the_tutorials_jq_bots_pass_check_and_play_a_tournament(tmp_path, monkeypatch):
+    first, final = _tutorial_blocks("jq")
+    (tmp_path / "first.jq").write_text(first)
+    (tmp_path / "napbot.jq").write_text(final)
+    [toml] = [b for b in _tutorial_blocks("toml") if "napbot.jq" in b]
+    (tmp_path / "jq.toml").write_text(toml.replace("hands = 20", "hands = 6\ntimeout = 30.0"))
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for program in ("first.jq", "napbot.jq"):
+        checked = runner.invoke(app, ["check", "--command", f"jq -nc --unbuffered -f {program}", "--hands", "3",
+                                      "--timeout", "30"])
+        assert checked.exit_code == 0, checked.output
+        assert f"{program}: every decision legal in 12 variants" in checked.output
+    ran = runner.invoke(app, ["run", "jq.toml", "--json", "--workers", "1"])
+    assert ran.exit_code == 0, ran.output
+    result = json.loads(ran.output[ran.output.index("{"):])
+    for variant in ("classic", "floater"):
+        rows = {r["bot"]: r for r in result["variants"][variant]["bots"]}
+        assert rows["napbot-jq"]["faults"] == {} and rows["napbot-jq"]["hands"] > 0
+    bids = [c for c in json.loads(next((tmp_path / "logs").glob("*/matches/000000.json")).read_text())["hands"]
+            if c.get("bidder") is not None]
+    assert bids, "somebody bid"
+
+
+def test_a_jq_bot_that_answers_out_of_legal_is_caught(tmp_path, monkeypatch):
+    """The check above can fail: the tutorial's first bot, answering a card it does not hold."""
+    if not shutil.which("jq"):
+        pytest.skip("no jq (apt install jq)")
+    first, _ = _tutorial_blocks("jq")
+    (tmp_path / "bad.jq").write_text(first.replace("$message.view.legal[0]",
+                                                   'if $message.view.kind == "play" then 99 '
+                                                   "else $message.view.legal[0] end"))
+    monkeypatch.chdir(tmp_path)
+    checked = CliRunner().invoke(app, ["check", "--command", "jq -nc --unbuffered -f bad.jq", "--hands", "2",
+                                       "--timeout", "30"])
+    assert checked.exit_code == 1, checked.output
+    assert "every decision legal" not in checked.output

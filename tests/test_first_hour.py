@@ -67,7 +67,7 @@ def test_shell_completion_is_offered():
     assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
 
 
-# --- the starter file and the README's defaults ---------------------------------------
+# --- the starter file and the documented defaults ---------------------------------------
 
 def test_init_starter_gives_intervals_on_its_first_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -82,9 +82,9 @@ def test_init_starter_gives_intervals_on_its_first_run(tmp_path, monkeypatch):
         assert all(pair["ci95"] is not None for pair in variant["pairs"])
 
 
-def test_readme_shows_the_real_defaults_of_every_tournament_key():
-    readme = (REPO / "README.md").read_text()
-    block = readme.split("## Tournament files")[1].split("[[bots]]")[0]
+def test_the_annotated_tournament_file_shows_the_real_defaults_of_every_tournament_key():
+    page = (REPO / "docs" / "reference" / "tournament-annotated.md").read_text()
+    block = page.split("```toml")[1].split("[[bots]]")[0]
     for key, setting in SETTINGS.items():
         if key == "name":
             continue

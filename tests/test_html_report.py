@@ -285,3 +285,62 @@ def test_in_chromium_no_label_is_cut_the_ranking_comes_first_and_gaps_are_charte
 def test_the_page_is_the_same_for_the_same_logs(field):
     run_dir, _, out = field
     assert page(run_dir) == out.read_text()
+
+
+# --- the verdicts in words, and names that wrap only between words --------------------------------
+
+def test_the_page_and_the_terminal_open_with_the_verdicts_in_words(field):
+    from naparena.stats.verdicts import every_verdict
+    run_dir, result, out = field
+    said = every_verdict(result)
+    assert any(" is ahead of " in line for line in said) and any("No clear difference" in line for line in said)
+    text = out.read_text()
+    assert text.index("<h2 id='verdicts'>") < text.index("<h2 id='ranking'>")
+    section = text[text.index("<ul class='verdicts'>"):text.index("</ul>")]
+    assert section.count("<li>") == len(said)
+    printed = CliRunner().invoke(app, ["report", str(run_dir)], env={"COLUMNS": "200"})
+    assert printed.exit_code == 0, printed.output
+    lines = printed.stdout.splitlines()
+    assert lines[0].startswith("Verdicts")
+    assert [line.removeprefix("- ") for line in lines[1:1 + len(said)]] == said
+
+
+WRAPPED_NAMES = """() => [...document.querySelectorAll('table.pairs span.bot')].map(e => {
+  const range = document.createRange(), lines = [];
+  let top = null, line = '';
+  const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) for (let i = 0; i < n.length; i++) {
+    range.setStart(n, i); range.setEnd(n, i + 1);
+    const y = range.getBoundingClientRect().top;
+    if (top !== null && Math.abs(y - top) > 2) { lines.push(line); line = ''; }
+    top = y; line += n.data[i];
+  }
+  lines.push(line);
+  return lines;
+})"""
+
+
+def _mid_word_breaks(view) -> list[list[str]]:
+    """Every name in a head-to-head table split across lines other than after a separator."""
+    return [lines for lines in view.evaluate(WRAPPED_NAMES)
+            if any(not piece.endswith(("-", "_", ".", "+")) for piece in lines[:-1])]
+
+
+@pytest.mark.parametrize("width", [1280, 1000, 700])
+def test_in_chromium_a_bot_name_never_wraps_inside_a_word(field, width):
+    sync_api, chromium = _browser()
+    _, _, out = field
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            view = browser.new_page(viewport={"width": width, "height": 900})
+            view.goto(out.resolve().as_uri())
+            names = view.evaluate(WRAPPED_NAMES)
+            assert any(lines == [LONG] or len(lines) > 1 for lines in names) and len(names) > 10
+            assert _mid_word_breaks(view) == []
+            # The control: the rule this replaced (break anywhere) does break names mid-word here.
+            view.add_style_tag(content="td.name { overflow-wrap: anywhere !important; } "
+                                       "table.pairs td.name { max-width: 4em; }")
+            assert _mid_word_breaks(view), "the check sees a name broken inside a word"
+        finally:
+            browser.close()

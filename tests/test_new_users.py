@@ -21,6 +21,7 @@ from naparena.report.numbers import signed
 from tests.helpers import REPO, child_env, invoke, naparena, run_dir_in, wait_for, write_tournament
 
 README = (REPO / "README.md").read_text()
+FIRST_BOT = (REPO / "docs" / "tutorials" / "first-bot.md").read_text()  # the tutorial that writes and tests a bot
 
 
 @pytest.fixture(scope="module")
@@ -194,12 +195,12 @@ def test_testing_refuses_a_duplicated_card_and_names_an_unknown_variant():
         assert "'nosuch'" in str(refused.value) and "base" not in str(refused.value)
 
 
-def test_the_readmes_bot_test_runs_against_the_readmes_drop_in_file(tmp_path):
+def test_the_tutorials_bot_test_runs_against_the_tutorials_drop_in_file(tmp_path):
     (tmp_path / "bots").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "bots" / "highcard.py").write_text(_python_block("class HighCard(Bot)"))
     (tmp_path / "tests" / "test_highcard.py").write_text(_python_block("from naparena.testing import"))
-    assert "bots/highcard.py" in README and "tests/test_highcard.py" in README
+    assert "bots/highcard.py" in FIRST_BOT and "tests/test_highcard.py" in FIRST_BOT
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, env=child_env())
     assert done.returncode == 0, done.stdout + done.stderr
@@ -207,7 +208,7 @@ def test_the_readmes_bot_test_runs_against_the_readmes_drop_in_file(tmp_path):
 
 
 def _python_block(marker: str) -> str:
-    [block] = [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if marker in b]
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", FIRST_BOT, re.S) if marker in b]
     return block
 
 

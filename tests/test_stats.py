@@ -253,3 +253,25 @@ def test_a_stopped_head_to_head_is_marked_conditional():
     st.sprt_variant = "classic"
     (pair,) = st.result()["variants"]["classic"]["pairs"]
     assert pair["conditional"]
+
+
+# --- the verdicts in words --------------------------------------------------------------------------
+
+def test_verdicts_put_each_clear_difference_in_a_sentence_and_the_rest_in_one():
+    from naparena.stats.verdicts import MOST_SENTENCES, verdicts
+    pairs = [{"a": "bold", "b": "heuristic", "diff_per100": -46.7, "ci95": [-78.2, -15.2], "p_value": 0.004,
+              "units": 400},
+             {"a": "random", "b": "bold", "diff_per100": 3.0, "ci95": [-5.0, 11.0], "p_value": 0.46, "units": 400},
+             {"a": "x", "b": "y", "diff_per100": 0.0, "ci95": None, "p_value": None, "units": 1}]
+    said = verdicts("classic", pairs)
+    assert said[0] == ("heuristic is ahead of bold by 46.7 chips per 100 hands [15.2, 78.2] in classic "
+                       "(400 boards, p = 0.004).")
+    assert said[1] == ("No clear difference in classic for random − bold +3.0 [-5.0, +11.0] "
+                       "(its 95% interval includes 0).")
+    assert said[2] == "Too few boards for an interval in classic: x and y."
+    many = [{"a": f"a{i}", "b": f"b{i}", "diff_per100": float(i + 1), "ci95": [0.5, i + 2.0], "p_value": 0.01,
+             "units": 50} for i in range(MOST_SENTENCES + 3)]
+    said = verdicts("pagat", many)
+    assert len(said) == MOST_SENTENCES + 1 and said[0].startswith(f"a{MOST_SENTENCES + 2} is ahead of")
+    assert said[-1].startswith("3 more pairs differ clearly in pagat")
+    assert verdicts("pagat", []) == []

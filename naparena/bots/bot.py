@@ -94,15 +94,19 @@ class Bot:
     # Optional decisions: defaults that are always legal and never cost chips -----
 
     def peep(self, view: View) -> bool:
+        """Peep Nap, before your bid: True to pay 1 and see the peep card. Default: decline."""
         return False
 
     def floater_peep(self, view: View) -> bool:
+        """Nap with a floater, before your bid: True to pay 1 and see the floater. Default: decline."""
         return False
 
     def exchange(self, view: View) -> tuple[int, ...]:
+        """Purchase or Écarté Nap: the cards to throw out, from ``view.legal``. Default: none."""
         return ()
 
     def garnet(self, view: View) -> bool:
+        """Sir Garnet: True to take up the extra hand (then you must bid Nap). Default: decline."""
         return False
 
     def garnet_discard(self, view: View) -> tuple[int, ...]:
@@ -110,9 +114,11 @@ class Bot:
         return tuple(sorted(sorted(view.hand, key=_low_first)[:5]))
 
     def peep_exchange(self, view: View) -> int | None:
+        """You won the bid and peeped: a hand card to give for the peep card, or None. Default: keep."""
         return None
 
     def floater_discard(self, view: View) -> int:
+        """You won a "with" bid and took the floater: the card to discard. Default: the lowest."""
         card: int = min(view.legal, key=_low_first)
         return card
 
@@ -125,19 +131,19 @@ class Bot:
     # Lifecycle hooks: no-ops unless a bot needs memory across decisions ----------
 
     def start_match(self, info: dict[str, Any]) -> None:
-        pass
+        """A match starts: ``info`` is the public match information (the bot reference lists it)."""
 
     def start_hand(self, view: View) -> None:
-        pass
+        """A hand starts: the seat's view before any decision."""
 
     def observe(self, event: dict[str, Any]) -> None:
-        pass
+        """A public event (a bid, a card, a trick…); sent only to bots that define this method."""
 
     def end_hand(self, record: dict[str, Any]) -> None:
-        pass
+        """A hand is over: its public record (bids, tricks, result, chips; not the deal)."""
 
     def end_match(self) -> None:
-        pass
+        """The match is over."""
 
 
 def wants_events(bot: Bot | type[Bot]) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 
 import orjson
 
-from naparena.game.rules import Rules
+from naparena.game.engine import base_bid
+from naparena.game.rules import TRICKS_NEEDED, Rules, stakes
 from naparena.game.view import View
 
 #: Bumped on any change a bot could notice; a bot answers the handshake with the version it speaks.
@@ -31,7 +32,7 @@ MAX_SAFE_INT = (1 << 53) - 1
 # Its two properties go along, so a bot in any language has what an inline bot has.
 _RULES = View._fields.index("rules")
 VIEW_KEYS = tuple(f for f in View._fields if f != "rules")
-VIEW_PROPERTIES = ("led", "pack")
+VIEW_PROPERTIES = ("led", "pack", "peep_card")
 _KEEP = tuple(i for i in range(len(View._fields)) if i != _RULES)
 
 
@@ -52,8 +53,23 @@ def match_start(info: dict, seed: int) -> bytes:
     (exact in every language), `seed_text` the whole seed in decimal, which a Python seat
     uses so that it plays as the same bot inline would.
     """
-    return _line({"type": "match", **info, "rules": info["rules"].as_dict(), "seed": wire_seed(seed),
-                  "seed_text": str(seed)})
+    return _line({"type": "match", **info, "rules": info["rules"].as_dict(),
+                  "contracts": contracts(info["rules"]), "seed": wire_seed(seed), "seed_text": str(seed)})
+
+
+def contracts(rules: Rules) -> list[dict[str, Any]]:
+    """Every contract a hand of these rules can be played in, low to high: its name, the
+    tricks it needs (0: lose every trick) and its stakes per opponent, doubling applied,
+    so a bot in any language need not know the payout tables."""
+    names = [b for b in rules.ladder if b in rules.bids]
+    if rules.all_pass == "eldest_one":
+        names.insert(0, "one")  # played only when everyone passes
+    out = []
+    for name in names:
+        base = base_bid(name)
+        win, loss = stakes(rules, base)
+        out.append({"bid": name, "tricks": TRICKS_NEEDED[base], "win": win, "loss": loss})
+    return out
 
 
 def wire_seed(seed: int) -> int:
@@ -86,6 +102,7 @@ def _view_json(view: View) -> bytes:
     fields = dict(zip(VIEW_KEYS, [view[i] for i in _KEEP]))
     fields["led"] = view.led
     fields["pack"] = view.pack
+    fields["peep_card"] = view.peep_card
     return orjson.dumps(fields)
 
 

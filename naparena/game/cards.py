@@ -16,6 +16,7 @@ PACK_SIZES = (20, 24, 28, 32, 36, 40, 52)
 
 
 def name(c: int) -> str:
+    """Card int → its name: rank then suit letter, 'AS', '10H'."""
     return NAMES[c]
 
 
@@ -29,6 +30,7 @@ def parse(text: str) -> int:
 
 
 def parse_many(text: str) -> list[int]:
+    """'AS KS 10h' → their card ints, in order."""
     return [parse(t) for t in text.split()]
 
 

@@ -59,6 +59,12 @@ class _Fields(NamedTuple):
         ranks of each suit), sorted: the cards not in `hand` or seen are the unknowns."""
         return _pack(self.rules.pack_size(self.players))
 
+    @property
+    def peep_card(self) -> int | None:
+        """The peep card (or the floater) this seat paid to see, None if it did not: seen
+        before bidding, so it is the first card of `seen`."""
+        return self.seen[0] if self.seat in self.peeps and self.seen else None
+
 
 if TYPE_CHECKING:
     class View(_Fields):
@@ -78,6 +84,7 @@ else:
         __doc__ = _Fields.__doc__
         led = _Fields.led
         pack = _Fields.pack
+        peep_card = _Fields.peep_card
 
         def __repr__(self) -> str:
             return "View(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self)) + ")"

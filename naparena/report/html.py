@@ -25,6 +25,7 @@ from naparena.report import viewer
 from naparena.report.numbers import signed
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
+from naparena.stats.verdicts import every_verdict
 
 # Bot colours: distinguishable, and readable on white.
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
@@ -53,7 +54,9 @@ table {{ border-collapse: collapse; font-size: .9em; margin: .4em 0 1em; }}
 th, td {{ padding: .25em .6em; border-bottom: 1px solid #e5e5e5; white-space: nowrap; }}
 th {{ text-align: right; border-bottom: 1px solid #999; font-weight: 600; }}
 td {{ text-align: right; font-variant-numeric: tabular-nums; }}
-th.name, td.name {{ text-align: left; white-space: normal; overflow-wrap: anywhere; }}
+th.name, td.name {{ text-align: left; white-space: normal; overflow-wrap: normal; }}
+div.wide {{ overflow-x: auto; }}
+ul.verdicts li {{ margin: .2em 0; }}
 td.sure {{ font-weight: 600; }}
 .warn {{ color: #a40000; }}
 """
@@ -101,6 +104,7 @@ def page(run_dir: Path, catalogue: viewer.Catalogue | None = None, base: str | N
              f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "
              f"Python {escape(manifest['python'])}. Built from the run's logs alone.</p>"]
     parts += _warnings(result)
+    parts += verdicts_section(result)
     parts += ranking_section(result)
     strength = result.get("strength") or {}
     for variant, data in result["variants"].items():
@@ -210,6 +214,20 @@ def _warnings(result: dict) -> list[str]:
     return out
 
 
+# --- the verdicts, in words -------------------------------------------------------------
+
+def verdicts_section(result: dict) -> list[str]:
+    """One sentence per clear head-to-head difference, one for the rest: the page opens
+    with what a reader can quote."""
+    said = every_verdict(result)
+    if not said:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in said)
+    return ["<h2 id='verdicts'>Verdicts</h2><p class='note'>Chips per 100 hands, A − B over the boards "
+            "both bots played, with its 95% interval; a difference is clear when the interval excludes "
+            f"zero.</p><ul class='verdicts'>{items}</ul>"]
+
+
 # --- the ranking ----------------------------------------------------------------------
 
 def _marks(result: dict, rows: list[dict]) -> dict[str, str]:
@@ -262,7 +280,17 @@ def ranking_section(result: dict) -> list[str]:
 def _name_cell(bot: str, marks: dict[str, str]) -> str:
     kind = "stand" if bot == STAND_IN_ALIAS else "dq"
     mark = f" <span class='{kind}'>({escape(marks[bot])})</span>" if bot in marks else ""
-    return f"<td class='name'>{escape(bot)}{mark}</td>"
+    return f"<td class='name'>{bot_name(bot)}{mark}</td>"
+
+
+def bot_name(bot: str) -> str:
+    """A bot's name for a table cell: it may wrap only after one of its separators (a
+    browser breaks after "-" already; "<wbr>" allows it after "_", "." and "+"), never
+    inside a word, as `overflow-wrap: anywhere` did."""
+    text = escape(bot)
+    for mark in "_.+":
+        text = text.replace(mark, mark + "<wbr>")
+    return f"<span class='bot'>{text}</span>"
 
 
 def _ci(ci: list[float] | None) -> str:
@@ -303,6 +331,16 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     return "".join(out) + "</tbody></table>"
 
 
+def _verdict_cell(pair: dict) -> str:
+    """The verdict, its bot's name wrapping as in the name cells."""
+    text = escape(pair_verdict(pair))
+    for bot in sorted({pair["a"], pair["b"]}, key=len, reverse=True):
+        name = escape(bot)
+        if text.startswith(name + " "):
+            return bot_name(bot) + text[len(name):]
+    return text
+
+
 def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str],
                 links: Callable[[str, str], str] | None = None) -> str:
     """Every head-to-head, the better-ranked bot as A, in ranking order; with `links`, a
@@ -313,16 +351,16 @@ def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str],
     head = "".join(f"<th{' class=name' if h in ('A', 'B', 'verdict') else ''}>{h}</th>"
                    for h in ("A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict")
                    + (("widest hands",) if links else ()))
-    out = [f"<table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
+    out = [f"<div class='wide'><table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
     for p in turned:
         sure = " class='sure'" if _sure(p["ci95"]) else ""
         won = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
         out.append(f"<tr>{_name_cell(p['a'], marks)}{_name_cell(p['b'], marks)}<td>{p['units']:,}</td>"
                    f"<td{sure}>{p['diff_per100']:+.2f}</td><td{sure}>{_ci(p['ci95'])}</td>"
                    f"<td>{_p(p.get('p_value'))}</td><td>{won}</td>"
-                   f"<td class='name'>{escape(pair_verdict(p))}</td>"
+                   f"<td class='name'>{_verdict_cell(p)}</td>"
                    + (f"<td class='name'>{links(p['a'], p['b'])}</td>" if links else "") + "</tr>")
-    return "".join(out) + "</tbody></table>"
+    return "".join(out) + "</tbody></table></div>"
 
 
 # --- data from the logs ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table, titled
 from naparena.report.numbers import signed
 from naparena.stats.ratings import pair_verdict
+from naparena.stats.verdicts import every_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
@@ -32,6 +33,12 @@ def standings(console: Console, result: dict, wide: bool = False) -> None:
     The main table fits 100 columns; `wide` adds the seed-stream spread, chips as bidder
     and as defender, and the faults by kind."""
     strength = result.get("strength") or {}
+    said = every_verdict(result)
+    if said:  # the verdicts first, in words a reader can quote
+        console.print("[bold]Verdicts[/] (chips per 100 hands, A − B, 95% interval over boards)", highlight=False)
+        for line in said:
+            console.print(f"- {escape(line)}", highlight=False)
+        console.print()
     for variant, data in result["variants"].items():
         _bot_table(console, variant, data["bots"], wide)
         _contract_table(console, variant, data["bots"])
@@ -309,6 +316,32 @@ def check(console: Console, name: str, results) -> None:
             # In full, unwrapped: a protocol violation quotes the offending line.
             console.print(f"first error in {r.variant}: {r.first_error}", highlight=False, markup=False,
                           soft_wrap=True)
+
+
+#: Column heads of the coverage table, one per decision kind, short enough for 100 columns.
+KIND_HEADS = {"bid": "bid", "play": "play", "peep": "peep", "floater_peep": "fpeep", "exchange": "exch",
+              "garnet": "garn", "garnet_discard": "gdisc", "peep_exchange": "pexch",
+              "floater_discard": "fdisc", "trumps": "trump"}
+
+
+def check_coverage(console: Console, name: str, results, at_least: int) -> None:
+    """Per variant and table size, the decisions of each kind the bot was asked: "·" where
+    the variant has no such decision, red where a kind it has was asked fewer than
+    `at_least` times."""
+    cols = [Col("variant", "left", True), Col("seats")] + [Col(head) for head in KIND_HEADS.values()]
+    rows = []
+    for r in results:
+        for players in r.players:
+            asked = r.asked.get(players, {})
+            cells = []
+            for kind in KIND_HEADS:
+                n = asked.get(kind, 0)
+                cells.append("·" if kind not in r.kinds else f"[red]{n}[/]" if n < at_least else str(n))
+            rows.append([r.variant, str(players), *cells])
+    heads = ", ".join(f"{head} = {kind}" for kind, head in KIND_HEADS.items() if head != kind)
+    print_table(console, f"{name}: decisions asked, by kind", cols, rows,
+                caption=f"{heads}; · = the variant has no such decision; red = asked fewer than {at_least} "
+                        f"time{'s' if at_least != 1 else ''}")
 
 
 def card(c: int, trumps: int | None = None) -> str:

@@ -1,7 +1,9 @@
 """Pre-flight for one bot (`naparena check`): play it through every named variant, at every
 table size from 2 to 7 seats the variant allows, on fixed seeded deals against `random`
-bots, and report illegal answers, exceptions and decision times; and start a tournament
-file's external bots for their handshake (`naparena bots --tournament`)."""
+bots, and report illegal answers, exceptions, decision times and how many decisions of
+each kind it was asked (with `thorough`, dealing on until every kind the variant has was
+asked often enough); and start a tournament file's external bots for their handshake
+(`naparena bots --tournament`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import logging
 import random
 import re
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -29,11 +31,44 @@ from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
 from naparena.bots.protocol import ProtocolError
 from naparena.errors import HandshakeError, RulesError, RunError
-from naparena.game.engine import Match
-from naparena.game.rules import VARIANTS, make_rules
+from naparena.game.engine import (
+    BID,
+    DECISION_KINDS,
+    EXCHANGE,
+    FLOATER_DISCARD,
+    FLOATER_PEEP,
+    GARNET,
+    GARNET_DISCARD,
+    PEEP,
+    PEEP_EXCHANGE,
+    PLAY,
+    TRUMPS,
+    Match,
+    base_bid,
+)
+from naparena.game.rules import VARIANTS, Rules, make_rules
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
 NEAR_LIMIT = 0.5  # a decision taking this share of the time-out is warned about
+#: With `thorough`, the most hands dealt at one table size before giving up on a kind the
+#: bot's own play never reaches (one that never wins a bid is never asked to discard).
+THOROUGH_MAX_HANDS = 5_000
+
+
+def variant_kinds(rules: Rules) -> tuple[str, ...]:
+    """The decision kinds a hand under `rules` can ask for, in `DECISION_KINDS` order."""
+    kinds = {BID, PLAY}
+    if rules.peep:
+        kinds |= {PEEP, PEEP_EXCHANGE}
+    if rules.floater:
+        kinds |= {FLOATER_PEEP, FLOATER_DISCARD}
+        if any(base_bid(b) == "wellington" for b in rules.bids):
+            kinds.add(TRUMPS)  # floater Wellington names trumps
+    if rules.purchase != "none":
+        kinds.add(EXCHANGE)
+    if rules.sir_garnet:
+        kinds |= {GARNET, GARNET_DISCARD}
+    return tuple(k for k in DECISION_KINDS if k in kinds)
 
 
 @dataclass
@@ -48,10 +83,29 @@ class VariantCheck:
     first_error: str = ""
     times: list[float] = field(default_factory=list)
     not_played: str | None = None  # the bot declines the variant (`Bot.not_played`): why
+    #: decisions the bot was asked, by kind, per table size
+    asked: dict[int, Counter[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.faults
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return variant_kinds(make_rules(self.variant))
+
+    def short(self, at_least: int) -> dict[int, list[str]]:
+        """Per table size, the variant's kinds asked fewer than `at_least` times."""
+        out = {}
+        for players in self.players:
+            missing = [k for k in self.kinds if self.asked.get(players, Counter())[k] < at_least]
+            if missing:
+                out[players] = missing
+        return out
+
+    def _enough(self, players: int, at_least: int) -> bool:
+        asked = self.asked.get(players, Counter())
+        return all(asked[k] >= at_least for k in self.kinds)
 
     def near_limit(self, timeout: float) -> str | None:
         """How close its slowest decisions came to the time-out, when it is within 50%:
@@ -86,10 +140,12 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
               timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
               isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
-              progress=None, files: list[str] | None = None) -> list[VariantCheck]:
-    """Play `name` in seat 0 of every variant at every table size it allows; its faults
-    and decision times per variant. `progress(done, total, variant)` is called after
-    each variant.
+              progress=None, thorough: int = 0, files: list[str] | None = None) -> list[VariantCheck]:
+    """Play `name` in seat 0 of every variant at every table size it allows; its faults,
+    decision times and decisions asked by kind per variant. With `thorough` = N, deal on
+    in rounds of `hands` until every kind the variant has was asked at least N times at
+    each table size (at most THOROUGH_MAX_HANDS hands a table size).
+    `progress(done, total, variant)` is called after each variant.
 
     Decisions are supervised as in a tournament (exceptions, illegal answers, the
     watchdog's time-outs); inline, a bot that kills the process cannot be survived here.
@@ -105,7 +161,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
         cls = registry.bots[name].cls if command is None and name in registry.bots else None
         for n, variant in enumerate(names, 1):
             results.append(_declined(cls, variant) or _check_process(
-                registry, name, params or {}, variant, hands, timeout, command, confinement, files or []))
+                registry, name, params or {}, variant, hands, timeout, command, confinement, files or [], thorough))
             if progress:
                 progress(n, len(names), variant)
         return results
@@ -121,7 +177,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
             if report is None:
                 report = VariantCheck(variant, tuple(table_sizes(variant)))
                 for players in report.players:
-                    _check_variant(registry, name, params, variant, players, hands, supervisor, report)
+                    _check_variant(registry, name, params, variant, players, hands, supervisor, report, thorough)
             results.append(report)
             if progress:
                 progress(n, len(names), variant)
@@ -136,13 +192,25 @@ def _declined(cls: Any, variant: str) -> VariantCheck | None:
     return VariantCheck(variant, tuple(table_sizes(variant)), not_played=why) if why is not None else None
 
 
-def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck) -> VariantCheck:
+def _rounds(report: VariantCheck, players: int, hands: int, thorough: int) -> Iterator[int]:
+    """The hands to deal in each round at one table size: `hands` once, then, with
+    `thorough`, more rounds until every kind was asked often enough or the cap is reached."""
+    dealt = 0
+    while dealt == 0 or (thorough and not report._enough(players, thorough) and dealt < THOROUGH_MAX_HANDS):
+        n = min(hands, THOROUGH_MAX_HANDS - dealt) if dealt else hands
+        yield n
+        dealt += n
+
+
+def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck,
+                   thorough: int = 0) -> VariantCheck:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
     others = [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
     match = Match(rules, players, seed)
-    for _ in range(hands):
+    asked = report.asked.setdefault(players, Counter())
+    for _ in (hand for n in _rounds(report, players, hands, thorough) for hand in range(n)):
         hand = match.next_hand()
         supervisor.new_hand(hand.hand_no)
         while not hand.over:
@@ -150,6 +218,7 @@ def _check_variant(registry, name, params, variant, players, hands, supervisor, 
             assert seat is not None and kind is not None  # a decision is due until the hand is over
             if seat == 0:
                 report.decisions += 1
+                asked[kind] += 1
                 start = time.perf_counter()
                 answer, fault = supervisor.ask(hand, bot.decide[kind], 0)
                 report.times.append(time.perf_counter() - start)
@@ -175,20 +244,25 @@ def _shake_hands(name: str, params: dict, command: list[str], confinement: Confi
         raise HandshakeError(f"{name} failed its handshake: {e}") from None
 
 
-def _check_process(registry, name, params, variant, hands, timeout, command, confinement, files) -> VariantCheck:
+def _check_process(registry, name, params, variant, hands, timeout, command, confinement, files,
+                   thorough: int = 0) -> VariantCheck:
     """One variant through real matches at every table size it allows, the bot a seat
-    process in seat 0 (one process a match, as in a tournament)."""
+    process in seat 0 (one process a match, as in a tournament); with `thorough`, one
+    more match for each round of hands."""
     report = VariantCheck(variant, tuple(table_sizes(variant)))
     for players in report.players:
-        _check_process_table(registry, name, params, variant, players, hands, timeout, command,
-                             confinement, report, files)
+        for round_no, n in enumerate(_rounds(report, players, hands, thorough)):
+            _check_process_table(registry, name, params, variant, players, n, timeout, command,
+                                 confinement, report, files, round_no)
     return report
 
 
 def _check_process_table(registry, name, params, variant, players, hands, timeout, command, confinement,
-                         report: VariantCheck, files: list[str]) -> None:
+                         report: VariantCheck, files: list[str], round_no: int = 0) -> None:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
+    if round_no:  # a later round of --thorough: other deals
+        seed = derive_seed(CHECK_SEED, "check", variant, players, round_no)
     bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
            "files": files + ([] if command else _own_files(registry, name)),
            **({"command": command} if command else {})}
@@ -196,7 +270,8 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
     job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
               timing=Timing(timeout), confinement=confinement.as_dict())
     with _stderr_of_seat(0) as stderr:
-        data = orjson.loads(bytes(play_job(job, registry, report.times)))
+        data = orjson.loads(bytes(play_job(job, registry, report.times,
+                                           asked=report.asked.setdefault(players, Counter()))))
     mine = data["summary"]["seats"][0]
     report.hands += len(data["hands"])
     report.decisions += mine["decisions"]

@@ -23,6 +23,7 @@ import random
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,9 +131,11 @@ def _on_timeout_signal(signum, frame) -> None:
 PRESTART = True
 
 
-def play_job(job: Job, registry, times: list | None = None, prestart: bool = False) -> MatchLog:
+def play_job(job: Job, registry, times: list | None = None, prestart: bool = False,
+             asked: Counter[str] | None = None) -> MatchLog:
     """Play the match; return its log. `times`, if given, collects the seat processes'
-    decision round trips (for `naparena check` and the benchmarks). With `prestart` (a
+    decision round trips (for `naparena check` and the benchmarks), `asked` counts the
+    decisions put to them by kind (for `check`'s coverage). With `prestart` (a
     worker, which plays match after match), fresh processes for the next match's seats
     are started once this match's have theirs."""
     rules = Rules.from_dict(job.rules)
@@ -145,7 +148,7 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
     if isolated and prestart and PRESTART:
         start_spares(job.seats, job.bots_dir, confinement)
     for bot in remotes.values():
-        bot.times = times
+        bot.times, bot.asked = times, asked
     try:
         channels = [b.channel for b in remotes.values() if b.channel is not None]
         with sharing_core([c.proc.pid for c in channels], confinement.cores, spare_pids(),

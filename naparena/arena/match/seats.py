@@ -468,10 +468,11 @@ class RemoteBot:
         self.broken = broken          # why the seat cannot play, told at its next decision
         self.dead = False             # played by the fallback from now on
         self.fallbacks = 0            # decisions the fallback made (not the bot's)
-        self.asked = 0                # decisions sent to the process
+        self.asked_count = 0          # decisions sent to the process
         self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
         self.late = f"time-out: no answer within {timeout:g} s"
         self.times: list[float] | None = None  # per-decision round trips, when measured
+        self.asked: collections.Counter[str] | None = None  # decisions asked of the bot, by kind, when counted
 
     # Every decision kind is one request: the view says which.
     def _decide(self, view):
@@ -483,7 +484,9 @@ class RemoteBot:
             raise SeatFault(self.broken, self)
         channel = self.channel
         assert channel is not None, "a seat without a channel is broken"
-        self.asked += 1
+        self.asked_count += 1
+        if self.asked is not None:
+            self.asked[view.kind] += 1
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
         start = time.monotonic()
@@ -512,7 +515,7 @@ class RemoteBot:
     def _hint(self, reason: str, channel: Channel) -> None:
         """A sandboxed seat that broke at its first decision: say in run.log if the
         sandbox hid what it needed."""
-        if self.asked > 1 or not channel.sandboxed:
+        if self.asked_count > 1 or not channel.sandboxed:
             return
         channel._drain_rest()
         hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden)

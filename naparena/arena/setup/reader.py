@@ -39,6 +39,7 @@ from naparena.arena.setup.settings import (
     SANDBOX_RULE,
     SEAT_KEYS,
     SETTINGS,
+    SPRT_DEFAULTS,
     SPRT_KEYS,
     TOP_LEVEL,
     Confinement,
@@ -442,9 +443,10 @@ def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec,
     if pair[0] == pair[1]:
         raise ConfigError(path, "sprt.b", "must name a different bot from sprt.a")
     values = {}
+    rate = "must be between 0 and 0.5"
     for key, default, ok, rule in (("delta", None, lambda v: v != 0, "must not be 0"),
-                                   ("alpha", 0.05, lambda v: 0 < v < 0.5, "must be between 0 and 0.5"),
-                                   ("beta", 0.05, lambda v: 0 < v < 0.5, "must be between 0 and 0.5")):
+                                   ("alpha", SPRT_DEFAULTS["alpha"], lambda v: 0 < v < 0.5, rate),
+                                   ("beta", SPRT_DEFAULTS["beta"], lambda v: 0 < v < 0.5, rate)):
         if key not in table:
             if default is None:
                 raise ConfigError(path, f"sprt.{key}", "missing: the difference in chips per 100 hands to detect")

@@ -31,6 +31,7 @@ NAME_RULE = ("must be a short name of letters, digits and . _ + -"
 
 TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
 SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
+SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}  # error rates of the sequential test
 BOT_KEYS = ("name", "alias", "params", "command", "isolation", "files")
 REQUIRED = object()
 

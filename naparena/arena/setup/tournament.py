@@ -147,7 +147,7 @@ class Tournament:
         assert bot.command is not None, "a Python bot has no command"
         digest = hashlib.sha256()
         base = Path(self.path).parent
-        for arg in bot.command:
+        for arg in (*bot.command, *bot.files):
             if arg and (base / arg).is_file():
                 digest.update(arg.encode() + b"\0" + (base / arg).read_bytes() + b"\0")
         return "sha256:" + digest.hexdigest()[:16]

@@ -5,6 +5,7 @@ process of it outlives the run."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -49,7 +50,9 @@ def _forked(log: str) -> list[int]:
 
 
 def _tag(folder: Path) -> str:
-    return f"tag:{folder.name}"
+    # The whole path, hashed: another pytest session's folder of the same name (xdist, or
+    # a second checkout testing at once) must not be taken for this test's.
+    return f"tag:{folder.name}-{hashlib.sha256(str(folder).encode()).hexdigest()[:12]}"
 
 
 def _left_behind(folder: Path) -> list[str]:

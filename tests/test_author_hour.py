@@ -146,7 +146,9 @@ def test_the_schemas_say_integers_stay_within_two_to_the_53():
 
 def kinds_table() -> dict[str, list[str]]:
     start = PROTOCOL_MD.index("<!-- decision kinds")
-    rows = [line for line in PROTOCOL_MD[start:].splitlines()[3:] if line.startswith("| `")]
+    lines = PROTOCOL_MD[start:].splitlines()[3:]
+    end = next((i for i, line in enumerate(lines) if line.strip() and not line.startswith("|")), len(lines))
+    rows = [line for line in lines[:end] if line.startswith("| `")]  # this table's rows alone
     return {row.split("|")[1].strip(" `"): [c.strip() for c in row.split("|")[2:-1]] for row in rows}
 
 

@@ -129,6 +129,8 @@ BOT_HELP = {
                 "files or folders are relative to the tournament file"),
     "isolation": ("str", "the tournament's", '`"inline"` or `"process"` for a Python bot; an external '
                   "bot always runs in its own process"),
+    "files": ("array of str", "`[]`", "more paths (files or folders, relative to the tournament file) its "
+              "seat sandbox shows read-only, beside its own folder and runtime; each must exist"),
 }
 FORMAT_HELP = {
     "format": ("str", "`round-robin`", '`"round-robin"`, `"gauntlet"` or `"league"`: who meets whom '
@@ -138,7 +140,11 @@ FORMAT_HELP = {
     "challengers": ("array of str", "–", "a gauntlet: the aliases that meet the rest of the field"),
 }
 SEAT_HELP = {
-    "memory_mb": "address space of each seat process (RLIMIT_AS), MiB; 0 = no limit",
+    "memory_mb": "the seat's memory, MiB: all its processes and in-memory folders together (a memory "
+                 "cgroup, sandboxed where one can be made), else each process's address space (RLIMIT_AS); "
+                 "0 = no limit",
+    "disk_mb": "MB each private folder of a sandboxed seat holds (home, /tmp, /dev/shm), and the largest "
+               "file any seat may write (RLIMIT_FSIZE); 0 = no limit",
     "cpu_seconds": "CPU seconds per match (RLIMIT_CPU); 0 = no limit",
     "open_files": "open files (RLIMIT_NOFILE); 0 = no limit (core files are always off)",
     "start_timeout": "seconds from start to the bot's hello",

@@ -43,14 +43,20 @@ def start_up(mode: str) -> float:
 
 
 PLAIN = str(Path(__file__).resolve().parent.parent / "tests" / "seat_programs" / "plain.py")
+JQ = ('if .type == "hello" then {type: "hello", protocol: 1, name: "jq", params: {}} '
+      'elif .type == "decide" then {type: "answer", answer: .view.legal[0]} else empty end')
+#: The external bots measured: a Python script in this interpreter's environment (which the
+#: new rule shows it, and the old did not), and jq with its program inline (the same files
+#: under both rules: what is left is the seat's set-up, cgroups and stdout).
+COMMANDS = {"python": [sys.executable, PLAIN], "jq": ["jq", "--unbuffered", "-c", JQ]}
 
 
-def external_start_up() -> float:
-    """Spawn to hello of an external Python bot, sandboxed (with what this checkout mounts)."""
+def external_start_up(bot: str = "python") -> float:
+    """Spawn to hello of an external bot, sandboxed (with what this checkout mounts)."""
     from naparena.arena.match.seats import close_seats, start_seats
     from naparena.arena.setup.settings import Confinement
     seat = {"alias": "p", "name": "plain", "params": {}, "seed": 1, "isolation": "process",
-            "command": [sys.executable, PLAIN]}
+            "command": COMMANDS[bot]}
     start = time.perf_counter()
     bots = start_seats([seat], None, 1.0, Confinement(sandbox="bwrap"), "bench")
     took = time.perf_counter() - start
@@ -59,20 +65,20 @@ def external_start_up() -> float:
     return took
 
 
-def against(old: str, starts: int, repeat: int) -> None:
+def against(old: str, starts: int, repeat: int, bot: str) -> None:
     """This checkout's external start-up against `old`'s, round by round, alternating."""
     here = str(Path(__file__).resolve().parent.parent)
     taken: dict[str, list[float]] = {"new": [], "old": []}
     for _ in range(repeat):
         for name, tree in (("old", old), ("new", here)):
-            done = subprocess.run([sys.executable, __file__, "--measure-starts", str(starts)], check=True,
-                                  capture_output=True, text=True, env={**os.environ, "PYTHONPATH": tree})
+            done = subprocess.run([sys.executable, __file__, "--measure-starts", str(starts), "--bot", bot],
+                                  check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": tree})
             taken[name].append(statistics.median(json.loads(done.stdout)))
     def ms(v: float) -> str:
         return f"{v * 1e3:.1f}"
 
-    row("external start-up, old mounts (ms, median)", taken["old"], ms)
-    row("external start-up, new mounts (ms, median)", taken["new"], ms)
+    row(f"{bot} start-up, old mounts (ms, median)", taken["old"], ms)
+    row(f"{bot} start-up, new mounts (ms, median)", taken["new"], ms)
     ratio("start-up new / old", taken["new"], taken["old"])
 
 
@@ -106,16 +112,18 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=500, help="hands of the round-trip match")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--against", metavar="OLD_CHECKOUT", help="compare external start-ups with this checkout's")
+    parser.add_argument("--bot", choices=sorted(COMMANDS), default="python",
+                        help="with --against: the external bot started")
     parser.add_argument("--measure-starts", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     why = sandbox.unavailable()
     if why:
         sys.exit(f"sandbox_bench: {why}; {sandbox.INSTALL_HINT}")
     if args.measure_starts:
-        print(json.dumps([external_start_up() for _ in range(args.measure_starts)]))
+        print(json.dumps([external_start_up(args.bot) for _ in range(args.measure_starts)]))
         return
     if args.against:
-        against(args.against, args.starts, args.repeat)
+        against(args.against, args.starts, args.repeat, args.bot)
         return
     starts: dict[str, list[float]] = {m: [] for m in MODES}
     medians: dict[str, list[float]] = {m: [] for m in MODES}

@@ -98,6 +98,7 @@ def test_the_check_for_processes_left_behind_finds_one(tmp_path):
                               stderr=subprocess.PIPE, start_new_session=True)
     try:
         assert forker.stderr is not None and b"forked 1 of 1" in forker.stderr.readline()
+        forker.wait(timeout=60)  # the forker itself gone (its command is not a path), its child not
         assert len(_left_behind(tmp_path)) == 1 and not _left_behind(tmp_path / "another")
     finally:
         os.killpg(forker.pid, signal.SIGKILL)

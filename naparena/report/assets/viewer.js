@@ -132,7 +132,7 @@
       turn: false,
     }));
     seats.forEach((s, i) => { if (!s.cards) s.note = (s.note ? s.note + " · " : "") + "sits out"; });
-    const info = [{label: match.variant}, {label: "hand", text: (h.n + 1) + " of " + match.hands.length}];
+    const info = [{label: match.variant}, {label: "hand", text: h.n + " of " + match.hands.length + " (counted from 0, as the logs and links do)"}];
     if (now.contract) info.push({label: "contract", text: now.contract + " by " + match.seats[now.bidder]});
     if (now.trumps !== null && now.trumps !== undefined) info.push({label: "trumps", text: T.suit(now.trumps)});
     if (h.peep_card !== undefined) info.push({label: "peep card", cards: [h.peep_card]});

@@ -337,3 +337,31 @@ def test_python3_through_a_pyenv_shim_runs_the_version_it_names(tmp_path):
     _, off = play(tmp_path / "off", bot, mode="off")
     _, boxed = play(tmp_path / "boxed", bot)
     assert off and boxed and off[0] == boxed[0]
+
+
+def runpath_bot(folder: Path) -> dict:
+    """The C example linked to a shared library in a folder of its own, found through the
+    program's RUNPATH (as a bot built against a vendored library is)."""
+    lib = folder / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    (folder / "fact.c").write_text("int napfact(void) { return 42; }\n")
+    subprocess.run([CC, "-shared", "-fPIC", "-o", str(lib / "libnapfact.so"), str(folder / "fact.c")], check=True)
+    source = Path(__file__).resolve().parent.parent / "examples" / "c" / "napbot.c"
+    (folder / "bot").mkdir()
+    subprocess.run([CC, "-O2", "-o", str(folder / "bot" / "napbot"), str(source), "-Wl,--no-as-needed",
+                    f"-L{lib}", "-lnapfact", f"-Wl,-rpath,{lib}"], check=True)
+    return {"name": "napbot-c", "command": ["bot/napbot"]}
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_a_compiled_bot_finds_its_library_through_its_runpath(tmp_path):
+    run, _ = play(tmp_path, runpath_bot(tmp_path))
+    assert faults(run) == []
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_control_without_its_runpath_a_compiled_bot_fails_saying_why(tmp_path, old_rule):
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, runpath_bot(tmp_path))
+    said = str(e.value)
+    assert "libnapfact.so" in said and ("exit code 127 in the seat sandbox" in said or "seat sandbox hides" in said)

@@ -477,6 +477,10 @@ def ratings(
     if html is not None:
         _check_output(html, "--html")  # before the lists: a bad path must not print them first
     lists = rating_lists(run_dirs, pool, model)
+    for run in lists["runs"]:
+        if run["played_before"]:
+            say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
+                "names): booked once", run["dir"], run["played_before"], run["matches"], ", ".join(run["before_in"]))
     if as_json:
         typer.echo(json.dumps(lists, indent=1, sort_keys=True))
     else:

@@ -531,6 +531,9 @@ def verify(
     """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
     --tournament, also catch a run forged with naparena's own engine."""
     from naparena.arena.records.verify import verify_run
+    from naparena.arena.rerun import described_run
+    # The file first: a missing or bad one is told before a long replay, not after it.
+    described = described_run(tournament) if tournament is not None else None
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
         matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
@@ -545,7 +548,7 @@ def verify(
               + (f", {missing} matches not played yet" if missing else ""))
     honest = not problems
     if tournament is not None:
-        honest = _verify_tournament(run_dir, tournament) and honest
+        honest = _verify_tournament(run_dir, tournament, described) and honest
     if rerun:
         if problems:
             say("[yellow]re-run skipped[/]: the run's files disagree with each other already")
@@ -575,10 +578,10 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
         if done:
             lines(done)
     return verify_run(run_dir, tick)
-def _verify_tournament(run_dir: Path, file: Path) -> bool:
+def _verify_tournament(run_dir: Path, file: Path, described: dict | None) -> bool:
     """`verify --tournament`: every way the run is not the one `file` describes."""
     from naparena.arena.rerun import tournament_differences
-    differences = tournament_differences(run_dir, file)
+    differences = tournament_differences(run_dir, file, described)
     for difference in differences:
         say("[red]not this file's run[/]: {}", difference)
     out.print(f"tournament {'ok' if not differences else 'FAILED'}: {len(differences)} differences from {file}")

@@ -382,3 +382,21 @@ def test_an_unreadable_tournament_file_is_bad_input(honest, tmp_path):
     code, output = verify(honest, "--tournament", str(tmp_path / "missing.toml"))
     assert code == 2
     assert "missing.toml" in output and "Traceback" not in output
+
+
+def test_verify_tournament_reads_its_file_before_replaying_the_run(honest, tmp_path):
+    code, output = verify(honest, "--tournament", str(tmp_path / "nosuch.toml"))
+    assert code == 2
+    assert "nosuch.toml" in output and "verify ok" not in output and "replayed" not in output
+
+
+def test_a_changed_seed_is_one_difference(honest, tmp_path):
+    data = tomllib.loads((honest.parent.parent / "t.toml").read_text())
+    data["tournament"]["seed"] = 12
+    (tmp_path / "bots").mkdir()
+    shutil.copy(honest.parent.parent / "bots" / "steady.py", tmp_path / "bots")
+    (tmp_path / "t.toml").write_text(tomli_w.dumps(data))
+    code, output = verify(honest, "--tournament", str(tmp_path / "t.toml"))
+    assert code == 1, output
+    assert output.count("'seed' is 11 in the run, 12 ") == 1
+    assert "tournament FAILED: 1 differences" in output

@@ -362,12 +362,11 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
-    from naparena.arena.records.ledger import load_standings
-    from naparena.arena.records.verify import sound
-    from naparena.stats.standings import compare as compare_runs
-    sound(run_a)
-    sound(run_b)
-    result = compare_runs(load_standings(run_a), load_standings(run_b))
+    from naparena.tools.compare import compare_runs
+    result = compare_runs(run_a, run_b)
+    if result["design_differences"]:
+        say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
+            "bots': {}", "; ".join(result["design_differences"]))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
@@ -691,15 +690,18 @@ seats); exit 1 if it misbehaved."""
     from naparena.tools.check import check_bot, checked_entry
     registry = load_registry(bots_dir)
     how: dict[str, Any] = {"isolation": isolation, "params": parse_params(params) if params else None}
+    if command is not None and tournament is not None:
+        raise RunError("--command and --tournament both say how to start the bot: give one of them")
+    argv = _command_line(command) if command is not None else None
     if bot is None:
-        if command is None or tournament is not None:
+        if argv is None:
             raise RunError("name a bot to check (BOT), or give an external bot's --command")
-        bot = _command_name(shlex.split(command))
+        bot = _command_name(argv)
     if tournament is not None:
         how.update(checked_entry(tournament, bot))
-    elif command is not None:
+    elif argv is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
-        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
+        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in argv]
     how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
@@ -728,6 +730,17 @@ def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:
     if warning:
         say("[yellow]warning:[/] {}", warning)
     return dataclasses.replace(confinement, sandbox=used)
+
+
+def _command_line(command: str) -> list[str]:
+    """`check --command`'s words, refused when there are none to start."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise RunError(f"--command {command!r}: cannot split it into words ({e})") from None
+    if not argv:
+        raise RunError("--command is empty: give the bot's command line, e.g. --command 'node mybot.js'")
+    return argv
 
 
 def _command_name(argv: list[str]) -> str:

@@ -59,7 +59,10 @@ def rating_lists(run_dirs: Sequence[str | Path], pool: bool = False, model: str 
     seen: dict[str, str] = {}
     for run_dir in run_dirs:
         sound(run_dir)
-        manifest = RunDir(run_dir).read_manifest()
+        rd = RunDir(run_dir)
+        if not rd.match_files():
+            raise RunError(f"{run_dir}: no match played yet (the folder holds only its manifest): nothing to rate")
+        manifest = rd.read_manifest()
         config = manifest["tournament"]
         who = {b["alias"]: identity(b, manifest["bots"][b["alias"]]) for b in config["bots"]}
         played = plays(tournament_of(config), who)

@@ -124,6 +124,10 @@ SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port,
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
 
+SIGN_HELP = ("sign the finished run with this Ed25519 private key (naparena keygen): every file's hash, "
+             "in the run's signature.json; needs pip install 'naparena[sign]'")
+
+
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
@@ -138,9 +142,11 @@ def run(
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     live: bool = typer.Option(False, "--live", help="serve a live page of progress and standings on 127.0.0.1"),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    sign: Path | None = typer.Option(None, "--sign", help=SIGN_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.session import Session
+    key = _signing_key(sign)  # before playing: a bad key must not cost a run
     watcher: Any = _Shown()
     if live:
         from naparena.people.live import LiveWatcher
@@ -153,6 +159,7 @@ def run(
     finally:
         if live:
             watcher.close()
+    _signed(session.run_dir.path, key)
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -167,14 +174,43 @@ def resume(
     scheduler: str | None = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    sign: Path | None = typer.Option(None, "--sign", help=SIGN_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory)."""
     from naparena.arena.session import Session
+    key = _signing_key(sign)
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
     result = _play(session)
+    _signed(session.run_dir.path, key)
     _show(result, as_json, wide)
     _after_disqualification(result)
+
+
+def _signing_key(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from naparena.arena.records.signing import load_private
+    return load_private(path)
+
+
+def _signed(run_dir: Path, key: Any) -> None:
+    """Sign a finished run (an interrupted one is signed when resumed with --sign)."""
+    if key is None:
+        return
+    from naparena.arena.records.signing import public_text, sign_run
+    say("signed {} files of {} with {}", sign_run(run_dir, key), run_dir, public_text(key.public_key()))
+
+
+@_command
+def keygen(
+    path: Path = typer.Argument(..., help="file for the private key; the public key goes to PATH.pub"),
+) -> None:
+    """Make an Ed25519 key pair for signing runs (run --sign PATH, verify --signed-by PATH.pub)."""
+    from naparena.arena.records.signing import generate
+    public = generate(path)
+    out.print(escape(f"wrote {path} (private: keep it to yourself) and {path}.pub; public key: {public}"),
+              soft_wrap=True)
 
 
 @_command
@@ -526,13 +562,19 @@ def verify(
                                            "tournament file describes; name every difference"),
     workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
                                        help="worker processes for --rerun (default: one per core)"),
+    signed_by: str | None = typer.Option(None, "--signed-by", help="require the run to be signed with this "
+                                         "Ed25519 public key (a .pub file or its ed25519:… text), every file "
+                                         "as signed"),
 ) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
-    --tournament, also catch a run forged with naparena's own engine."""
+    --tournament, also catch a run forged with naparena's own engine; with --signed-by, any
+    change to a signed run."""
+    from naparena.arena.records.signing import load_public
     from naparena.arena.records.verify import verify_run
     from naparena.arena.rerun import described_run
-    # The file first: a missing or bad one is told before a long replay, not after it.
+    # The file and key first: a missing or bad one is told before a long replay, not after it.
     described = described_run(tournament) if tournament is not None else None
+    public = load_public(signed_by) if signed_by is not None else None
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
         matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
@@ -545,7 +587,7 @@ def verify(
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
-    honest = not problems
+    honest = _verify_signature(run_dir, public) and not problems
     if tournament is not None:
         honest = _verify_tournament(run_dir, tournament, described) and honest
     if rerun:
@@ -577,6 +619,22 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
         if done:
             lines(done)
     return verify_run(run_dir, tick)
+def _verify_signature(run_dir: Path, public: Any) -> bool:
+    """The run's signature: checked against `public` if given, else only said."""
+    from naparena.arena.records.signing import check_signature, public_text, signer
+    if public is None:
+        by = signer(run_dir)
+        out.print("signature: none (the run is unsigned)" if by is None else
+                  escape(f"signature: by {by}, not checked (give --signed-by)"), soft_wrap=True)
+        return True
+    problems = check_signature(run_dir, public)
+    for name, problem in problems:
+        say("[red]not as signed[/] {}: {}", name, problem)
+    out.print(escape(f"signature {'ok' if not problems else 'FAILED'}: by {public_text(public)}, "
+                     f"{len(problems)} problems"), soft_wrap=True)
+    return not problems
+
+
 def _verify_tournament(run_dir: Path, file: Path, described: dict | None) -> bool:
     """`verify --tournament`: every way the run is not the one `file` describes."""
     from naparena.arena.rerun import tournament_differences

@@ -72,6 +72,12 @@ FIELDS = {
     "R": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {})],
     "H": [("heuristic", {}), ("heuristic", {}), ("random", {}), ("pimc", PIMC_SMALL)],
     "R5": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {})],
+    # Six and seven different bots at tables of 6 and 7: every seat a bot of its own.
+    "R6": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {}),
+           ("heuristic", {"aggression": 1.0})],
+    "R7": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {}),
+           ("heuristic", {"aggression": 1.0}), ("heuristic", {"aggression": -1.0})],
+    "H5": [("heuristic", {})] * 5,  # five aliases of one deterministic bot (no duplicate: it is no test with)
 }
 # name: (field, table, duplicate, seeds, hands per match)
 MIXED = {
@@ -88,6 +94,14 @@ MIXED = {
     "R5 (more bots): table 3, no dup, seeds 8": ("R5", 3, False, 8, 4),
     "H: table 3, dup, seeds 1": ("H", 3, True, 1, 16),
     "H: table 4, dup, seeds 1": ("H", 4, True, 1, 16),
+    # 5 to 7 seats, every seat its own bot: the designs balance offsets, not (left, right) neighbours.
+    "R5 (5 bots): table 5, dup, seeds 1": ("R5", 5, True, 1, 20),
+    "R5 (5 bots): table 5, no dup, seeds 1": ("R5", 5, False, 1, 20),
+    "R6 (6 bots): table 6, dup, seeds 1": ("R6", 6, True, 1, 18),
+    "R6 (6 bots): table 6, no dup, seeds 1": ("R6", 6, False, 1, 18),
+    "R7 (7 bots): table 7, dup, seeds 1": ("R7", 7, True, 1, 14),
+    "R7 (7 bots): table 7, no dup, seeds 1": ("R7", 7, False, 1, 14),
+    "H5 (5 heuristic aliases): table 5, no dup, seeds 1": ("H5", 5, False, 1, 20),
 }
 
 _registry = None

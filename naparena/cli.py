@@ -572,9 +572,11 @@ def verify(
     from naparena.arena.records.signing import load_public
     from naparena.arena.records.verify import verify_run
     from naparena.arena.rerun import described_run
-    # The file and key first: a missing or bad one is told before a long replay, not after it.
+    # The file and key first: a missing or bad one is told before a long replay, not after it,
+    # and so is every way the run is not the file's (the manifest alone tells).
     described = described_run(tournament) if tournament is not None else None
     public = load_public(signed_by) if signed_by is not None else None
+    honest = _verify_tournament(run_dir, tournament, described) if tournament is not None else True
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
         matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
@@ -587,9 +589,7 @@ def verify(
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
-    honest = _verify_signature(run_dir, public) and not problems
-    if tournament is not None:
-        honest = _verify_tournament(run_dir, tournament, described) and honest
+    honest = _verify_signature(run_dir, public) and not problems and honest
     if rerun:
         if problems:
             say("[yellow]re-run skipped[/]: the run's files disagree with each other already")

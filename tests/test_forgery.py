@@ -400,6 +400,8 @@ def test_a_changed_seed_is_one_difference(honest, tmp_path):
     assert code == 1, output
     assert output.count("'seed' is 11 in the run, 12 ") == 1
     assert "tournament FAILED: 1 differences" in output
+    # Told from the manifest, before the long replay of every hand.
+    assert output.index("tournament FAILED") < output.index("verify ok")
 
 
 # --- signed runs ------------------------------------------------------------------------

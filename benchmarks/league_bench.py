@@ -134,6 +134,12 @@ def one_null(job: tuple[argparse.Namespace, int]) -> dict | None:
 
 def null(args: argparse.Namespace) -> None:
     started = time.perf_counter()
+    if args.fixed_tables:
+        # A diagnostic: the same line-ups in every repetition (only the deals and the bots'
+        # seeds change), to tell the variance within one schedule from that between schedules.
+        from naparena.arena.setup import league, schedule
+        schedule.league_tables = lambda aliases, table, rounds, seed: league.league_tables(  # type: ignore[assignment]
+            aliases, table, rounds, 1)
     done: list[dict] = []
     jobs = [(args, rep) for rep in range(args.reps)]
     pool = multiprocessing.get_context("fork").Pool(args.workers) if args.workers > 1 else None
@@ -253,6 +259,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--field", type=int, default=0, help="other bots around the aliases (varied: heuristic "
                    "of six aggressions, bold, cautious)")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--fixed-tables", action="store_true", help="the same line-ups in every repetition")
     s = sub.add_parser("scale")
     s.add_argument("--bots", type=int, default=200)
     s.add_argument("--table", type=int, default=3)

@@ -211,7 +211,8 @@ def _sandwich(b: list[list[float]], meat: list[tuple[list[int], list[list[float]
               tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[list[float], float]:
     """Standard errors from B M B with boards as clusters, the meat summed table by table
     (only the diagonal is formed); a small-sample factor G / (G − n + 1) for G boards,
-    and G − n + 1 degrees of freedom for the t quantile."""
+    and the fit's G − n + 1 degrees of freedom (each bot's t quantile takes the fewer of
+    these and its own boards less one: see `rate`)."""
     g = sum(s.n for _, s in tables)
     df = g - n + 1
     factor = g / df if df > 0 else math.inf

@@ -20,9 +20,11 @@ boards) with and without duplicate (gather-and-cut); more bots than seats (4 ali
 tables of 3); each alias holding two seats (2 aliases at a table of 4); and a run with
 3 seed streams. All but the last use `seeds = 1`.
 
-Then the sequential test by simulation: board differences resampled from the
-calibration runs themselves (centred, so heavy tails are real), shifted by 0 (H0) or
-`delta` (H1); judged every 50 boards like deal sets of 50 hands. Prints the share
+Then the sequential test on its own units (boards with duplicate, rounds of as many
+hands as seats without), by simulation: unit differences resampled from one long run of
+each (centred, so heavy tails are real), shifted by 0 (H0) or `delta` (H1); judged every
+50 units like deal sets of 50 hands; and, with `--sprt-real N`, N real tournaments with
+an [sprt] table on two aliases (true difference 0: alpha). Prints the share
 accepting H1 under H0 (alpha), H0 under H1 (beta), the average boards used (ASN), and
 how often the plain t interval taken at the stop covers the truth (why the standings
 mark it conditional).
@@ -70,6 +72,12 @@ FIELDS = {
     "R": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {})],
     "H": [("heuristic", {}), ("heuristic", {}), ("random", {}), ("pimc", PIMC_SMALL)],
     "R5": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {})],
+    # Six and seven different bots at tables of 6 and 7: every seat a bot of its own.
+    "R6": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {}),
+           ("heuristic", {"aggression": 1.0})],
+    "R7": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {}),
+           ("heuristic", {"aggression": 1.0}), ("heuristic", {"aggression": -1.0})],
+    "H5": [("heuristic", {})] * 5,  # five aliases of one deterministic bot (no duplicate: it is no test with)
 }
 # name: (field, table, duplicate, seeds, hands per match)
 MIXED = {
@@ -86,6 +94,14 @@ MIXED = {
     "R5 (more bots): table 3, no dup, seeds 8": ("R5", 3, False, 8, 4),
     "H: table 3, dup, seeds 1": ("H", 3, True, 1, 16),
     "H: table 4, dup, seeds 1": ("H", 4, True, 1, 16),
+    # 5 to 7 seats, every seat its own bot: the designs balance offsets, not (left, right) neighbours.
+    "R5 (5 bots): table 5, dup, seeds 1": ("R5", 5, True, 1, 20),
+    "R5 (5 bots): table 5, no dup, seeds 1": ("R5", 5, False, 1, 20),
+    "R6 (6 bots): table 6, dup, seeds 1": ("R6", 6, True, 1, 18),
+    "R6 (6 bots): table 6, no dup, seeds 1": ("R6", 6, False, 1, 18),
+    "R7 (7 bots): table 7, dup, seeds 1": ("R7", 7, True, 1, 14),
+    "R7 (7 bots): table 7, no dup, seeds 1": ("R7", 7, False, 1, 14),
+    "H5 (5 heuristic aliases): table 5, no dup, seeds 1": ("H5", 5, False, 1, 20),
 }
 
 _registry = None
@@ -113,9 +129,12 @@ def mixed_tournament(design: str, seed: int):
     return parse_tournament(data, None, _registry)
 
 
-def play(t) -> tuple[dict, Standings]:
-    """The session's booking (its Ledger), in-process and without files: same order, same statistics."""
+def play(t, watch=None) -> tuple[dict, Standings]:
+    """The session's booking (its Ledger), in-process and without files: same order, same
+    statistics. `watch(ledger)` is called before the first match (to listen in)."""
     ledger = Ledger.of(t)
+    if watch is not None:
+        watch(ledger)
     specs = [s.as_dict() for s in schedule(t)]
     rules = {v.name: v.rules.as_dict() for v in t.variants}
     bots = {b.alias: b for b in t.bots}
@@ -168,6 +187,8 @@ def main() -> None:
     parser.add_argument("--bot", default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sprt-reps", type=int, default=2000)
+    parser.add_argument("--sprt-real", type=int, default=0,
+                        help="also this many real tournaments with an [sprt] table per unit (alpha)")
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS) + list(MIXED),
                         help="designs to repeat (none: only the SPRT simulation); 'mixed' = every mixed field")
     parser.add_argument("--no-sprt", action="store_true", help="skip the sequential-test simulation")
@@ -203,52 +224,93 @@ def main() -> None:
     print(f"total: {time.perf_counter() - start:.0f} s")
 
 
+# The sequential test's units, as the runner feeds it: boards with duplicate, rounds without.
+SPRT_DESIGNS = {"boards (table 4, duplicate)": "table 4, duplicate",
+                "rounds (table 4, no duplicate)": "table 4, no duplicate"}
+
+
 def sprt_report(args) -> None:
-    """The SPRT on resampled board differences of 'table 4, duplicate' (one long run)."""
+    """The SPRT's error rates on its own units: by resampling the units of one long run of
+    each design (alpha and beta), and on real runs with an [sprt] table (alpha: the two
+    aliases' true difference is 0; a true difference of exactly delta cannot be set up
+    between real bots, so beta is measured by resampling alone)."""
     global _registry
     if _registry is None:
         _registry = load_registry(None)
-    t = tournament("table 4, duplicate", 77, 1000, args.bot)
-    pool = pair_differences(t, args.bot)
-    mean = math.fsum(pool) / len(pool)
-    centred = [d - mean for d in pool]
-    sd = math.sqrt(math.fsum(d * d for d in centred) / (len(centred) - 1))
-    delta = sd / 10
-    rng = random.Random(2026)
-    print(f"\nSPRT (alpha = beta = 0.05) on {len(pool)} resampled board differences of one pair, "
-          f"sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every 50 boards")
-    for warmup, (name, shift) in ((w, h) for w in args.warmups
-                                   for h in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta))):
-        def draw(k, shift=shift):
-            return [d + shift for d in rng.choices(centred, k=k)]
-        start = time.perf_counter()
-        r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
-        wrong = r["h1"] if shift == 0 else r["h0"]
-        print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  "
-              f"accept H0 {share(r['h0'], r['reps'])}  "
-              f"wrong {wrong / r['reps']:.3f}  ASN {r['asn']:.0f} boards  "
-              f"t interval at the stop covers the truth {share(r['covers'], r['decided'])}  "
-              f"({time.perf_counter() - start:.0f} s)")
+    for label, design in SPRT_DESIGNS.items():
+        pool = unit_differences(tournament(design, 77, 1000, args.bot))
+        mean = math.fsum(pool) / len(pool)
+        centred = [d - mean for d in pool]
+        sd = math.sqrt(math.fsum(d * d for d in centred) / (len(centred) - 1))
+        delta = sd / 10
+        rng = random.Random(2026)
+        print(f"\nSPRT (alpha = beta = 0.05) on {label}: {len(pool)} units of one pair resampled, "
+              f"sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every 50 units")
+        for warmup, (name, shift) in ((w, h) for w in args.warmups
+                                       for h in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta))):
+            def draw(k, shift=shift, rng=rng, centred=centred):
+                return [d + shift for d in rng.choices(centred, k=k)]
+            start = time.perf_counter()
+            r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
+            wrong = r["h1"] if shift == 0 else r["h0"]
+            print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  "
+                  f"accept H0 {share(r['h0'], r['reps'])}  "
+                  f"wrong {wrong / r['reps']:.3f}  ASN {r['asn']:.0f} units  "
+                  f"t interval at the stop covers the truth {share(r['covers'], r['decided'])}  "
+                  f"({time.perf_counter() - start:.0f} s)")
+        if args.sprt_real:
+            real_runs(design, delta, args)
 
 
-def pair_differences(t, bot: str) -> list[float]:
-    """Every board difference (first pair, per 100 hands) of one long duplicate run."""
-    specs = [s.as_dict() for s in schedule(t)]
-    rules = {v.name: v.rules.as_dict() for v in t.variants}
+def unit_differences(t) -> list[float]:
+    """Every unit difference (first pair, per 100 hands) of a run, taken from the booking
+    exactly as the runner hands them to the sequential test."""
+    out: list[float] = []
     a, b = t.bots[0].alias, t.bots[1].alias
-    per_board: dict[int, dict[str, list[int]]] = {}
-    for spec in specs:
-        seats = [{"alias": x, "name": bot, "params": t.bots[0].params,
-                  "seed": bot_seed(t.seed, spec["index"], s)} for s, x in enumerate(spec["seats"])]
-        job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
-                  seats=seats, hands=spec["hands"], spec=spec)
-        for n, chips in enumerate(play_job(job, _registry).summary["hand_chips"]):
-            board = per_board.setdefault(n, {})
-            for alias, c in zip(spec["seats"], chips):
-                got = board.setdefault(alias, [0, 0])
-                got[0] += c
-                got[1] += 1
-    return [bd[a][0] * 100 / bd[a][1] - bd[b][0] * 100 / bd[b][1] for bd in per_board.values()]
+
+    def listen(ledger) -> None:
+        book = ledger.standings.book
+        close = book.close
+
+        def closed(unit):
+            u = close(unit)
+            if u is not None:
+                out.extend(u.diffs(a, b, book.span(u)))
+            return u
+        book.close = closed
+    play(t, listen)
+    return out
+
+
+def real_runs(design: str, delta: float, args) -> None:
+    """Whole tournaments with an [sprt] table on the first two aliases (true difference 0),
+    played until the test decides: the share accepting H1 is alpha on real runs."""
+    jobs = [(design, rep, delta, args.bot) for rep in range(args.sprt_real)]
+    start = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+        verdicts = pool.map(one_sprt_run, jobs, chunksize=2)
+    h1 = sum(v["verdict"].startswith("H1") for v in verdicts if v["verdict"])
+    h0 = sum(v["verdict"].startswith("H0") for v in verdicts if v["verdict"])
+    asn = sum(v["boards"] for v in verdicts) / len(verdicts)
+    print(f"  real runs, H0 true: {len(verdicts)} tournaments  accept H1 (alpha) {share(h1, len(verdicts))}  "
+          f"accept H0 {share(h0, len(verdicts))}  undecided {len(verdicts) - h0 - h1}  "
+          f"ASN {asn:.0f} units  ({time.perf_counter() - start:.0f} s)")
+
+
+def one_sprt_run(job) -> dict:
+    global _registry
+    design, rep, delta, bot = job
+    if _registry is None:
+        _registry = load_registry(None)
+    table, n, duplicate, variant, _ = DESIGNS[design]
+    # Enough deal sets of 50 hands that nearly every run decides (the ASN is about 650).
+    data = {"tournament": {"name": "sprt", "seed": 50_000 + rep, "seeds": 40, "hands": 50, "table": table,
+                           "duplicate": duplicate, "max_fault_share": 1.0},
+            "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
+            "variants": [{"name": variant}],
+            "sprt": {"a": f"{bot[0]}1", "b": f"{bot[0]}2", "delta": delta}}
+    result, _ = play(parse_tournament(data, None, _registry))
+    return result["sprt"]
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Leagues (a benchmark, never a test): the ratings' calibration and a league at scale.
 
-    python benchmarks/league_bench.py null --reps 300      # identical bots under many aliases
+    python benchmarks/league_bench.py null --reps 300      # random under many aliases
     python benchmarks/league_bench.py scale --bots 200 --rounds 12 --hands 4 --workers 2
 
 `null`: one bot under N aliases in a league, a fresh master seed per repetition, played
@@ -20,6 +20,8 @@ model's ranking with the known order.
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import os
 import resource
 import sys
@@ -86,39 +88,106 @@ def play_in_process(t, registry) -> Ledger:
     return ledger
 
 
-def null(args: argparse.Namespace) -> None:
-    registry = load_registry(None)
-    first = {m: 0 for m in MODELS}
-    every = {m: [0, 0] for m in MODELS}
-    started = time.perf_counter()
-    for rep in range(args.reps):
-        data = {"tournament": {"name": "null", "seed": 1000 + rep, "hands": args.hands, "table": args.table,
-                               "format": "league", "rounds": args.rounds, "max_fault_share": 1.0,
-                               "duplicate": not args.no_duplicate},
-                "bots": [{"name": args.bot, "alias": f"a{i:02d}"} for i in range(args.aliases)],
-                "variants": [{"name": "classic"}]}
-        ledger = play_in_process(parse_tournament(data, None, registry), registry)
-        lineups = ledger.standings.book.lineups["classic"]
-        for model in MODELS:
-            rows = {r["bot"]: r for r in rate(lineups, model)["bots"]}
-            covers = {b: r["ci95"][0] <= 0 <= r["ci95"][1] for b, r in rows.items()}
-            first[model] += covers["a00"]
-            every[model][0] += sum(covers.values())
-            every[model][1] += len(covers)
-        if (rep + 1) % 25 == 0 or rep + 1 == args.reps:
-            _coverage(args, rep + 1, first, every, lineups, time.perf_counter() - started)
+# The varied field of `null --field N`: bots that differ from the aliases and each other.
+FIELD = [("heuristic", {"aggression": a}) for a in (-1.0, -0.5, 0.0, 0.5, 1.0, 1.5)] + [
+    ("bold", {}), ("cautious", {})]
 
 
-def _coverage(args: argparse.Namespace, reps: int, first: dict, every: dict, lineups: dict, took: float) -> None:
-    """The shares so far (printed as the repetitions go, so a stopped run still says something)."""
-    boards = rate(lineups)["bots"][0]["boards"]
-    print(f"null calibration: {args.aliases} aliases of {args.bot}, tables of {args.table}, {args.rounds} rounds, "
-          f"{args.hands} hands a match, duplicate {not args.no_duplicate}: {boards} boards per bot; "
-          f"{reps} reps in {took:.0f} s", flush=True)
+def null_tournament(args: argparse.Namespace, rep: int) -> dict:
+    bots = [{"name": args.bot, "alias": f"a{i:02d}"} for i in range(args.aliases)]
+    bots += [{"name": name, "alias": f"f{i:02d}", **({"params": params} if params else {})}
+             for i, (name, params) in enumerate(FIELD[i % len(FIELD)] for i in range(args.field))]
+    return {"tournament": {"name": "null", "seed": 1000 + rep, "hands": args.hands, "table": args.table,
+                           "format": "league", "rounds": args.rounds, "max_fault_share": 1.0,
+                           "duplicate": not args.no_duplicate, "seeds": args.seeds},
+            "bots": bots, "variants": [{"name": "classic"}]}
+
+
+_registry = None
+
+
+def tied_everywhere(lineups: dict) -> bool:
+    """Every bot rated exactly 0 with no spread: the degenerate null, which tests nothing."""
+    rows = rate(lineups)["bots"]
+    return bool(rows) and all(r["rating"] == 0 and r["se"] == 0 for r in rows)
+
+
+def one_null(job: tuple[argparse.Namespace, int]) -> dict | None:
+    """One league: per model, every alias's (rating, se, ci95); None if it tests nothing."""
+    global _registry
+    args, rep = job
+    if _registry is None:
+        _registry = load_registry(None)
+    ledger = play_in_process(parse_tournament(null_tournament(args, rep), None, _registry), _registry)
+    lineups = ledger.standings.book.lineups["classic"]
+    if not args.field and tied_everywhere(lineups):
+        return None
+    out = {}
     for model in MODELS:
-        lo, hi = binom_ci(first[model], reps)
-        print(f"  {model:8s} first alias covers 0: {first[model] / reps:.3f} [{lo:.3f}, {hi:.3f}] "
-              f"(Clopper-Pearson 95%); all aliases: {every[model][0] / every[model][1]:.3f}", flush=True)
+        rated = rate(lineups, model)
+        # By alias, a00 first: the first alias is the one whose repetitions are independent.
+        out[model] = sorted((r["bot"], r["rating"], r["se"], r["ci95"]) for r in rated["bots"]
+                            if r["bot"].startswith("a"))
+    out["boards"] = rate(lineups)["bots"][0]["boards"]
+    return out
+
+
+def null(args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    if args.fixed_tables:
+        # A diagnostic: the same line-ups in every repetition (only the deals and the bots'
+        # seeds change), to tell the variance within one schedule from that between schedules.
+        from naparena.arena.setup import league, schedule
+        schedule.league_tables = lambda aliases, table, rounds, seed: league.league_tables(  # type: ignore[assignment]
+            aliases, table, rounds, 1)
+    done: list[dict] = []
+    jobs = [(args, rep) for rep in range(args.reps)]
+    pool = multiprocessing.get_context("fork").Pool(args.workers) if args.workers > 1 else None
+    try:
+        for out in (pool.imap(one_null, jobs) if pool else map(one_null, jobs)):
+            if out is None:
+                print(f"no test: every board of {args.bot} under duplicate ties (it plays each seat of each deal "
+                      "alike), so every rating is exactly 0; use a bot that draws its own seeds, such as random",
+                      flush=True)
+                return
+            done.append(out)
+            if len(done) % 25 == 0 or len(done) == args.reps:
+                _coverage(args, done, time.perf_counter() - started)
+    finally:
+        if pool:
+            pool.terminate()
+
+
+def _coverage(args: argparse.Namespace, done: list[dict], took: float) -> None:
+    """The shares so far (printed as the repetitions go, so a stopped run still says
+    something). Alone, every alias's truth is 0; among a field it is unknown but the same
+    for every alias and repetition: estimated by the mean of all their ratings."""
+    reps = len(done)
+    field = f" among {args.field} other bots" if args.field else ""
+    print(f"null calibration: {args.aliases} aliases of {args.bot}{field}, tables of {args.table}, "
+          f"{args.rounds} rounds, {args.seeds} seed streams, {args.hands} hands a match, duplicate "
+          f"{not args.no_duplicate}: {done[0]['boards']} boards per bot; {reps} reps in {took:.0f} s", flush=True)
+    for model in MODELS:
+        # A league the model cannot rate (places: a bot that never placed above another) says nothing.
+        rated = [out[model] for out in done if out[model]]
+        if not rated:
+            print(f"  {model:8s} no league rated")
+            continue
+        n = len(rated)
+        rows = [r for aliases in rated for r in aliases]
+        truth = math.fsum(r[1] for r in rows) / len(rows) if args.field else 0.0
+        firsts = [aliases[0] for aliases in rated]
+        first = sum(r[3][0] <= truth <= r[3][1] for r in firsts)
+        every = sum(r[3][0] <= truth <= r[3][1] for r in rows)
+        lo, hi = binom_ci(first, n)
+        ratings = [r[1] for r in firsts]
+        mean = math.fsum(ratings) / n
+        spread = math.sqrt(math.fsum((x - mean) ** 2 for x in ratings) / max(1, n - 1))
+        se = math.fsum(r[2] for r in firsts) / n
+        print(f"  {model:8s} {n} leagues rated; first alias covers {'the truth' if args.field else '0'}: "
+              f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%); all aliases: {every / len(rows):.3f}; "
+              f"first alias's ratings spread {spread:.2f}, its mean se {se:.2f}"
+              + (f"; truth (mean of the aliases) {truth:+.2f}" if args.field else ""), flush=True)
 
 
 def spearman(order: list[str], truth: dict[str, float]) -> float:
@@ -173,24 +242,35 @@ def scale(args: argparse.Namespace) -> None:
     print(f"  run directory: {session.run_dir.path}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="what", required=True)
+def parser() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = out.add_subparsers(dest="what", required=True)
     p = sub.add_parser("null")
     p.add_argument("--reps", type=int, default=300)
     p.add_argument("--aliases", type=int, default=12)
     p.add_argument("--table", type=int, default=4)
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--hands", type=int, default=6)
-    p.add_argument("--bot", default="heuristic")
+    # random: its seats draw their own seeds, so aliases differ board by board; a bot that
+    # plays a deal alike from every seat ties every duplicate board (no test at all).
+    p.add_argument("--bot", default="random")
     p.add_argument("--no-duplicate", action="store_true")
+    p.add_argument("--seeds", type=int, default=1, help="seed streams")
+    p.add_argument("--field", type=int, default=0, help="other bots around the aliases (varied: heuristic "
+                   "of six aggressions, bold, cautious)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--fixed-tables", action="store_true", help="the same line-ups in every repetition")
     s = sub.add_parser("scale")
     s.add_argument("--bots", type=int, default=200)
     s.add_argument("--table", type=int, default=3)
     s.add_argument("--rounds", type=int, default=12)
     s.add_argument("--hands", type=int, default=4)
     s.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
+    return out
+
+
+def main() -> None:
+    args = parser().parse_args()
     null(args) if args.what == "null" else scale(args)
 
 

@@ -125,6 +125,10 @@ SCHEDULER_HELP = ("play on Dask (pip install 'naparena[dask]'): tcp://host:port,
                   "or local:N for a local cluster of N worker processes; none = the workers here "
                   "(default: the file's scheduler)")
 
+SIGN_HELP = ("sign the finished run with this Ed25519 private key (naparena keygen): every file's hash, "
+             "in the run's signature.json; needs pip install 'naparena[sign]'")
+
+
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
@@ -139,9 +143,11 @@ def run(
     wide: bool = typer.Option(False, "--wide", help=WIDE_HELP),
     live: bool = typer.Option(False, "--live", help="serve a live page of progress and standings on 127.0.0.1"),
     sandbox: str | None = typer.Option(None, "--sandbox", help=SANDBOX_HELP),
+    sign: Path | None = typer.Option(None, "--sign", help=SIGN_HELP),
 ) -> None:
     """Play a tournament, write JSON logs, print the standings."""
     from naparena.arena.session import Session
+    key = _signing_key(sign)  # before playing: a bad key must not cost a run
     watcher: Any = _Shown()
     if live:
         from naparena.people.live import LiveWatcher
@@ -163,6 +169,7 @@ def run(
     finally:
         if live:
             watcher.close()
+    _signed(session.run_dir.path, key)
     _after_disqualification(result)
 
 
@@ -180,11 +187,13 @@ def resume(
     port: int = typer.Option(0, "--port", min=0, max=65535, help="with --web: the port (0: any free one)"),
     pause: float = typer.Option(1.5, "--pause", min=0.0, max=30.0,
                                 help="with --web: seconds the table stays still after each trick and hand"),
+    sign: Path | None = typer.Option(None, "--sign", help=SIGN_HELP),
 ) -> None:
     """Continue an interrupted run from its directory (from any working directory); a run a
     person sat at (naparena play) goes on at the table, in the terminal or with --web."""
     from naparena.arena.session import Session
     from naparena.people.play import play_tournament
+    key = _signing_key(sign)
     table = play_tournament(run_dir) if (run_dir / "manifest.json").is_file() else None
     if table is not None:
         _sit(table, run_dir, None, web, port, pause)
@@ -192,8 +201,35 @@ def resume(
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
     result = _play(session)
+    _signed(session.run_dir.path, key)
     _show(result, as_json, wide)
     _after_disqualification(result)
+
+
+def _signing_key(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from naparena.arena.records.signing import load_private
+    return load_private(path)
+
+
+def _signed(run_dir: Path, key: Any) -> None:
+    """Sign a finished run (an interrupted one is signed when resumed with --sign)."""
+    if key is None:
+        return
+    from naparena.arena.records.signing import public_text, sign_run
+    say("signed {} files of {} with {}", sign_run(run_dir, key), run_dir, public_text(key.public_key()))
+
+
+@_command
+def keygen(
+    path: Path = typer.Argument(..., help="file for the private key; the public key goes to PATH.pub"),
+) -> None:
+    """Make an Ed25519 key pair for signing runs (run --sign PATH, verify --signed-by PATH.pub)."""
+    from naparena.arena.records.signing import generate
+    public = generate(path)
+    out.print(escape(f"wrote {path} (private: keep it to yourself) and {path}.pub; public key: {public}"),
+              soft_wrap=True)
 
 
 @_command
@@ -393,12 +429,11 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
-    from naparena.arena.records.ledger import load_standings
-    from naparena.arena.records.verify import sound
-    from naparena.stats.standings import compare as compare_runs
-    sound(run_a)
-    sound(run_b)
-    result = compare_runs(load_standings(run_a), load_standings(run_b))
+    from naparena.tools.compare import compare_runs
+    result = compare_runs(run_a, run_b)
+    if result["design_differences"]:
+        say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
+            "bots': {}", "; ".join(result["design_differences"]))
     if as_json:
         typer.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
@@ -519,6 +554,10 @@ def ratings(
     if html is not None:
         _check_output(html, "--html")  # before the lists: a bad path must not print them first
     lists = rating_lists(run_dirs, pool, model)
+    for run in lists["runs"]:
+        if run["played_before"]:
+            say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
+                "names): booked once", run["dir"], run["played_before"], run["matches"], ", ".join(run["before_in"]))
     if as_json:
         typer.echo(json.dumps(lists, indent=1, sort_keys=True))
     else:
@@ -565,10 +604,21 @@ def verify(
                                            "tournament file describes; name every difference"),
     workers: int | None = typer.Option(None, "--workers", "-w", min=1, max=256,
                                        help="worker processes for --rerun (default: one per core)"),
+    signed_by: str | None = typer.Option(None, "--signed-by", help="require the run to be signed with this "
+                                         "Ed25519 public key (a .pub file or its ed25519:… text), every file "
+                                         "as signed"),
 ) -> None:
     """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
-    --tournament, also catch a run forged with naparena's own engine."""
+    --tournament, also catch a run forged with naparena's own engine; with --signed-by, any
+    change to a signed run."""
+    from naparena.arena.records.signing import load_public
     from naparena.arena.records.verify import verify_run
+    from naparena.arena.rerun import described_run
+    # The file and key first: a missing or bad one is told before a long replay, not after it,
+    # and so is every way the run is not the file's (the manifest alone tells).
+    described = described_run(tournament) if tournament is not None else None
+    public = load_public(signed_by) if signed_by is not None else None
+    honest = _verify_tournament(run_dir, tournament, described) if tournament is not None else True
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
         matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
@@ -581,9 +631,7 @@ def verify(
     status = "ok" if not problems else "FAILED"
     out.print(f"verify {status}: {matches} matches, {hands} hands replayed, {len(problems)} problems"
               + (f", {missing} matches not played yet" if missing else ""))
-    honest = not problems
-    if tournament is not None:
-        honest = _verify_tournament(run_dir, tournament) and honest
+    honest = _verify_signature(run_dir, public) and not problems and honest
     if rerun:
         if problems:
             say("[yellow]re-run skipped[/]: the run's files disagree with each other already")
@@ -613,10 +661,26 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
         if done:
             lines(done)
     return verify_run(run_dir, tick)
-def _verify_tournament(run_dir: Path, file: Path) -> bool:
+def _verify_signature(run_dir: Path, public: Any) -> bool:
+    """The run's signature: checked against `public` if given, else only said."""
+    from naparena.arena.records.signing import check_signature, public_text, signer
+    if public is None:
+        by = signer(run_dir)
+        out.print("signature: none (the run is unsigned)" if by is None else
+                  escape(f"signature: by {by}, not checked (give --signed-by)"), soft_wrap=True)
+        return True
+    problems = check_signature(run_dir, public)
+    for name, problem in problems:
+        say("[red]not as signed[/] {}: {}", name, problem)
+    out.print(escape(f"signature {'ok' if not problems else 'FAILED'}: by {public_text(public)}, "
+                     f"{len(problems)} problems"), soft_wrap=True)
+    return not problems
+
+
+def _verify_tournament(run_dir: Path, file: Path, described: dict | None) -> bool:
     """`verify --tournament`: every way the run is not the one `file` describes."""
     from naparena.arena.rerun import tournament_differences
-    differences = tournament_differences(run_dir, file)
+    differences = tournament_differences(run_dir, file, described)
     for difference in differences:
         say("[red]not this file's run[/]: {}", difference)
     out.print(f"tournament {'ok' if not differences else 'FAILED'}: {len(differences)} differences from {file}")
@@ -731,15 +795,18 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
     from naparena.tools.check import check_bot, checked_entry, seat_sees
     registry = load_registry(bots_dir)
     how: dict[str, Any] = {"isolation": isolation, "params": parse_params(params) if params else None}
+    if command is not None and tournament is not None:
+        raise RunError("--command and --tournament both say how to start the bot: give one of them")
+    argv = _command_line(command) if command is not None else None
     if bot is None:
-        if command is None or tournament is not None:
+        if argv is None:
             raise RunError("name a bot to check (BOT), or give an external bot's --command")
-        bot = _command_name(shlex.split(command))
+        bot = _command_name(argv)
     if tournament is not None:
         how.update(checked_entry(tournament, bot))
-    elif command is not None:
+    elif argv is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
-        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in shlex.split(command)]
+        how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in argv]
     how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
@@ -794,6 +861,17 @@ def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:
     if warning:
         say("[yellow]warning:[/] {}", warning)
     return dataclasses.replace(confinement, sandbox=used)
+
+
+def _command_line(command: str) -> list[str]:
+    """`check --command`'s words, refused when there are none to start."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise RunError(f"--command {command!r}: cannot split it into words ({e})") from None
+    if not argv:
+        raise RunError("--command is empty: give the bot's command line, e.g. --command 'node mybot.js'")
+    return argv
 
 
 def _command_name(argv: list[str]) -> str:

@@ -4,6 +4,7 @@ the standings measure it; boards, strata, positions and left-out deal sets."""
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -16,6 +17,7 @@ from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
 from naparena.stats.boards import SEATINGS_MAX, BoardBook, Moments, estimate
+from naparena.stats.standings import Standings
 
 AFTER_NAP = sorted(name for name, v in VARIANTS.items() if v.options.get("shuffle") == "after_nap")
 
@@ -209,3 +211,29 @@ def test_without_duplicate_each_seating_is_a_stratum():
     assert by_seating["mean"] == one["mean"] == 0
     assert one["se"] > 2 * by_seating["se"]
 
+
+
+class _Pair:
+    a, b, delta, alpha, beta, variant = "a", "b", 5.0, 0.05, 0.05, "v"
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_the_sequential_test_judges_the_units_the_intervals_do(duplicate):
+    """Boards with duplicate, rounds of as many hands as seats without: the SPRT gets one
+    difference per unit of the pair's interval, the same values, so the two cannot
+    disagree about what the data are."""
+    standings = Standings(["v"], ["a", "b"], duplicate=duplicate, sprt=_Pair())
+    chips = [[-(10 if n % 2 == 0 else -10) + e, (10 if n % 2 == 0 else -10) - e]
+             for n, e in enumerate([5, -5, 2, -2, 3, -3, 1])]
+    seatings = (["a", "b"], ["b", "a"]) if duplicate else (["a", "b"],)
+    for rotation, seats in enumerate(seatings):
+        unit = ("v", 0, 0) if duplicate else ("v", 0, 0, rotation)
+        rows = chips if seats[0] == "a" else [row[::-1] for row in chips]
+        standings.book.add(unit, spec(rotation, seats), summary(rows, list(range(len(rows)))))
+    standings.close_unit(("v", 0, 0) if duplicate else ("v", 0, 0, 0))
+    assert standings.sprt is not None
+    [pair] = standings.book.pairs["v"][("a", "b")].values()
+    diffs = standings.sprt.diffs
+    assert len(diffs) == pair.n == (7 if duplicate else 3)  # a part round is left out, as in the interval
+    # Per 100 hands: the interval's unit value (scaled by its seats) is the same difference.
+    assert math.fsum(diffs) == pytest.approx(100 * pair.s1 / pair.scale)

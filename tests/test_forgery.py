@@ -382,3 +382,143 @@ def test_an_unreadable_tournament_file_is_bad_input(honest, tmp_path):
     code, output = verify(honest, "--tournament", str(tmp_path / "missing.toml"))
     assert code == 2
     assert "missing.toml" in output and "Traceback" not in output
+
+
+def test_verify_tournament_reads_its_file_before_replaying_the_run(honest, tmp_path):
+    code, output = verify(honest, "--tournament", str(tmp_path / "nosuch.toml"))
+    assert code == 2
+    assert "nosuch.toml" in output and "verify ok" not in output and "replayed" not in output
+
+
+def test_a_changed_seed_is_one_difference(honest, tmp_path):
+    data = tomllib.loads((honest.parent.parent / "t.toml").read_text())
+    data["tournament"]["seed"] = 12
+    (tmp_path / "bots").mkdir()
+    shutil.copy(honest.parent.parent / "bots" / "steady.py", tmp_path / "bots")
+    (tmp_path / "t.toml").write_text(tomli_w.dumps(data))
+    code, output = verify(honest, "--tournament", str(tmp_path / "t.toml"))
+    assert code == 1, output
+    assert output.count("'seed' is 11 in the run, 12 ") == 1
+    assert "tournament FAILED: 1 differences" in output
+    # Told from the manifest, before the long replay of every hand.
+    assert output.index("tournament FAILED") < output.index("verify ok")
+
+
+# --- signed runs ------------------------------------------------------------------------
+
+def frame_a_last_hand_time_out(run_dir: Path) -> str:
+    """The last match played again with a time-out framed on the first bidder of its last
+    hand, as a re-run takes a logged time-out as given: nothing replays differently."""
+    path = match_files(run_dir)[-1]
+    log = load(path)
+    t = recorded_tournament(RunDir(run_dir))
+    registry = registry_for(t)
+    session = Session(t, registry, run_dir)
+    last = log["hands"][-1]
+    framed = [last["n"], last["bids"][0][0], 0, f"time-out: no answer within {t.timeout:g} s"]
+    session.given[log["match"]["index"]] = ([], [framed])
+    job = session.job(log["match"])
+    job.path = None
+    path.write_bytes(bytes(play_job(job, registry)))
+    restand(run_dir)
+    return path.name
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory) -> tuple[Path, Path]:
+    """An honest run signed by its organizer, and the organizer's public key file."""
+    pytest.importorskip("cryptography", reason="needs the sign extra")
+    folder = tmp_path_factory.mktemp("signed")
+    made = CliRunner().invoke(app, ["keygen", str(folder / "organizer.key")])
+    assert made.exit_code == 0, made.output
+    file = write_tournament(folder / "a")
+    result = CliRunner().invoke(app, ["run", str(file), "--workers", "2", "--log-dir", str(folder / "a" / "logs"),
+                                      "--sign", str(folder / "organizer.key")])
+    assert result.exit_code == 0, result.output
+    [run_dir] = (folder / "a" / "logs").iterdir()
+    return run_dir, folder / "organizer.key.pub"
+
+
+def test_a_framed_last_hand_time_out_is_caught_on_a_signed_run(signed, tmp_path):
+    honest, public = signed
+    code, output = verify(honest, "--signed-by", str(public))
+    assert code == 0 and "signature ok" in output, output
+    forged = Path(shutil.copytree(honest, tmp_path / honest.name))
+    name = frame_a_last_hand_time_out(forged)
+    assert any(str(f[3]).startswith("time-out") for f in load(forged / MATCHES / name)["hands"][-1]["faults"])
+    # The control: every check that takes time as given is fooled.
+    code, output = verify(forged, "--rerun", "--tournament", str(honest.parent.parent / "t.toml"))
+    assert code == 0, output
+    code, output = verify(forged, "--signed-by", str(public))
+    assert code == 1
+    assert f"{MATCHES}/{name}: changed since it was signed" in " ".join(output.split())
+    assert "standings.json: changed since it was signed" in " ".join(output.split())
+    # Signing the forgery again takes the organizer's private key; the forger's own is named.
+    made = CliRunner().invoke(app, ["keygen", str(tmp_path / "forger.key")])
+    assert made.exit_code == 0
+    from naparena.arena.records.signing import load_private, sign_run
+    sign_run(forged, load_private(tmp_path / "forger.key"))
+    code, output = verify(forged, "--signed-by", str(public))
+    assert code == 1 and "not by ed25519:" in output
+
+
+def test_a_signature_names_files_added_removed_or_a_changed_list(signed, tmp_path):
+    honest, public = signed
+    copy = Path(shutil.copytree(honest, tmp_path / honest.name))
+    first, *_, last = match_files(copy)
+    shutil.copy(last, copy / MATCHES / "000099.json")
+    first.unlink()
+    code, output = verify(copy, "--signed-by", str(public))
+    said = " ".join(output.split())
+    assert code == 1
+    assert f"{MATCHES}/{first.name}: missing, though it was signed" in said
+    assert f"{MATCHES}/000099.json: not signed" in said
+    signature = json.loads((copy / "signature.json").read_text())
+    signature["files"][f"{MATCHES}/000099.json"] = signature["files"][f"{MATCHES}/{last.name}"]
+    (copy / "signature.json").write_text(json.dumps(signature))
+    code, output = verify(copy, "--signed-by", str(public))
+    assert code == 1 and "the list was changed" in output
+
+
+def test_an_unsigned_run_says_it_is_unsigned(honest, signed):
+    _, public = signed
+    code, output = verify(honest)
+    assert code == 0 and "signature: none (the run is unsigned)" in output
+    code, output = verify(honest, "--signed-by", str(public))
+    assert code == 1 and "the run is unsigned" in " ".join(output.split())
+
+
+def test_a_bad_key_is_one_message_before_anything_is_played(signed, tmp_path):
+    honest, public = signed
+    (tmp_path / "not-a-key").write_text("hello")
+    for args in (["verify", str(honest), "--signed-by", str(tmp_path / "not-a-key")],
+                 ["verify", str(honest), "--signed-by", "ed25519:AAAA"],
+                 ["verify", str(honest), "--signed-by", str(tmp_path / "nowhere.pub")],
+                 ["run", str(honest.parent.parent / "t.toml"), "--sign", str(public),
+                  "--log-dir", str(tmp_path / "logs")]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert result.stderr.startswith("error: --sign") and "verify ok" not in result.output
+    assert not (tmp_path / "logs").exists()
+    again = CliRunner().invoke(app, ["keygen", str(public.with_suffix(""))])
+    assert again.exit_code == 2 and "never overwrites" in again.stderr
+    for where in (tmp_path, tmp_path / "nowhere" / "k.key"):
+        result = CliRunner().invoke(app, ["keygen", str(where)])
+        assert result.exit_code == 2 and result.stderr.startswith("error:"), result.output
+        assert "Traceback" not in result.output
+
+
+def test_a_run_resumed_with_sign_is_signed_whole(signed, tmp_path):
+    honest, public = signed
+    copy = Path(shutil.copytree(honest, tmp_path / honest.name))
+    for path in match_files(copy)[5:]:
+        path.unlink()
+    for name in ("standings.json", "signature.json"):
+        (copy / name).unlink()
+    resumed = CliRunner().invoke(app, ["resume", str(copy), "--workers", "1", "--sign",
+                                       str(public.with_suffix(""))])
+    assert resumed.exit_code == 0, resumed.output
+    code, output = verify(copy, "--signed-by", str(public))
+    assert code == 0 and "signature ok" in output, output
+    assert json.loads((copy / "signature.json").read_text())["files"] == \
+        json.loads((honest / "signature.json").read_text())["files"]

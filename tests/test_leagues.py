@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from naparena.arena.setup.league import cooccurrence, league_tables
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, seatings
+from naparena.bots import plugins
 from naparena.errors import ConfigError
 from naparena.tools.ratings import rating_lists
 from tests.helpers import assert_same_files, errors, flat, invoke, snapshot
@@ -297,8 +299,87 @@ def test_the_ratings_command_knows_a_bot_by_its_identity_not_its_alias(tmp_path,
     assert {tuple(r["aliases"]) for r in entry["bots"]} == {("b0", "b2", "b4", "xb0", "xb2", "xb4"),
                                                             ("b1", "b3", "xb1", "xb3")}
     assert "ratings" in (tmp_path / "r.html").read_text()
-    again = invoke("ratings", run_a, run_a)
-    assert again.exit_code == 2 and "the same tournament" in flat(again.output)
+    again = invoke("ratings", run_a, run_a, "--json")
+    assert again.exit_code == 0 and "booked once" in flat(again.stderr)
+    assert json.loads(again.stdout)["lists"] == rating_lists([run_a])["lists"]
+
+
+def _rows(lists: dict) -> list[tuple]:
+    return [(r["bot"], r["rating"], r["ci95"], r["boards"]) for e in lists["lists"] for r in e["bots"]]
+
+
+def test_two_runs_that_played_the_same_matches_count_once_whatever_their_names(tmp_path, run_session):
+    a = mixed(5, table=3, rounds=2)
+    b = mixed(5, table=3, rounds=2)
+    for bot in b["bots"]:
+        bot["alias"] = "x" + bot["alias"]  # other aliases, another run name below: the same play
+    run_a, _ = run_session(write(tmp_path / "a", a, "a"), tmp_path / "ra", workers=1)
+    run_b, _ = run_session(write(tmp_path / "b", b, "renamed"), tmp_path / "rb", workers=1)
+    assert RunDir(run_a).read_manifest()["config_hash"] != RunDir(run_b).read_manifest()["config_hash"]
+    both = invoke("ratings", run_a, run_b, "--json")
+    assert both.exit_code == 0, both.output
+    matches = RunDir(run_a).read_manifest()["matches"]
+    assert f"{matches} of its {matches} matches were played in" in flat(both.stderr)
+    alone = rating_lists([run_a])
+    assert _rows(json.loads(both.stdout)) == [(f"b{bot[1:]}" if bot.startswith("x") else bot, *rest)
+                                              for bot, *rest in _rows(alone)]
+    # A run that shares only some matches (the same seed, one more round: some of its tables
+    # are the shorter league's) books only its own; in either order the same lists.
+    run_c, _ = run_session(write(tmp_path / "c", mixed(5, table=3, rounds=3), "c"), tmp_path / "rc", workers=1)
+    merged = rating_lists([run_a, run_c])
+    [shorter, longer] = merged["runs"]
+    assert shorter["played_before"] == 0 and 0 < longer["played_before"] < longer["matches"]
+    assert _rows(rating_lists([run_c, run_a])) == _rows(merged)
+    boards = lambda lists: sum(r["boards"] for e in lists["lists"] for r in e["bots"])  # noqa: E731
+    assert boards(rating_lists([run_a])) < boards(merged) < boards(alone) + boards(rating_lists([run_c]))
+    # The control: another seed plays other matches, and both runs are booked in full.
+    run_d, _ = run_session(write(tmp_path / "d", mixed(5, table=3, rounds=2, seed=12), "d"),
+                           tmp_path / "rd", workers=1)
+    assert boards(rating_lists([run_a, run_d])) == 2 * boards(alone)
+
+
+COPYCAT = """
+from naparena import Bot, hookimpl
+
+
+class Copycat(Bot):
+    name = "copycat"
+    description = "random answers"
+
+    def bid(self, view):
+        return self.rng.choice(view.legal)
+
+    def play(self, view):
+        return self.rng.choice(view.legal)
+
+
+@hookimpl
+def register_bots(register):
+    register(Copycat)
+"""
+
+
+def test_the_same_tournament_with_a_changed_bot_is_another_run(tmp_path, run_session):
+    data = mixed(5, table=3, rounds=2)
+    data["bots"][0]["name"] = "copycat"
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "copycat.py").write_text(COPYCAT)
+    path = write(tmp_path, data, "lg")
+    before, _ = run_session(path, tmp_path / "before", workers=1, bots_dir=bots)
+    (bots / "copycat.py").write_text(COPYCAT + "# a new version that plays the same cards\n")
+    sys.modules.pop(plugins.DROP_IN_PACKAGE + ".copycat", None)
+    after, _ = run_session(path, tmp_path / "after", workers=1, bots_dir=bots)
+    versions = {RunDir(d).read_manifest()["bots"]["b0"]["version"] for d in (before, after)}
+    assert len(versions) == 2
+    merged = rating_lists([before, after])
+    [entry] = merged["lists"]
+    copies = [r for r in entry["bots"] if r["identity"]["name"] == "copycat"]
+    assert len(copies) == 2 and all(r["aliases"] == ["b0"] for r in copies)
+    # Every match copycat sits in is new; only the tables without it were played before.
+    [_, again] = merged["runs"]
+    without = sum("b0" not in s.seats for s in schedule(parse_tournament(data, "lg.toml")))
+    assert again["played_before"] == without < again["matches"]
 
 
 def test_the_ratings_command_keeps_variants_apart_unless_pooled(tmp_path, run_session):

@@ -18,6 +18,7 @@ from naparena.bots.pimc import (
 )
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV, load_registry
 from naparena.bots.reference import HeuristicBot, RandomBot
+from naparena.bots.solver import TRICKS, OutOfTime, Position
 from naparena.errors import RulesError
 from naparena.game.cards import SUIT
 from naparena.game.engine import Match
@@ -362,12 +363,52 @@ class SlowClock:
 def test_the_node_budget_binds_so_a_slow_machine_plays_the_same_cards(monkeypatch):
     rules, lineup = make_rules("classic"), [PimcBot, HeuristicBot, PimcBot, RandomBot]
     params = {"samples": 40, "bid_samples": 16, "max_nodes": 20_000}
+    # Calm: a clock that never moves, so only the node budget can end a decision (the
+    # machine's own clock would make this test as load-sensitive as the bot it tests).
+    monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(0.0))
     _, calm = play_match(rules, 4, lineup, seed=3, hands=6, params=params)
-    # Every reading of the clock is 8 ms later: at most 40 samples and 40 tie-break solves
-    # a decision come to 0.65 s, several times a real decision, still within the guard.
-    monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(0.008))
+    # Every reading of the clock is 3 ms later: 1 at the start, at most 40 samples, 40
+    # tie-break solves and 20 readings within the solves (one per CLOCK_EVERY of the 20,000
+    # nodes) come to 0.30 s, several times a real decision, still within the 0.4 s guard.
+    slow = SlowClock(0.003)
+    monkeypatch.setattr("naparena.bots.pimc._clock", slow)
     _, loaded = play_match(rules, 4, lineup, seed=3, hands=6, params=params)
     assert loaded == calm
+    assert slow.now > 1.0  # the slow clock was read throughout
+    # The control: a clock twice as slow again reaches the guard, and the play changes.
+    monkeypatch.setattr("naparena.bots.pimc._clock", SlowClock(0.03))
+    _, cut = play_match(rules, 4, lineup, seed=3, hands=6, params=params)
+    assert cut != calm
+
+
+def test_a_decision_past_its_guard_stops_at_the_next_reading(monkeypatch, caplog):
+    # The clock moves 0.3 s a reading against a 0.4 s guard: the start reads 0.3, so the
+    # deadline is 0.7; a reading before each solve (and within a long one) ends the
+    # decision at the first past it. One cut, logged; a legal bid all the same.
+    hand = Match(make_rules("classic"), 4, 3).next_hand()
+    bot = PimcBot(random.Random(1), hand.to_act, samples=20, max_nodes=10_000_000)
+    slow = SlowClock(0.3)
+    monkeypatch.setattr("naparena.bots.pimc._clock", slow)
+    with caplog.at_level("WARNING", logger="naparena.bots.pimc"):
+        assert bot.bid(hand.view()) in hand.legal()
+    assert bot.clock_cuts == 1
+    assert slow.now <= 4 * 0.3 + 1e-9  # start, one solve, the cut, its log line
+
+
+def test_a_long_solve_is_cut_within_it(monkeypatch):
+    # One search of a seven-card deal, far more than CLOCK_EVERY nodes: the bot's deadline
+    # reaches into it, so a decision never waits for a long solve to finish.
+    rng = random.Random(1)
+    pack = list(range(52))
+    rng.shuffle(pack)
+    hands = tuple(tuple(sorted(pack[i * 7:(i + 1) * 7])) for i in range(4))
+    pos = Position(hands, (0, 1, 2, 3), 0, bidder=0, need=4, trumps_by_lead=True)
+    bot = PimcBot(random.Random(1), 0)
+    bot._deadline = 1.0
+    readings = iter([0.5, 2.0])  # before the solve, then within it
+    monkeypatch.setattr("naparena.bots.pimc._clock", lambda: next(readings))
+    with pytest.raises(OutOfTime):
+        bot._solve(pos, None, TRICKS, max_nodes=10_000_000, table={})
 
 
 def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
@@ -389,16 +430,11 @@ def test_a_decision_cut_by_the_clock_is_logged_and_counted(monkeypatch, caplog):
     assert len(cuts) == bot.clock_cuts and "seat 0" in cuts[0].getMessage()
 
 
-def test_the_clock_guard_is_three_quarters_of_the_time_out_unless_set(monkeypatch):
-    monkeypatch.setattr("naparena.bots.pimc._clock", lambda: 10.0)
-    hand = Match(make_rules("classic"), 4, 3).next_hand()
-    view = hand.view()
-    told = PimcBot(random.Random(1), hand.to_act, samples=20)
+def test_the_clock_guard_is_two_fifths_of_the_time_out_unless_set():
+    told = PimcBot(random.Random(1), 0, samples=20)
     told.start_match({"timeout": 5.0})
-    assert not told._out_of_time(view, 10.0 - 3.7)  # 3.7 s spent, guard 3.75 s
-    assert told._out_of_time(view, 10.0 - 3.8) and told.clock_cuts == 1
-    untold = PimcBot(random.Random(1), hand.to_act, samples=20)
-    assert untold._out_of_time(view, 10.0 - 0.8)  # never told: 0.75 s
-    own = PimcBot(random.Random(1), hand.to_act, samples=20, time_budget=0.5)
+    assert told._limit() == 2.0
+    assert PimcBot(random.Random(1), 0, samples=20)._limit() == 0.4  # never told: of a 1 s time-out
+    own = PimcBot(random.Random(1), 0, samples=20, time_budget=0.5)
     own.start_match({"timeout": 5.0})
-    assert own._out_of_time(view, 10.0 - 0.6)  # its own budget wins
+    assert own._limit() == 0.5  # its own budget wins

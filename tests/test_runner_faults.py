@@ -14,11 +14,15 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from naparena.arena.executors import pool as pool_module
+from naparena.arena.executors.pool import ForkPool
 from naparena.arena.records.rundir import MATCHES
 from naparena.arena.session import Session
 from naparena.bots import plugins
@@ -400,3 +404,46 @@ def test_a_drop_in_that_exits_or_interrupts_is_a_plug_in_failure(tmp_path, where
     assert "failed" in flat and "quitter" in flat
     assert ("SystemExit" in flat) or ("KeyboardInterrupt" in flat)
     assert "random" in flat, "the other bots still load"
+
+
+class _WatchedLock:
+    """A lock that notes when a thread had to wait for it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.waited = threading.Event()
+
+    def __enter__(self):
+        if not self._lock.acquire(blocking=False):
+            self.waited.set()
+            self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+
+def test_shutdown_never_writes_its_wake_byte_to_a_pipe_the_manager_closed(monkeypatch):
+    # Force the interleaving seen under load: shutdown's wake write is held back until the
+    # manager thread has either finished (and closed the pipe) or is waiting for the lock.
+    # Under the fix the write happens with the lock held, so the manager waits; with the
+    # write outside the lock the manager finishes first and the write hits a closed pipe.
+    pool = ForkPool(1)
+    lock = _WatchedLock()
+    pool._lock = lock  # type: ignore[assignment]
+    real_write, writes = os.write, []
+
+    def held_back_write(fd, data):
+        if threading.current_thread() is threading.main_thread() and pool._closing:
+            lock.waited.clear()
+            deadline = time.monotonic() + 60  # a safety stop, never reached either way
+            while pool._thread.is_alive() and not lock.waited.is_set():
+                assert time.monotonic() < deadline, "the manager neither finished nor waited"
+                time.sleep(0.005)
+            writes.append("after the manager closed" if not pool._thread.is_alive() else "in time")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(pool_module.os, "write", held_back_write)
+    pool.shutdown()
+    assert writes == ["in time"]
+    assert not pool._thread.is_alive()

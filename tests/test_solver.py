@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from naparena import cards
 from naparena.bots.solver import (
+    CLOCK_EVERY,
     MAKE,
     TRICKS,
+    OutOfTime,
     Position,
     SearchLimit,
     first_lead_names_trumps,
@@ -235,6 +237,45 @@ def test_node_limit_raises():
     pos = Position(hands, (0, 1, 2, 3), 0, bidder=0, need=4, trumps_by_lead=True)
     with pytest.raises(SearchLimit):
         solve(pos, goal=TRICKS, max_nodes=50)
+
+
+def seven_card_deal() -> Position:
+    rng = random.Random(1)
+    pack = list(range(52))
+    rng.shuffle(pack)
+    hands = tuple(tuple(sorted(pack[i * 7:(i + 1) * 7])) for i in range(4))
+    return Position(hands, (0, 1, 2, 3), 0, bidder=0, need=4, trumps_by_lead=True)
+
+
+class CountingClock:
+    """A clock that reads `times` in turn (the last for ever), counting its readings."""
+
+    def __init__(self, *times: float):
+        self.times, self.readings = list(times), 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return self.times[min(self.readings, len(self.times)) - 1]
+
+
+def test_a_deadline_stops_a_search_within_a_clock_reading_of_it():
+    pos = seven_card_deal()
+    whole = solve(pos, goal=TRICKS)
+    assert whole.nodes > 4 * CLOCK_EVERY  # a search long enough to be cut
+    # The clock passes the deadline at its second reading: the search stops there, after
+    # about two readings' worth of nodes, however slow the machine.
+    clock = CountingClock(0.0, 2.0)
+    with pytest.raises(OutOfTime):
+        solve(pos, goal=TRICKS, deadline=1.0, clock=clock)
+    assert clock.readings == 2
+    # A deadline never reached changes nothing: the same values and nodes.
+    never = CountingClock(0.0)
+    assert solve(pos, goal=TRICKS, deadline=1.0, clock=never) == whole
+    assert 1 <= never.readings <= whole.nodes // CLOCK_EVERY  # about once per CLOCK_EVERY nodes
+    # The node budget still binds first where it is smaller, with a deadline or without.
+    with pytest.raises(SearchLimit) as caught:
+        solve(pos, goal=TRICKS, max_nodes=50, deadline=1.0, clock=CountingClock(0.0))
+    assert not isinstance(caught.value, OutOfTime)
 
 
 def test_bad_positions_are_refused():

@@ -9,6 +9,7 @@ import random
 import pytest
 
 from naparena.arena.setup.league import league_tables
+from naparena.stats.distributions import t_quantile
 from naparena.stats.strength import LineupSums, merge, rate
 
 HELD = 6  # hands each bot holds on a board (its seatings)
@@ -112,3 +113,15 @@ def test_one_bot_holding_two_slots_counts_its_boards_once():
         s.add([n, n, -2 * n])
     rated = rate({(("a", "a", "b"), (HELD,) * 3): s})
     assert {r["bot"]: r["boards"] for r in rated["bots"]} == {"a": 6, "b": 6}
+
+
+@pytest.mark.parametrize("model", ["margins", "places"])
+def test_each_bot_s_t_quantile_has_its_own_boards_degrees_of_freedom(model):
+    # 16 bots at tables of four, 3 rounds of 4 boards: 12 boards a bot, 48 in the league.
+    # A bot's variance rests on its own 12 boards: t with 11 df, not the fit's 48 − 16 + 1.
+    rated = rate(boards(TRUTH, 4, 3, 4, seed=3), model)
+    assert rated["df"] == 33
+    for row in rated["bots"]:
+        assert row["boards"] == 12
+        half = (row["ci95"][1] - row["ci95"][0]) / 2
+        assert half / row["se"] == pytest.approx(t_quantile(11), rel=0.01)  # 2.201, not 2.035 (rounding: 3 decimals)

@@ -189,21 +189,29 @@ def _new_time_out(logged: dict, again: dict) -> bool:
 
 # --- the run a tournament file describes ------------------------------------------------
 
-def tournament_differences(run_dir: str | Path, file: str | Path) -> list[str]:
-    """Every way the run in `run_dir` is not the one tournament `file` describes: its
-    settings, bots (name, params, command, version or code hash), variants and rules, and
-    so its seeds and schedule. `NOT_COMPARED` keys are not. Empty when it is that run."""
-    rd = RunDir(run_dir)
-    recorded = rd.check_format()
+def described_run(file: str | Path) -> dict:
+    """The manifest a run of tournament `file` would have (its bots loaded and checked):
+    read before anything long, so a bad file is told at once."""
     t = load_tournament(file)
     registry = registry_for(t)
-    t = check_bots(t, registry)
-    described = manifest(t, registry)
-    out = _config_differences(recorded.get("tournament") or {}, described["tournament"], str(file))
+    return manifest(check_bots(t, registry), registry)
+
+
+def tournament_differences(run_dir: str | Path, file: str | Path, described: dict | None = None) -> list[str]:
+    """Every way the run in `run_dir` is not the one tournament `file` describes (its
+    `described_run`, if read already): its settings, bots (name, params, command, version
+    or code hash), variants and rules, and so its seeds and schedule. `NOT_COMPARED` keys
+    are not. Empty when it is that run."""
+    recorded = RunDir(run_dir).check_format()
+    described = described if described is not None else described_run(file)
+    config = recorded.get("tournament") or {}
+    out = _config_differences(config, described["tournament"], str(file))
     out += _bot_differences(recorded.get("bots") or {}, described["bots"])
     for key in sorted(set(recorded) | set(described)):
         if key in (*MACHINE_KEYS, "tournament", "bots") or (out and key == "config_hash"):
             continue
+        if key in described["tournament"] and config.get(key) != described["tournament"][key]:
+            continue  # a setting the manifest repeats (the seed): told once, above
         if recorded.get(key) != described.get(key):
             out.append(f"'{key}' is {recorded.get(key)!r} in the run, {described.get(key)!r} by the file")
     return out

@@ -162,6 +162,8 @@ class Session:
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
         # taken as given: (hangs, as crash replays; time-outs, as `Job.given`).
         self.given: dict[int, tuple[list, list]] = {}
+        # Whether the run directory goes under the file's own log_dir: its errors name that key.
+        self.in_files_log_dir = False
 
     # --- opening ---
 
@@ -178,9 +180,12 @@ class Session:
         watcher = watcher or Quiet()
         t = with_sandbox(t, sandbox, watcher)
         t, registry = _ready(t, bots_dir, isolation, watcher)
+        in_files_log_dir = run_dir is None and log_dir is None and bool(t.path)
         if run_dir is None:
             run_dir = latest_run_dir(t, log_dir) if resume else new_run_dir(t, log_dir)
-        return cls(t, registry, run_dir, workers, scheduler, resuming=resume, watcher=watcher)
+        session = cls(t, registry, run_dir, workers, scheduler, resuming=resume, watcher=watcher)
+        session.in_files_log_dir = in_files_log_dir
+        return session
 
     @classmethod
     def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
@@ -256,7 +261,12 @@ class Session:
     def prepare(self) -> int:
         """Write (or, resuming, check) the manifest; return how many matches are already done."""
         rd = self.run_dir
-        rd.make()
+        try:
+            rd.make()
+        except RunError as e:
+            if not self.in_files_log_dir:
+                raise
+            raise ConfigError(self.t.path, "tournament.log_dir", str(e)) from None
         mine = manifest(self.t, self.registry)
         if rd.started() and not self.resuming:
             raise RunError(f"{rd} already holds a run; resume it or start a new one")

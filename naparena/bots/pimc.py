@@ -16,8 +16,10 @@ from naparena.bots.reference import HeuristicBot
 from naparena.bots.solver import (
     MAKE,
     TRICKS,
+    OutOfTime,
     Position,
     SearchLimit,
+    Solution,
     first_lead_names_trumps,
     opening_leads,
     solve,
@@ -37,7 +39,10 @@ BID_CALIBRATION = 0.3
 MISERE_CALIBRATION = 1.2
 _REJECTION_TRIES = 12  # uniform deals tried before the constrained deal (see Unseen.deal)
 log = logging.getLogger(__name__)
-GUARD_SHARE = 0.75  # of the decision time-out, where the clock cuts a decision short
+# Of the decision time-out, where the clock cuts a decision short. The solver reads the
+# clock within a search too, so a decision ends soon after it: two fifths leave the rest
+# of the time-out for a loaded machine's delays (a 1 s time-out overran at 0.75).
+GUARD_SHARE = 0.4
 _clock = time.perf_counter  # one name, so a test can stand in a slow machine's clock
 
 
@@ -214,8 +219,10 @@ class PimcBot(HeuristicBot):
     Budgets: a decision stops sampling once it has spent `max_nodes` solver nodes, which
     is deterministic: that is the limit meant to bind (about 0.1 s of solving here; a
     4-player classic card decision takes some 20 ms at the median). `time_budget` only
-    guards the decision time-out: by default (0) it is three quarters of the tournament's
-    `timeout`, told in `start_match` (0.75 s if never told). The node budget takes up to
+    guards the decision time-out: by default (0) it is two fifths of the tournament's
+    `timeout`, told in `start_match` (0.4 s if never told), and it holds within a solve
+    (the solver reads the clock every `CLOCK_EVERY` nodes), so a cut decision ends soon
+    after it, leaving the rest of the time-out to a loaded machine. The node budget takes up to
     about 0.1 s of CPU time in the slowest decisions (0.01 s at the median), but wall time
     on a busy machine was 10-30 times that, so give pimc a generous `timeout`
     (`tournaments/ladder.toml` uses 20 s) and the node budget binds, and the same seed
@@ -242,6 +249,7 @@ class PimcBot(HeuristicBot):
     #: Decisions the time guard cut short (each also logged): non-zero means not reproducible.
     clock_cuts = 0
     _guard = 0.0  # seconds; set by start_match
+    _deadline: float | None = None  # of the decision under way, on `_clock`
 
     def start_match(self, info) -> None:
         timeout = info.get("timeout") if isinstance(info, dict) else None
@@ -261,8 +269,20 @@ class PimcBot(HeuristicBot):
         choice = self._pimc_card(view)
         return choice if choice in legal else HeuristicBot.play(self, view)
 
+    def _limit(self) -> float:
+        """Seconds a decision may take before the clock cuts it."""
+        return self._guard or self.time_budget or GUARD_SHARE * DEFAULT_TIMEOUT
+
+    def _solve(self, pos: Position, legal, goal: str, max_nodes: int, table: dict) -> Solution:
+        """`solve` under this decision's deadline, on the module's clock: looked at before
+        each solve (a decision makes many small ones) and within a long one."""
+        if self._deadline is not None and _clock() > self._deadline:
+            raise OutOfTime("past the deadline before the solve")
+        return solve(pos, legal, goal, max_nodes=max_nodes, table=table, deadline=self._deadline, clock=_clock)
+
     def _pimc_card(self, view):
         start = _clock()
+        self._deadline = start + self._limit()
         legal = view.legal
         unseen = unseen_for_play(view)
         rules = view.rules
@@ -274,8 +294,6 @@ class PimcBot(HeuristicBot):
         made_count = dict.fromkeys(legal, 0)
         deals: list[tuple[Position, dict[Any, Any]]] = []
         for _ in range(self.samples):
-            if deals and self._out_of_time(view, start):
-                break
             others = unseen.deal(self.rng)
             hands: list[tuple[int, ...]] = [()] * view.players
             for s, h in others.items():
@@ -285,8 +303,9 @@ class PimcBot(HeuristicBot):
                            view.trick, view.trumps, by_lead)
             table: dict[Any, Any] = {}
             try:
-                sol = solve(pos, legal, MAKE, max_nodes=budget, table=table)
-            except SearchLimit:
+                sol = self._solve(pos, legal, MAKE, max_nodes=budget, table=table)
+            except SearchLimit as e:
+                self._note_cut(e, view, start)
                 budget = 0  # spent: nothing left for the tie-break either
                 break
             budget -= sol.nodes
@@ -306,16 +325,16 @@ class PimcBot(HeuristicBot):
         preferred = HeuristicBot.play(self, view)
         return preferred if preferred in tied else tied[0]
 
-    def _out_of_time(self, view, start: float) -> bool:
-        """The time guard: true (and logged) when the clock ran out before the node budget."""
+    def _note_cut(self, e: SearchLimit, view, start: float) -> None:
+        """The time guard: a search the clock stopped (not its node budget) is counted and
+        logged, since the play now depends on the machine."""
+        if not isinstance(e, OutOfTime):
+            return
         spent = _clock() - start
-        if spent <= (self._guard or self.time_budget or GUARD_SHARE * DEFAULT_TIMEOUT):
-            return False
         self.clock_cuts += 1
         log.warning("pimc (seat %d, hand %d, %s): the time guard cut the decision after %.2f s; "
                     "the node budget did not bind, so this run is not reproducible",
                     view.seat, view.hand_no, view.kind, spent)
-        return True
 
     def _tie_break(self, view, deals, tied, start, budget):
         """The tied cards with the best expected tricks over the same deals."""
@@ -325,13 +344,12 @@ class PimcBot(HeuristicBot):
         total = dict.fromkeys(tied, 0)
         done = 0
         for pos, table in deals:
-            if done and self._out_of_time(view, start):
-                break
             if budget <= 0:
                 break
             try:
-                sol = solve(pos, tied, TRICKS, max_nodes=budget, table=table)
-            except SearchLimit:
+                sol = self._solve(pos, tied, TRICKS, max_nodes=budget, table=table)
+            except SearchLimit as e:
+                self._note_cut(e, view, start)
                 break
             budget -= sol.nodes
             done += 1
@@ -353,6 +371,7 @@ class PimcBot(HeuristicBot):
 
     def _pimc_bid(self, view):
         start = _clock()
+        self._deadline = start + self._limit()
         contracts = [b for b in view.legal if b != "pass"]
         plans = [_Plan(self, view, b) for b in contracts]
         n = self.bid_samples
@@ -361,8 +380,6 @@ class PimcBot(HeuristicBot):
         floaters = any(p.with_floater for p in plans)
         done = 0
         for i in range(n):
-            if done and self._out_of_time(view, start):
-                break
             # Stop once no contract could beat passing even if every deal still to come made it.
             if done and not any(p.could_pay(n - i) for p in plans):
                 break
@@ -375,7 +392,8 @@ class PimcBot(HeuristicBot):
             try:
                 for p in plans:
                     budget -= p.sample(others, floater, tables, budget)
-            except SearchLimit:
+            except SearchLimit as e:
+                self._note_cut(e, view, start)
                 budget = 0
                 break
             done += 1
@@ -443,7 +461,7 @@ class _Plan:
             leads = opening_leads(view.rules, self.bid, hand, trumps)
             # A table per hand and trump suit; a misère counts tricks the other way round.
             table = tables.setdefault((self.misere, trumps, hand), {})
-            sol = solve(pos, leads, MAKE, max_nodes=budget - nodes, table=table)
+            sol = self.bot._solve(pos, leads, MAKE, max_nodes=budget - nodes, table=table)
             nodes += sol.nodes
             if self.with_floater:
                 # The hand changes with the floater drawn, so there is no one lead to

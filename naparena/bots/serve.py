@@ -30,6 +30,7 @@ from naparena.game.view import View
 def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None = None,
           stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:
     """Answer the protocol for bot `name` until shutdown or end of input; the exit code.
+    An unknown bot is a `PluginError`, raised before any input is read.
 
     `params` are defaults the handshake's params override. Anything the bot prints goes
     to stderr: stdout carries the protocol alone, so a stray `print` cannot break it.
@@ -38,6 +39,11 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
         out_fd = _protocol_stdout()
     stdin = stdin or sys.stdin.buffer
     write = lambda data: _write_all(out_fd, data)  # noqa: E731 - one syscall per message
+    try:  # the bot before the hello: a person who names no bot is told so at once
+        entry = load_registry(bots_dir).get(name)
+    except PluginError as e:
+        write(protocol.refusal(str(e)))
+        raise
     try:
         first = orjson.loads(stdin.readline(protocol.MAX_LINE))
     except orjson.JSONDecodeError:
@@ -46,7 +52,6 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
         write(protocol.refusal("the first message must be hello"))
         return 2
     try:
-        entry = load_registry(bots_dir).get(name)
         given = {**(params or {}), **first.get("params", {})}
         full = entry.cls.validate_params(given)
     except PluginError as e:

@@ -9,6 +9,8 @@ small ints.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -26,6 +28,16 @@ SUIT_MASKS = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 
 class SearchLimit(Exception):
     """The search visited more nodes than it was allowed."""
+
+
+class OutOfTime(SearchLimit):
+    """The search ran past its deadline (a clock, unlike a node count, makes play depend
+    on the machine: a caller that cares logs it)."""
+
+
+# With a deadline, the clock is read once per this many nodes: about a millisecond of
+# search, so a cut comes that soon after the deadline, and the reading costs nothing.
+CLOCK_EVERY = 1024
 
 
 @dataclass(frozen=True)
@@ -82,12 +94,14 @@ def made(pos: Position, tricks: int) -> bool:
 
 
 def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = None,
-          table: dict | None = None) -> Solution:
+          table: dict | None = None, deadline: float | None = None,
+          clock: Callable[[], float] | None = None) -> Solution:
     """Solve `pos` exactly; `legal` restricts the root's cards (e.g. an opening-lead rule).
 
     `table` lets several solves of the same deal share one transposition table (its
     entries depend on the deal and the goal window only through exact bounds, so any
-    solves of one deal may share it). Raises `SearchLimit` past `max_nodes` nodes.
+    solves of one deal may share it). Raises `SearchLimit` past `max_nodes` nodes, and
+    `OutOfTime` once `clock()` (default `time.perf_counter`) passes `deadline`.
     """
     if goal not in (MAKE, TRICKS):
         raise ValueError(f"goal must be {MAKE!r} or {TRICKS!r}, not {goal!r}")
@@ -126,7 +140,7 @@ def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = N
         trumps = _BY_LEAD
     else:
         trumps = _NO_TRUMPS if pos.trumps is None else pos.trumps
-    search = _Search(hands, n, good, side, max_nodes, table)
+    search = _Search(hands, n, good, side, max_nodes, table, deadline, clock or time.perf_counter)
     if misere:
         target = left  # every trick still to play must go to the defenders
     else:
@@ -243,13 +257,18 @@ def _representative_of(c: int, legal, live: int) -> int:
 class _Search:
     """One deal's search state: the hands (mutated in place, restored on return) and the table."""
 
-    def __init__(self, hands: list[int], n: int, good, side, max_nodes, table):
+    def __init__(self, hands: list[int], n: int, good, side, max_nodes, table, deadline=None,
+                 clock: Callable[[], float] = time.perf_counter):
         self.hands = hands
         self.n = n
         self.good = good
         self.side = side
         self.nxt = tuple((i + 1) % n for i in range(n))
-        self.limit = max_nodes if max_nodes is not None else 1 << 62
+        self.max_nodes = max_nodes if max_nodes is not None else 1 << 62
+        self.deadline, self.clock = deadline, clock
+        # The node count at which the search next stops to look: its budget, or sooner
+        # to read the clock (see `next_limit`).
+        self.limit = self.max_nodes if deadline is None else min(self.max_nodes, CLOCK_EVERY)
         self.table = {} if table is None else table
         self.nodes = 0
         self.lead, self.follow = self._build()
@@ -293,6 +312,14 @@ class _Search:
         finally:
             hands[seat] ^= bit
 
+    def next_limit(self) -> int:
+        """Past `limit`: stop if the node budget or the time is spent, else look again later."""
+        if self.nodes > self.max_nodes:
+            raise SearchLimit(f"more than {self.max_nodes} nodes")
+        if self.deadline is not None and self.clock() > self.deadline:
+            raise OutOfTime(f"past the deadline after {self.nodes} nodes")
+        return min(self.max_nodes, self.nodes + CLOCK_EVERY)
+
     def _build(self):
         """The two mutually recursive node functions, as closures over local state (speed)."""
         hands, n, good, side, nxt = self.hands, self.n, self.good, self.side, self.nxt
@@ -308,6 +335,7 @@ class _Search:
         def lead(leader, tr, alpha, beta, left, live):
             # Trick boundary: `left` tricks to play, `leader` to lead, trumps `tr` set;
             # `live` is every card still in a hand.
+            nonlocal limit
             if alpha >= left:
                 return left
             if beta <= 0:
@@ -331,7 +359,7 @@ class _Search:
                 return good[ws]
             state.nodes += 1
             if state.nodes > limit:
-                raise SearchLimit(f"more than {limit} nodes")
+                limit = state.next_limit()
             key = (*hands, leader, tr)
             entry = table.get(key)
             if entry is not None:

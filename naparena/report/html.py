@@ -143,10 +143,16 @@ def page(run_dir: Path, catalogue: viewer.Catalogue | None = None, base: str | N
 # --- ratings of many-player tables ----------------------------------------------------
 
 FEW_BOTS = 12  # above this, a league's page leaves out the head-to-head tables and curves
-STRENGTH_NOTE = ("Rating: the chips per 100 hands a bot would win at a table of average bots of this list, "
-                 "fitted over every seat of every board with the strength of its line-up taken out (least "
-                 "squares on chip margins), with its 95% interval (a sandwich over boards). Boards: the "
-                 "boards behind the rating.")
+STRENGTH_NOTES = {
+    "margins": ("Rating: the chips per 100 hands a bot would win at a table of average bots of this list, "
+                "fitted over every seat of every board with the strength of its line-up taken out (least "
+                "squares on chip margins), with its 95% interval (a sandwich over boards). Boards: the "
+                "boards behind the rating."),
+    "places": ("Rating: a log-strength, Bradley–Terry on board places (each pair at a table, the better "
+               "placed wins; the list sums to zero): of two bots rated a and b, the first places above the "
+               "other with odds e<sup>a − b</sup>. With its 95% interval (a sandwich over boards). Boards: "
+               "the boards behind the rating."),
+}
 
 
 def strength_section(rated: dict, title: str = "Ratings, line-ups adjusted") -> list[str]:
@@ -159,7 +165,7 @@ def strength_section(rated: dict, title: str = "Ratings, line-ups adjusted") -> 
                    for h in ("rank", "bot", "boards", "rating", "95% CI"))
     body = "".join(f"<tr><td>{r['rank']}</td><td class='name'>{escape(r['bot'])}</td><td>{r['boards']:,}</td>"
                    f"<td>{r['rating']:+.2f}</td><td>{_ci(r['ci95'])}</td></tr>" for r in rows)
-    return [f"<h3>{escape(title)}</h3><p class='note'>{STRENGTH_NOTE}</p>", intervals_chart(rows),
+    return [f"<h3>{escape(title)}</h3><p class='note'>{STRENGTH_NOTES[rated['model']]}</p>", intervals_chart(rows),
             f"<table class='strength'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
 
 

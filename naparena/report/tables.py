@@ -224,10 +224,16 @@ def crosstable_table(console: Console, variant: str, data: dict) -> None:
 # Above this many bots a league's head-to-head table and crosstable are left to --json.
 FEW_BOTS = 12
 
-STRENGTH_LEGEND = ("rating = chips per 100 hands the bot would win at a table of average bots of this "
-                   "list, fitted over every seat of every board with its line-up's strength taken out "
-                   "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
-                   "behind the rating")
+STRENGTH_LEGENDS = {
+    "margins": ("rating = chips per 100 hands the bot would win at a table of average bots of this "
+                "list, fitted over every seat of every board with its line-up's strength taken out "
+                "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
+                "behind the rating"),
+    "places": ("rating = log-strength (Bradley-Terry on board places: each pair at a table, the better "
+               "placed wins; the list sums to zero): bots rated a and b, the first places above the "
+               "other with odds e^(a − b); 95% CI from a sandwich over boards; boards = boards behind "
+               "the rating"),
+}
 
 
 def strength_table(console: Console, title: str, rated: dict) -> None:
@@ -239,7 +245,8 @@ def strength_table(console: Console, title: str, rated: dict) -> None:
     cols = [Col("rank"), Col("bot", "left", True), Col("boards"), Col("rating"), Col("95% CI")]
     cells = [[str(r["rank"]), escape(r["bot"]), str(r["boards"]), f"{r['rating']:+.2f}", _ci(r["ci95"])]
              for r in rated["bots"]]
-    print_table(console, f"{title}: ratings, line-ups adjusted", cols, cells, caption=STRENGTH_LEGEND)
+    print_table(console, f"{title}: ratings, line-ups adjusted", cols, cells,
+                caption=STRENGTH_LEGENDS[rated["model"]])
 
 
 def ranking_table(console: Console, result: dict) -> None:

@@ -143,14 +143,16 @@ class _Open:
         return [{a: [c, k] for a, c, k, p in zip(self.names, row, self.seats_held, self.played) if n < p}
                 for n, row in enumerate(self.chips)]
 
-    def diffs(self, a: str, b: str) -> list[float]:
-        """Per board both held in full, A − B chips per 100 hands (empty if either did not play here)."""
+    def diffs(self, a: str, b: str, span: int = 1) -> list[float]:
+        """Per unit of `span` hands both held in full (a board, or a round without
+        duplicate: see `BoardBook.span`), A − B chips per 100 hands; empty if either did
+        not play here."""
         if a not in self.slot or b not in self.slot:
             return []
         i, j = self.slot[a], self.slot[b]
-        ka, kb = self.seats_held[i], self.seats_held[j]
+        ka, kb = self.seats_held[i] * span, self.seats_held[j] * span
         shared = min(self.played[i], self.played[j])
-        return [row[i] * 100 / ka - row[j] * 100 / kb for row in self.chips[:shared]]
+        return [row[i] * 100 / ka - row[j] * 100 / kb for row in _boards(self.chips, shared, span)]
 
 
 class BoardBook:
@@ -222,6 +224,11 @@ class BoardBook:
             u = self.open[unit] = _Open(0, [], self.order, 0)
         u.incomplete = True
 
+    def span(self, u: _Open) -> int:
+        """Hands in one unit of the intervals (and of the sequential test): a board with
+        duplicate; without, a round of as many hands as seats (see `close`)."""
+        return 1 if self.duplicate else u.players
+
     def close(self, unit: DealSet) -> _Open | None:
         """Fold a finished deal set into the strata; return it (None if it is left out)."""
         u = self.open.pop(unit, None)
@@ -248,7 +255,8 @@ class BoardBook:
         # round is then the board: the position effect cancels inside it instead of being
         # counted as noise (mixed fields: intervals covered 0.98, not 0.95, without it).
         # The seating is fixed there too, balanced over the design: a stratum of its own.
-        span, table = (1, u.table_no) if self.duplicate else (u.players, u.table_no * SEATINGS_MAX + int(unit[-1]))
+        span = self.span(u)
+        table = u.table_no if self.duplicate else u.table_no * SEATINGS_MAX + int(unit[-1])
         for i, a in enumerate(names):
             k = held[i] * span  # hands bot i holds on a board
             if played[i] >= span:

@@ -1,4 +1,5 @@
-"""The sequential test: a normal SPRT on two bots' paired board differences.
+"""The sequential test: a normal SPRT on two bots' paired differences, one per unit of
+the intervals (a board with duplicate, a round of as many hands as seats without).
 
 H0: A − B = 0 chips per 100 hands; H1: A − B = `delta`. Boards arrive a deal set at a
 time (the runner can only stop between deal sets, in schedule order); the test is

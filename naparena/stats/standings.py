@@ -105,11 +105,12 @@ class Standings:
 
     def close_unit(self, unit: DealSet) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
-        watches this pair (one difference per board both bots played)."""
+        watches this pair: one difference per unit both bots played, the intervals' unit
+        (a board with duplicate, a round without), so the two judge the same data."""
         closed = self.book.close(unit)
         if self.sprt is None or unit[0] != self.sprt_variant or closed is None:
             return
-        diffs = closed.diffs(self.sprt.a, self.sprt.b)
+        diffs = closed.diffs(self.sprt.a, self.sprt.b, self.book.span(closed))
         if diffs:
             self.sprt.add(diffs)
 

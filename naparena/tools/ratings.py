@@ -3,6 +3,11 @@ runs when its name, version (the hash of its code, for a drop-in or a command), 
 and params are the same, whatever its alias; a variant is the same when its rules and
 table size are. Lists are kept apart per variant unless pooling is asked for.
 
+A match is known by what was played (seeds, rules, hands, and the identities in its
+seats), never by the run's or the bots' names: a match two runs both played is booked
+once, from the first run that has it. A run with a changed bot (another version) plays
+other matches wherever that bot sits.
+
 The lists come from each run's line-up sums (`stats.strength`), renamed to the bots'
 identities and added: rating several runs is rating them merged.
 """
@@ -18,7 +23,9 @@ from typing import Any
 
 from naparena.arena.records.ledger import load_standings
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.records.verify import sound
+from naparena.arena.records.verify import sound, tournament_of
+from naparena.arena.setup.schedule import schedule
+from naparena.arena.setup.tournament import Tournament
 from naparena.errors import RunError
 from naparena.stats.strength import MODELS, Lineup, LineupSums, merge, rate
 
@@ -52,18 +59,21 @@ def rating_lists(run_dirs: Sequence[str | Path], pool: bool = False, model: str 
     seen: dict[str, str] = {}
     for run_dir in run_dirs:
         sound(run_dir)
-        manifest = RunDir(run_dir).read_manifest()
-        digest = manifest["config_hash"]
-        if digest in seen:
-            raise RunError(f"{run_dir}: the same tournament as {seen[digest]} (configuration {digest}): "
-                           "the same deals and seeds, so rating both would count its boards twice")
-        seen[digest] = str(run_dir)
+        rd = RunDir(run_dir)
+        if not rd.match_files():
+            raise RunError(f"{run_dir}: no match played yet (the folder holds only its manifest): nothing to rate")
+        manifest = rd.read_manifest()
         config = manifest["tournament"]
-        runs.append({"name": config["name"], "config_hash": digest})
         who = {b["alias"]: identity(b, manifest["bots"][b["alias"]]) for b in config["bots"]}
+        played = plays(tournament_of(config), who)
+        shared = {i: seen[key] for i, key in played.items() if key in seen}
+        seen.update({key: str(run_dir) for key in played.values() if key not in seen})
+        runs.append({"name": config["name"], "config_hash": manifest["config_hash"], "dir": str(run_dir),
+                     "matches": len(played), "played_before": len(shared),
+                     "before_in": sorted(set(shared.values()))})
         for alias, ident in who.items():
             aliases.setdefault(ident, set()).add(alias)
-        lineups = load_standings(run_dir).book.lineups
+        lineups = load_standings(run_dir, leave_out=shared).book.lineups
         for v in config["variants"]:
             key = "pooled" if pool else json.dumps([v["rules"], config["table"]], sort_keys=True)
             entry = lists.setdefault(key, _List([], None if pool else config["table"], None if pool else v["rules"]))
@@ -83,6 +93,21 @@ def rating_lists(run_dirs: Sequence[str | Path], pool: bool = False, model: str 
         out.append({"variant": "/".join(entry.names) if not pool else "pooled: " + ", ".join(entry.names),
                     "table": entry.table, "rules": entry.rules, "runs": entry.runs, **rated})
     return {"runs": runs, "lists": out}
+
+
+def plays(t: Tournament, who: dict[str, str]) -> dict[int, str]:
+    """A key per scheduled match (by index) for what is played in it: the master seed and
+    match index (the bots' seeds), its deal seed, hands, rules and stack, and the identity
+    of the bot in each seat. Names of the run, its variants and its bots play no part."""
+    return {s.index: _digest({"seed": t.seed, "index": s.index, "deal": s.seed, "hands": s.hands,
+                              "boards": s.boards, "stack": t.stack,
+                              "rules": t.variant(s.variant).rules.as_dict(),
+                              "seats": [who[a] for a in s.seats]})
+            for s in schedule(t)}
+
+
+def _digest(data: Any) -> str:
+    return hashlib.blake2b(json.dumps(data, sort_keys=True).encode(), digest_size=16).hexdigest()
 
 
 def _labels(aliases: dict[str, set[str]]) -> dict[str, str]:

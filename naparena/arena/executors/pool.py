@@ -244,7 +244,7 @@ class ForkPool(Executor):
                 raise RuntimeError("cannot submit after shutdown")
             self._pending.append((future, self._next_id, fn, args))
             self._next_id += 1
-        os.write(self._wake_w, b"x")
+            self._wake()
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -253,7 +253,7 @@ class ForkPool(Executor):
             if cancel_futures:
                 while self._pending:
                     self._pending.popleft()[0].cancel()
-        os.write(self._wake_w, b"x")
+            self._wake()
         if wait:
             self._thread.join()
         else:
@@ -267,8 +267,16 @@ class ForkPool(Executor):
         for w in self._workers:
             if w.process.is_alive():
                 w.process.kill()
-        os.write(self._wake_w, b"x")
+        with self._lock:
+            self._wake()
         self._thread.join(timeout=5)
+
+    def _wake(self) -> None:
+        """Wake the manager thread. Called with the lock held: the manager closes the
+        pipe under the same lock once it has seen `_closing`, so a byte is never written
+        to a closed descriptor, nor to another file that took its number."""
+        if self._wake_w >= 0:
+            os.write(self._wake_w, b"x")
 
     # --- the manager thread -------------------------------------------------------
 
@@ -279,6 +287,9 @@ class ForkPool(Executor):
             tick = _tick(min((w.timing.timeout for w in self._watches), default=self._timing.timeout))
             with self._lock:
                 if self._closing and not busy and not self._pending:
+                    # Closed here, under the lock every writer holds (see `_wake`).
+                    os.close(self._wake_w)
+                    self._wake_w = -1
                     break
             handles = [self._wake_r] + [w.conn for w in busy] + [w.process.sentinel for w in busy]
             ready = multiprocessing.connection.wait(handles, timeout=tick)
@@ -295,7 +306,6 @@ class ForkPool(Executor):
                 pass
             w.process.join(timeout=5)
         os.close(self._wake_r)
-        os.close(self._wake_w)
 
     def _dispatch(self) -> None:
         for i, w in enumerate(self._workers):

@@ -7,7 +7,7 @@ rebuild from a run directory's logs (`report`, `compare`) and `verify` all book 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,8 +133,9 @@ def standings_from_logs(run_dir: str | Path) -> dict[str, Any]:
     return load_standings(run_dir).result()
 
 
-def load_standings(run_dir: str | Path) -> Standings:
-    """The standings, booked from a run directory's match files in schedule order."""
+def load_standings(run_dir: str | Path, leave_out: Collection[int] = ()) -> Standings:
+    """The standings, booked from a run directory's match files in schedule order, less
+    the matches numbered in `leave_out` (booked elsewhere already)."""
     rd = RunDir(run_dir)
     config = rd.read_manifest()["tournament"]
     try:
@@ -145,7 +146,8 @@ def load_standings(run_dir: str | Path) -> Standings:
                         Lineups.from_dict(config).format is not Format.ROUND_ROBIN)
     except (KeyError, TypeError, ValueError) as e:
         raise RunError(f"{rd.manifest}: damaged tournament configuration ({e})") from None
-    files = rd.match_files()
+    left_out = {rd.match_path(i) for i in leave_out}
+    files = [f for f in rd.match_files() if f not in left_out]
     data = rd.read_match_file(files[0]) if files else None
     for i, path in enumerate(files):
         following = rd.read_match_file(files[i + 1]) if i + 1 < len(files) else None

@@ -29,6 +29,8 @@ def compact(data) -> str:
 
 def load_match(path: str | Path) -> dict:
     """A match file read back, or a RunError naming it and what is wrong with it."""
+    if Path(path).is_dir():
+        raise RunError(f"{path}: a folder, not a match log; name one of a run's matches/NNNNNN.json files")
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:

@@ -8,6 +8,7 @@ reading and writing its match logs (in the format of `logs.py`), all written ato
         resume.json      where the tournament file and drop-in bots are (for `resume`)
         matches/NNNNNN.json   one match log each (`logs.py`)
         standings.json   written once every match is booked
+        signature.json   the organizer's Ed25519 signature of every file's hash (`signing.py`)
         run.log          faults, crashes and warnings, for people (not canonical)
 """
 
@@ -30,6 +31,7 @@ from naparena.errors import RunError
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
+SIGNATURE = "signature.json"  # written and read by records/signing.py alone
 CHECKPOINTS = "checkpoints"  # long matches part-played (records/checkpoint.py)
 
 
@@ -171,6 +173,7 @@ class RunDir:
         self.standings = given / STANDINGS
         self.matches = given / MATCHES
         self.where = given / WHERE
+        self.signature = given / SIGNATURE
         self.log = given / RUN_LOG
 
     def __str__(self) -> str:

@@ -120,11 +120,13 @@ def _check_size(settings: dict, bots: tuple, variants: tuple, lineups: Lineups, 
         tables, key = league_size(n, table, lineups.rounds), "tournament.rounds"
     elif lineups.format is Format.GAUNTLET:
         tables = gauntlet_size(n, len(lineups.challengers), table, lineups.rounds)
-        key = "tournament.rounds" if lineups.rounds else "bots"
+        key = "tournament.rounds"
     else:
         tables, key = (math.comb(n, table) if n > table else 1), "bots"
     if tables > MAX_MATCHES:
-        hint = "; a league or gauntlet samples line-ups (format, rounds)" if key == "bots" else ""
+        hint = ("; a league or gauntlet samples line-ups (format, rounds)" if key == "bots" else
+                "; without rounds a gauntlet plays every table of each challenger: set rounds = N to "
+                "sample them" if not lineups.rounds else "")
         raise ConfigError(path, key, f"{n} bots at tables of {table} make {tables} tables; "
                           f"a tournament may have at most {MAX_MATCHES} matches{hint}")
     slots = tuple(str(i % n) for i in range(table)) if n <= table else tuple(map(str, range(table)))
@@ -573,7 +575,8 @@ def _hint(word: Any, choices) -> str:
 
 def _key(key: Any) -> str:
     key = str(key)
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+    # Quoted as TOML writes it, letters as typed: "tablé", not "tabl\u00e9".
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
 
 
 def _join(where: str, key: Any) -> str:

@@ -1,6 +1,7 @@
 """A newcomer's first hour, through the command line only: version, starter file, tables
 that fit any width without cutting a number, progress in a CI log, where bots are found."""
 
+import io
 import json
 import re
 import subprocess
@@ -123,6 +124,34 @@ def test_report_never_cuts_a_number_at_any_width(quick_run, width, wide):
         assert any(number in line for line in lines), (width, number)
     # the tables are split, not squeezed: no line is wider than the console
     assert max(len(line) for line in lines) <= width
+
+
+def test_long_names_at_80_columns_cut_neither_a_name_nor_a_number(tmp_path):
+    """Two long aliases as the key columns of a head-to-head table leave less than a number's
+    width at 80 columns: the line grows past the console (the terminal wraps it) rather than
+    cutting a name or a number. The control: Rich alone caps a table at the console's width."""
+    long_a, long_b = "a-very-long-heuristic-alias-name-here", "another_remarkably_long_random_alias"
+    file = tmp_path / "long.toml"
+    file.write_text(f"""[tournament]\nname = "long"\nseed = 5\nseeds = 2\nhands = 6\ntable = 3\nworkers = 1
+[[bots]]\nname = "heuristic"\nalias = "{long_a}"\n[[bots]]\nname = "random"\nalias = "{long_b}"
+[[bots]]\nname = "bold"\n[[variants]]\nname = "classic"\n""")
+    ran = invoke("run", file, "--json", "--log-dir", tmp_path / "logs")
+    assert ran.exit_code == 0, ran.output
+    result = json.loads(ran.stdout[ran.stdout.index("{"):])
+    shown = invoke("report", run_dir_in(tmp_path / "logs"), env={"COLUMNS": "80"}).stdout
+    lines = shown.splitlines()
+    assert any(f"│ {long_a} │ {long_b} │" in line for line in lines), "a head-to-head row names both in full"
+    for number in _numbers(result):
+        assert any(number in line for line in lines), number
+    from rich.console import Console
+    from rich.table import Table
+    capped = Console(width=80, record=True, file=io.StringIO())
+    table = Table()
+    for header in ("A", "B", "A - B"):
+        table.add_column(header, no_wrap=True)
+    table.add_row(long_a, long_b, "+740.00")
+    capped.print(table, width=120)
+    assert "…" in capped.export_text(), "Rich caps print(width=...) at the console's width"
 
 
 def test_the_main_table_fits_100_columns_in_one_piece(quick_run):

@@ -95,7 +95,21 @@ def print_table(console: Console, title: str | None, cols: list[Col], rows: list
             table.add_row(*(row[i] for i in part))
         total = _EDGE + sum(need[i] + _PER_COLUMN for i in part)
         # Only a console narrower than the key columns plus one column gets a wider line
-        # (the terminal wraps it) rather than a cut number.
-        console.print(table, width=max(console.width, total))
+        # (the terminal wraps it) rather than a cut number. Rich caps print(width=...) at
+        # the console's width, so the console is widened for that one table.
+        _print_wide(console, table, total)
     if caption:  # under the last part, as wide as the console rather than that part
         console.print(caption, style="dim", highlight=False)
+
+
+def _print_wide(console: Console, table: Table, width: int) -> None:
+    """`table` at `width` columns at least, even past the console's own width."""
+    own = console.width
+    if width <= own:
+        console.print(table)
+        return
+    console.width = width
+    try:
+        console.print(table)
+    finally:
+        console.width = own

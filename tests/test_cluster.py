@@ -422,7 +422,11 @@ def test_a_local_run_interrupted_resumes_on_the_cluster_and_back(cluster, tmp_pa
     cluster_first = start_in_process(tmp_path / "t.toml", tmp_path / "b", 3,
                                      scheduler=Scheduler.parse(str(cluster.file)))
     kept = played_matches(cluster_first)
-    assert 3 <= kept < total
+    # A Dask worker writes its batch's match files as it plays them (a batch aims at two
+    # seconds of play), so on a loaded machine every batch may be written by the time the
+    # interrupt lands: then the resume below only books them. The local half above is
+    # the one that must resume mid-run.
+    assert 3 <= kept <= total
     done = naparena("resume", cluster_first, "--workers", 2, cwd=tmp_path, timeout=WAIT)
     assert done.returncode == 0, done.stderr
     assert_same_files(snapshot(cluster_first), expected)

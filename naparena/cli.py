@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,6 +32,16 @@ from naparena.arena.setup.settings import SANDBOX_MODES, SETTINGS, Confinement, 
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from naparena.arena.records.run import Run
+    from naparena.arena.records.verify import Audit
+    from naparena.arena.session import Session
+    from naparena.arena.setup.tournament import Tournament
+    from naparena.bots.plugins import Registry
+    from naparena.tools.check import VariantCheck
+
 # Plain help (rich_markup_mode=None): Click's layout, which fills each paragraph to the
 # width and shows no type on a flag; Typer's framed help writes "<bool>" on every flag.
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -43,6 +53,8 @@ err = Console(stderr=True)    # errors, warnings and progress
 PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
+P = ParamSpec("P")
+R = TypeVar("R")
 WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
 WORKERS_HELP = "worker processes, 0 = one per core (default: the file's workers)"
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
@@ -71,7 +83,7 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def say(markup: str, *texts) -> None:
+def say(markup: str, *texts: object) -> None:
     """One message on stderr: `markup` with every piece of user text escaped (a name like
     "evil[/]" is text, not markup), on one line however long when stderr is no terminal."""
     err.print(markup.format(*(escape(str(t)) for t in texts)), highlight=False,
@@ -106,10 +118,10 @@ def _fail(e: NaparenaError) -> typer.Exit:
     return typer.Exit(e.exit_code)
 
 
-def _command(fn):
+def _command(fn: Callable[P, R]) -> Callable[P, R]:
     """Register a command whose project errors become one message and an exit code."""
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except NaparenaError as e:
@@ -240,21 +252,19 @@ def report(
     html: Path | None = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
-    from naparena.arena.records.ledger import load_standings
-    from naparena.arena.records.rundir import RunDir
-    from naparena.arena.records.verify import sound
-    sound(run_dir)
+    from naparena.arena.records.run import open_run
+    run = open_run(run_dir)
     if html is not None:
         _check_output(html, "--html")  # before the tables: a bad path must not print them first
-    result = load_standings(run_dir).result()
-    if not RunDir(run_dir).is_complete():
+    result = run.standings()
+    if not run.complete:
         say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
     _show(result, as_json, wide)
     if html is not None:
         from naparena.report.html import hands_folder, write_report
         started = time.monotonic()
         try:
-            size, hands = write_report(run_dir, html)
+            size, hands = write_report(run, html)
         except OSError as e:
             raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
@@ -280,19 +290,19 @@ class _Shown:
         self.tick: Callable[[int, int, int], None] = lambda matches, hands, session: None
         self.tell: Callable[[str], None] = lambda text: err.print(text, highlight=False, markup=False)
 
-    def failures(self, registry) -> None:
+    def failures(self, registry: Registry) -> None:
         render.failures(err, registry)
 
     def caveat(self, text: str) -> None:
         say("[yellow]warning:[/] {}", text)
 
-    def started(self, session, done: int) -> None:
+    def started(self, session: Session, done: int) -> None:
         self.total, self.hands, self.started_at = session.matches, session.hands, time.monotonic()
         say("{}: {}, {} hands, {} → {}" + (" ({} already done)" if done else ""), session.t.name,
             _count(session.matches, "match"), session.hands, session.where, session.run_dir, _count(done, "match"))
 
     @contextlib.contextmanager
-    def live(self):
+    def live(self) -> Iterator[None]:
         if not err.is_terminal:  # a CI log: plain lines, as a live bar would show nothing
             self.tick = _Lines("matches", self.total, self.started_at, hands_total=self.hands)
             yield
@@ -316,11 +326,11 @@ class _Shown:
         self.tick(matches, hands, session_hands)
 
 
-def _play(session) -> dict:
+def _play(session: Session) -> dict[str, Any]:
     """Play the session; an interrupt (Ctrl-C, SIGTERM) says what is kept and how to resume."""
     started = time.monotonic()
     try:
-        result = session.play()
+        result: dict[str, Any] = session.play()
     except KeyboardInterrupt:
         rd = session.run_dir
         if rd.started():
@@ -336,7 +346,7 @@ def _play(session) -> dict:
     return result
 
 
-def _resume_command(session) -> str:
+def _resume_command(session: Session) -> str:
     return f"naparena resume {shlex.quote(str(session.run_dir))}"
 
 
@@ -386,7 +396,7 @@ def _progress() -> Progress:
 EXIT_DISQUALIFIED = 3
 
 
-def _after_disqualification(result: dict) -> None:
+def _after_disqualification(result: dict[str, Any]) -> None:
     """Say loudly on stderr who was disqualified and what became of their matches; exit 3
     if some line-up could not be played at all."""
     if not result["disqualified"]:
@@ -408,7 +418,7 @@ def _after_disqualification(result: dict) -> None:
         raise typer.Exit(EXIT_DISQUALIFIED)
 
 
-def _show(result: dict, as_json: bool, wide: bool = False) -> str:
+def _show(result: dict[str, Any], as_json: bool, wide: bool = False) -> str:
     """Print the standings; return the text printed (without colour), for the live page."""
     if as_json:
         text = json.dumps(result, indent=1, sort_keys=True)
@@ -429,8 +439,9 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
+    from naparena.arena.records.run import open_run
     from naparena.tools.compare import compare_runs
-    result = compare_runs(run_a, run_b)
+    result = compare_runs(open_run(run_a), open_run(run_b))
     if result["design_differences"]:
         say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
             "bots': {}", "; ".join(result["design_differences"]))
@@ -467,7 +478,7 @@ def play(
     _sit(t, None, log_dir if file is None else None, web, port, pause)
 
 
-def _sit(t, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pause: float) -> None:
+def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, port: int, pause: float) -> None:
     """A person at the table of `t`: a new run, or `run_dir` resumed. Ctrl-C or leaving the
     table stops the run with its finished matches kept, shows the standings so far and says
     how to go on."""
@@ -517,13 +528,13 @@ def view(
 ) -> None:
     """The run's HTML report with its hand viewer: served on 127.0.0.1 (hands read as the page asks for
     them), or written with --out (the page, and its hands in a folder beside it)."""
-    from naparena.arena.records.verify import sound
+    from naparena.arena.records.run import open_run
     from naparena.report.html import hands_folder, write_report
-    sound(run_dir)
+    run = open_run(run_dir)
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size, hands = write_report(run_dir, out_file)
+            size, hands = write_report(run, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),
@@ -550,10 +561,12 @@ def ratings(
                               "places (Bradley-Terry on board places)"),
 ) -> None:
     """One rating list across runs: the same bot (name, version, params) is one entry."""
+    from naparena.arena.records.run import open_run
     from naparena.tools.ratings import rating_lists
+    runs = [open_run(path) for path in run_dirs]
     if html is not None:
         _check_output(html, "--html")  # before the lists: a bad path must not print them first
-    lists = rating_lists(run_dirs, pool, model)
+    lists = rating_lists(runs, pool, model)
     for run in lists["runs"]:
         if run["played_before"]:
             say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
@@ -611,21 +624,23 @@ def verify(
     """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
     --tournament, also catch a run forged with naparena's own engine; with --signed-by, any
     change to a signed run."""
+    from naparena.arena.records.run import open_run
     from naparena.arena.records.signing import load_public
-    from naparena.arena.records.verify import verify_run
     from naparena.arena.rerun import described_run
     # The file and key first: a missing or bad one is told before a long replay, not after it,
     # and so is every way the run is not the file's (the manifest alone tells).
     described = described_run(tournament) if tournament is not None else None
     public = load_public(signed_by) if signed_by is not None else None
+    run = open_run(run_dir, sound=False)  # its files are what is checked below
     honest = _verify_tournament(run_dir, tournament, described) if tournament is not None else True
     seen = [0, 0]  # matches checked, of how many: for the message if interrupted
     try:
-        matches, hands, problems, missing = _verify_with_progress(run_dir, verify_run, seen)
+        found = _verify_with_progress(run, seen)
     except KeyboardInterrupt:
         say("[yellow]interrupted[/]: verify stopped after {} of {}; nothing was changed",
             seen[0], _count(seen[1], "match"))
         raise typer.Exit(130) from None
+    matches, hands, problems, missing = found.matches, found.hands, found.problems, found.missing
     for name, problem in problems:
         say("[red]mismatch[/] {}: {}", name, problem)
     status = "ok" if not problems else "FAILED"
@@ -641,8 +656,8 @@ def verify(
         raise typer.Exit(1)
 
 
-def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
-    """`verify_run` with a bar on a terminal, plain lines elsewhere; `seen` follows it."""
+def _verify_with_progress(run: Run, seen: list[int]) -> Audit:
+    """`run.audit()` with a bar on a terminal, plain lines elsewhere; `seen` follows it."""
     started = time.monotonic()
     if err.is_terminal:
         with Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[hands]}"),
@@ -652,7 +667,7 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
             def show(done: int, total: int, hands: int) -> None:
                 seen[:] = done, total
                 bar.update(task, completed=done, total=total, hands=f"{hands} hands")
-            return verify_run(run_dir, show)
+            return run.audit(progress=show)
     lines = _Lines("verify: matches", 0, started)
 
     def tick(done: int, total: int, hands: int) -> None:
@@ -660,7 +675,9 @@ def _verify_with_progress(run_dir: Path, verify_run, seen: list[int]) -> tuple:
         lines.total = total
         if done:
             lines(done)
-    return verify_run(run_dir, tick)
+    return run.audit(progress=tick)
+
+
 def _verify_signature(run_dir: Path, public: Any) -> bool:
     """The run's signature: checked against `public` if given, else only said."""
     from naparena.arena.records.signing import check_signature, public_text, signer
@@ -677,7 +694,7 @@ def _verify_signature(run_dir: Path, public: Any) -> bool:
     return not problems
 
 
-def _verify_tournament(run_dir: Path, file: Path, described: dict | None) -> bool:
+def _verify_tournament(run_dir: Path, file: Path, described: dict[str, Any] | None) -> bool:
     """`verify --tournament`: every way the run is not the one `file` describes."""
     from naparena.arena.rerun import tournament_differences
     differences = tournament_differences(run_dir, file, described)
@@ -837,7 +854,7 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
                                      if declined else ""))
 
 
-def _coverage_note(bot: str, results, thorough: int | None) -> None:
+def _coverage_note(bot: str, results: list[VariantCheck], thorough: int | None) -> None:
     """Which kinds fell short: never asked (without --thorough), or fewer than N times."""
     from naparena.tools.check import THOROUGH_MAX_HANDS
     short = [f"{r.variant} at {players} seats: {', '.join(kinds)}"

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 from naparena.arena.match.play import play_job
 from naparena.arena.records.ledger import load_standings
 from naparena.arena.records.rundir import MANIFEST, MATCHES, RunDir, config_hash
-from naparena.arena.records.verify import tournament_of
 from naparena.arena.rerun import recorded_tournament, time_dependent
 from naparena.arena.session import Session, registry_for
+from naparena.arena.setup.reader import tournament_from_record
 from naparena.arena.setup.schedule import schedule, total_hands
 from naparena.cli import app
 
@@ -135,7 +135,7 @@ def rewrite_manifest(run_dir: Path, change) -> None:
     """Change the manifest's configuration and recompute everything that follows from it."""
     data = load(run_dir / MANIFEST)
     change(data["tournament"])
-    t = tournament_of(data["tournament"])
+    t = tournament_from_record(data["tournament"], "manifest.json")
     data.update(config_hash=config_hash(t), seed=t.seed, matches=len(schedule(t)), hands=total_hands(t))
     RunDir(run_dir).write_manifest(data)
 

@@ -15,17 +15,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, bot_identity, manifest
-from naparena.arena.records.verify import tournament_of
 from naparena.arena.session import Session, registry_for, shake_hands
 from naparena.arena.setup.reader import check_bots, load_tournament
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
-from naparena.errors import ConfigError, NaparenaError, PluginError, RunError
+from naparena.errors import ConfigError, PluginError, RunError
 
 #: Fault reasons that depend on the machine's speed, not on the bot alone.
 TIME_DEPENDENT = ("time-out", "hang:")
@@ -47,7 +47,7 @@ class Rerun:
     notes: list[str] = field(default_factory=list)
 
 
-def time_dependent(log: dict) -> tuple[list, list]:
+def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
     """A match log's faults that depend on time: its hangs (crashes the pool's watchdog
     made) and its time-outs ([hand, seat, decision, reason], from the hands' faults)."""
     hangs = [c for c in log.get("crashes", ()) if str(c[3]).startswith("hang:")]
@@ -59,15 +59,11 @@ def time_dependent(log: dict) -> tuple[list, list]:
 def recorded_tournament(rd: RunDir) -> Tournament:
     """The run's tournament as its manifest records it, placed where the run's file was
     (drop-in folder and external programs are found relative to it, as in the run)."""
-    data = rd.check_format()
-    try:
-        t = tournament_of(data["tournament"])
-    except (KeyError, TypeError, ValueError, AttributeError, NaparenaError) as e:
-        raise RunError(f"{rd}: {MANIFEST}: damaged tournament configuration ({e})") from None
-    return dataclasses.replace(t, path=rd.read_where().get("file") or "")
+    rd.check_format()
+    return dataclasses.replace(rd.recorded_tournament(), path=rd.read_where().get("file") or "")
 
 
-def unrunnable(t: Tournament, registry: Registry, recorded: dict) -> list[tuple[str, str]]:
+def unrunnable(t: Tournament, registry: Registry, recorded: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Each bot that cannot be played again as the run played it, and why."""
     out = []
     for bot in t.bots:
@@ -101,7 +97,7 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
         registry = registry_for(t)
     except ConfigError:  # its drop-in folder is gone: the bots it held are named below
         registry = load_registry(None)
-    found.unrunnable = unrunnable(t, registry, rd.read_manifest().get("bots") or {})
+    found.unrunnable = unrunnable(t, registry, rd.load_manifest().bots)
     if found.unrunnable:
         return found
     try:
@@ -128,7 +124,7 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     return found
 
 
-def _logged(rd: RunDir, spec: dict) -> dict | None:
+def _logged(rd: RunDir, spec: dict[str, Any]) -> dict[str, Any] | None:
     """A match's log, if it is on disk and readable (plain `verify` names the others)."""
     if not rd.has_match(spec["index"]):
         return None
@@ -138,7 +134,7 @@ def _logged(rd: RunDir, spec: dict) -> dict | None:
         return None
 
 
-def _compare(rd: RunDir, again: RunDir, specs: list[dict], found: Rerun) -> None:
+def _compare(rd: RunDir, again: RunDir, specs: list[dict[str, Any]], found: Rerun) -> None:
     """Every file of the run against the re-run's: the same bytes, or say how they differ."""
     logged, replayed = rd.read_manifest(), again.read_manifest()
     for key in sorted(set(logged) | set(replayed)):
@@ -182,14 +178,14 @@ def _difference(mine: bytes, theirs: bytes) -> str:
     return ", ".join(said)
 
 
-def _new_time_out(logged: dict, again: dict) -> bool:
+def _new_time_out(logged: dict[str, Any], again: dict[str, Any]) -> bool:
     before = {tuple(f[:2]) for f in logged.get("faults", ()) if str(f[3]).startswith(TIME_DEPENDENT)}
     return any(tuple(f[:2]) not in before for f in again.get("faults", ()) if str(f[3]).startswith(TIME_DEPENDENT))
 
 
 # --- the run a tournament file describes ------------------------------------------------
 
-def described_run(file: str | Path) -> dict:
+def described_run(file: str | Path) -> dict[str, Any]:
     """The manifest a run of tournament `file` would have (its bots loaded and checked):
     read before anything long, so a bad file is told at once."""
     t = load_tournament(file)
@@ -197,16 +193,17 @@ def described_run(file: str | Path) -> dict:
     return manifest(check_bots(t, registry), registry)
 
 
-def tournament_differences(run_dir: str | Path, file: str | Path, described: dict | None = None) -> list[str]:
+def tournament_differences(run_dir: str | Path, file: str | Path, described: dict[str, Any] | None = None) -> list[str]:
     """Every way the run in `run_dir` is not the one tournament `file` describes (its
     `described_run`, if read already): its settings, bots (name, params, command, version
     or code hash), variants and rules, and so its seeds and schedule. `NOT_COMPARED` keys
     are not. Empty when it is that run."""
-    recorded = RunDir(run_dir).check_format()
+    run = RunDir(run_dir).load_manifest()
+    recorded = run.fields
     described = described if described is not None else described_run(file)
-    config = recorded.get("tournament") or {}
+    config = run.tournament
     out = _config_differences(config, described["tournament"], str(file))
-    out += _bot_differences(recorded.get("bots") or {}, described["bots"])
+    out += _bot_differences(run.bots, described["bots"])
     for key in sorted(set(recorded) | set(described)):
         if key in (*MACHINE_KEYS, "tournament", "bots") or (out and key == "config_hash"):
             continue
@@ -217,7 +214,7 @@ def tournament_differences(run_dir: str | Path, file: str | Path, described: dic
     return out
 
 
-def _config_differences(run: dict, described: dict, file: str) -> list[str]:
+def _config_differences(run: Mapping[str, Any], described: dict[str, Any], file: str) -> list[str]:
     out = []
     for key in sorted(set(run) | set(described)):
         if key in NOT_COMPARED or run.get(key) == described.get(key):
@@ -229,7 +226,7 @@ def _config_differences(run: dict, described: dict, file: str) -> list[str]:
     return out
 
 
-def _listed(key: str, run: list[dict], described: list[dict]) -> list[str]:
+def _listed(key: str, run: list[dict[str, Any]], described: list[dict[str, Any]]) -> list[str]:
     """Bots by alias, variants by name: missing, extra, or differing in a field."""
     label = "alias" if key == "bots" else "name"
     ran = {e.get(label): e for e in run}
@@ -247,7 +244,7 @@ def _listed(key: str, run: list[dict], described: list[dict]) -> list[str]:
     return out
 
 
-def _bot_differences(run: dict[str, Any], described: dict[str, Any]) -> list[str]:
+def _bot_differences(run: Mapping[str, Mapping[str, Any]], described: dict[str, Any]) -> list[str]:
     out = []
     for alias in sorted(run.keys() & described.keys()):
         for key in ("source", "command", "version"):

@@ -17,8 +17,9 @@ import math
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
+from typing import Any
 
-from naparena.arena.records.ledger import standings_from_logs
+from naparena.arena.records.run import Run, open_run
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
 from naparena.report import viewer
@@ -77,32 +78,34 @@ def hands_folder(out: Path) -> Path:
     return out.with_name(out.stem + "-hands")
 
 
-def write_report(run_dir: str | Path, out: str | Path) -> tuple[int, int]:
+def write_report(run_dir: str | Path | Run, out: str | Path) -> tuple[int, int]:
     """Write the page for `run_dir` to `out` and its hands into the folder beside it
     (`hands_folder`); return the sizes in bytes of the page and of the hand files."""
     out = Path(out)
-    catalogue = viewer.Catalogue(run_dir)
-    data = page(Path(run_dir), catalogue, hands_folder(out).name + "/").encode()
+    run = open_run(run_dir, sound=False)
+    catalogue = viewer.Catalogue(run.dir)
+    data = page(run, catalogue, hands_folder(out).name + "/").encode()
     out.write_bytes(data)
     return len(data), viewer.export(catalogue, hands_folder(out))
 
 
-def page(run_dir: Path, catalogue: viewer.Catalogue | None = None, base: str | None = None) -> str:
+def page(run_dir: str | Path | Run, catalogue: viewer.Catalogue | None = None, base: str | None = None) -> str:
     """The report; its hand viewer loads the hands from `base` (default: the folder `write_report` names)."""
-    manifest = RunDir(run_dir).read_manifest()
-    result = standings_from_logs(run_dir)
-    curves = bankrolls(run_dir) if "strength" not in result or len(manifest["bots"]) <= FEW_BOTS else {}
-    hands = catalogue if catalogue is not None else viewer.Catalogue(run_dir)
-    colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest["bots"])}
+    run = open_run(run_dir, sound=False)
+    manifest = run.manifest
+    result = run.standings()
+    curves = bankrolls(run.dir) if "strength" not in result or len(manifest.bots) <= FEW_BOTS else {}
+    hands = catalogue if catalogue is not None else viewer.Catalogue(run.dir)
+    colours = {alias: PALETTE[i % len(PALETTE)] for i, alias in enumerate(manifest.bots)}
     colours[STAND_IN_ALIAS] = STAND_IN_COLOUR
-    name = manifest["tournament"]["name"]
+    name = run.name
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena: {escape(name)}</title>"
              f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
              f"<style>{CSS}{viewer.CSS}{viewer.asset('table.css')}</style></head><body>",
              f"<h1>naparena: {escape(name)}</h1>",
-             f"<p class='meta'>{manifest['matches']} matches, {manifest['hands']:,} hands, "
-             f"master seed {manifest['seed']}, {len(manifest['bots'])} bots; naparena {escape(manifest['naparena'])}, "
-             f"Python {escape(manifest['python'])}. Built from the run's logs alone.</p>"]
+             f"<p class='meta'>{manifest.matches} matches, {manifest.hands:,} hands, "
+             f"master seed {manifest.seed}, {len(manifest.bots)} bots; naparena {escape(manifest.naparena)}, "
+             f"Python {escape(manifest.python)}. Built from the run's logs alone.</p>"]
     parts += _warnings(result)
     parts += verdicts_section(result)
     parts += ranking_section(result)
@@ -155,7 +158,7 @@ STRENGTH_NOTES = {
 }
 
 
-def strength_section(rated: dict, title: str = "Ratings, line-ups adjusted") -> list[str]:
+def strength_section(rated: dict[str, Any], title: str = "Ratings, line-ups adjusted") -> list[str]:
     """A rating list (`stats.strength.rate`): its table and a chart of the intervals."""
     if not rated["connected"]:
         return [f"<h3>{escape(title)}</h3><p class='warn'>The bots do not form one field (some never met "
@@ -169,7 +172,7 @@ def strength_section(rated: dict, title: str = "Ratings, line-ups adjusted") -> 
             f"<table class='strength'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
 
 
-def intervals_chart(rows: list[dict]) -> str:
+def intervals_chart(rows: list[dict[str, Any]]) -> str:
     """Each bot's rating as a dot on its 95% interval, best at the top."""
     shown = [r for r in rows if r["ci95"] is not None]
     if not shown:
@@ -196,7 +199,7 @@ def intervals_chart(rows: list[dict]) -> str:
     return _svg(width, height, body, "ratings with 95% intervals")
 
 
-def ratings_page(lists: dict) -> str:
+def ratings_page(lists: dict[str, Any]) -> str:
     """The page of `naparena ratings --html`: one rating list per variant (or the pooled one)."""
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>naparena ratings</title>"
              f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>",
@@ -209,7 +212,7 @@ def ratings_page(lists: dict) -> str:
     return "".join(parts)
 
 
-def _warnings(result: dict) -> list[str]:
+def _warnings(result: dict[str, Any]) -> list[str]:
     out = []
     for alias, d in result["disqualified"].items():
         out.append(f"<p class='warn'>{escape(alias)} was disqualified after match {d['after_match']}: "
@@ -222,7 +225,7 @@ def _warnings(result: dict) -> list[str]:
 
 # --- the verdicts, in words -------------------------------------------------------------
 
-def verdicts_section(result: dict) -> list[str]:
+def verdicts_section(result: dict[str, Any]) -> list[str]:
     """One sentence per clear head-to-head difference, one for the rest: the page opens
     with what a reader can quote."""
     said = every_verdict(result)
@@ -236,7 +239,7 @@ def verdicts_section(result: dict) -> list[str]:
 
 # --- the ranking ----------------------------------------------------------------------
 
-def _marks(result: dict, rows: list[dict]) -> dict[str, str]:
+def _marks(result: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, str]:
     """bot → the words after its name: disqualified, or the stand-in."""
     marks = {r["bot"]: "disqualified" for r in rows if r.get("disqualified")}
     marks.update({bot: "disqualified" for bot in result["disqualified"]})
@@ -244,12 +247,12 @@ def _marks(result: dict, rows: list[dict]) -> dict[str, str]:
     return marks
 
 
-def _leader(rows: list[dict], marks: dict[str, str]) -> str | None:
+def _leader(rows: list[dict[str, Any]], marks: dict[str, str]) -> str | None:
     """The best bot that competed: not disqualified, not the stand-in, with an interval."""
     return next((r["bot"] for r in rows if r["bot"] not in marks and r["ci95"] is not None), None)
 
 
-def ranking_section(result: dict) -> list[str]:
+def ranking_section(result: dict[str, Any]) -> list[str]:
     """The ranking over all variants (when more than one), then each variant's."""
     parts = ["<h2 id='ranking'>Ranking</h2>"]
     variants = result["variants"]
@@ -311,8 +314,8 @@ def _sure(ci: list[float] | None) -> bool:
     return ci is not None and (ci[0] > 0 or ci[1] < 0)
 
 
-def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, marks: dict[str, str],
-                  overall: bool = False) -> str:
+def ranking_table(rows: list[dict[str, Any]], gaps: dict[str, dict[str, Any]], leader: str | None,
+                  marks: dict[str, str], overall: bool = False) -> str:
     """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
     head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
         ["gap to leader", "95% CI", "p"]
@@ -337,7 +340,7 @@ def ranking_table(rows: list[dict], gaps: dict[str, dict], leader: str | None, m
     return "".join(out) + "</tbody></table>"
 
 
-def _verdict_cell(pair: dict) -> str:
+def _verdict_cell(pair: dict[str, Any]) -> str:
     """The verdict, its bot's name wrapping as in the name cells."""
     text = escape(pair_verdict(pair))
     for bot in sorted({pair["a"], pair["b"]}, key=len, reverse=True):
@@ -347,7 +350,7 @@ def _verdict_cell(pair: dict) -> str:
     return text
 
 
-def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str],
+def pairs_table(pairs: list[dict[str, Any]], order: list[str], marks: dict[str, str],
                 links: Callable[[str, str], str] | None = None) -> str:
     """Every head-to-head, the better-ranked bot as A, in ranking order; with `links`, a
     last column linking the hands where the two differed most (A − B in chips)."""
@@ -371,7 +374,7 @@ def pairs_table(pairs: list[dict], order: list[str], marks: dict[str, str],
 
 # --- data from the logs ---------------------------------------------------------------
 
-def bankrolls(run_dir: Path) -> dict[str, dict[str, list[tuple[int, int]]]]:
+def bankrolls(run_dir: str | Path | RunDir) -> dict[str, dict[str, list[tuple[int, int]]]]:
     """variant → bot → [(hands played, cumulative chips)], thinned to CURVE_POINTS.
 
     A seat the stand-in played is booked under the stand-in, as the standings book it:
@@ -391,7 +394,7 @@ def bankrolls(run_dir: Path) -> dict[str, dict[str, list[tuple[int, int]]]]:
     return {v: {alias: _thin(series) for alias, series in bots.items()} for v, bots in full.items()}
 
 
-def _players(data: dict, hand_no: int) -> list[str]:
+def _players(data: dict[str, Any], hand_no: int) -> list[str]:
     """Who played each seat in hand `hand_no` of a match log: its alias, or the stand-in."""
     stand_ins = set(data["match"].get("stand_ins", ()))
     died = [s.get("crashed_at", math.inf) for s in data["summary"]["seats"]]
@@ -525,7 +528,8 @@ class BrokenAxis:
         return first[2], last[2] + last[3]
 
 
-def gaps_chart(rows: list[dict], gaps: dict[str, dict], leader: str | None, marks: dict[str, str]) -> str:
+def gaps_chart(rows: list[dict[str, Any]], gaps: dict[str, dict[str, Any]], leader: str | None,
+               marks: dict[str, str]) -> str:
     """One line per bot: its difference from the leader with the 95% interval of it.
 
     The leader sits on the dashed zero line. A bot with no head-to-head with the leader
@@ -591,8 +595,13 @@ def bankroll(curves: dict[str, list[tuple[int, int]]], colours: dict[str, str]) 
     top, bottom, plot_h = 15, 40, 285
     plot_w = max(480.0, 960 - left - right)
     height = top + plot_h + bottom
-    x = lambda v: left + v / xt[-1] * plot_w  # noqa: E731
-    y = lambda v: top + (yt[-1] - v) / (yt[-1] - yt[0]) * plot_h  # noqa: E731
+
+    def x(v: float) -> float:
+        return left + v / xt[-1] * plot_w
+
+    def y(v: float) -> float:
+        return top + (yt[-1] - v) / (yt[-1] - yt[0]) * plot_h
+
     body = []
     for t in yt:
         body.append(f"<line class='grid' x1='{left:.1f}' x2='{left + plot_w:.1f}' y1='{y(t):.1f}' y2='{y(t):.1f}'/>"
@@ -629,7 +638,7 @@ def _diverging(value: float, scale: float) -> str:
     return f"rgb({r},{g},{b})"
 
 
-def heatmap(bots: list[str], pairs: list[dict]) -> str:
+def heatmap(bots: list[str], pairs: list[dict[str, Any]]) -> str:
     """The head-to-head matrix: cell (row, column) is row − column per 100 hands."""
     cell, slant = 78, math.radians(35)
     n = len(bots)
@@ -666,7 +675,7 @@ def heatmap(bots: list[str], pairs: list[dict]) -> str:
     return _svg(width, height, body, "head to head heat map")
 
 
-def make_rates(rows: list[dict]) -> str:
+def make_rates(rows: list[dict[str, Any]]) -> str:
     """Bots by contracts: the share made, shaded from white (none) to blue (all)."""
     contracts = sorted({c for r in rows for c in r["contracts"]}, key=_ladder_order)
     if not contracts:

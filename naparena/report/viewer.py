@@ -70,7 +70,7 @@ class Catalogue:
     """Every logged match of a run, read once: the viewer's index and summaries, and each
     hand's chips for the head-to-head links."""
 
-    def __init__(self, run_dir: str | Path):
+    def __init__(self, run_dir: str | Path | RunDir):
         self.rd = RunDir(run_dir)
         self.entries: list[Entry] = []
         for path in self.rd.match_files():

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from naparena.arena.records.ledger import load_standings
-from naparena.arena.records.rundir import RunDir
-from naparena.arena.records.verify import sound, tournament_of
+from naparena.arena.records.run import Run, open_run
 from naparena.arena.setup.schedule import schedule
-from naparena.arena.setup.tournament import Tournament
+from naparena.arena.setup.tournament import BotSpec, Tournament
 from naparena.errors import RunError
 from naparena.stats.strength import MODELS, Lineup, LineupSums, merge, rate
 
@@ -36,19 +34,25 @@ class _List:
 
     names: list[str]
     table: int | None
-    rules: dict | None
+    rules: dict[str, Any] | None
     sums: dict[Lineup, LineupSums] = field(default_factory=dict)
     runs: list[str] = field(default_factory=list)
 
 
-def identity(config_bot: dict, manifest_bot: dict) -> str:
-    """What makes a bot the same bot in another run, as canonical JSON."""
-    return json.dumps({"name": config_bot["name"], "version": manifest_bot.get("version"),
-                       "command": config_bot.get("command"), "params": config_bot.get("params", {})},
-                      sort_keys=True)
+def identity(bot: BotSpec, recorded: Mapping[str, Any]) -> str:
+    """What makes a bot the same bot in another run, as canonical JSON: its entry, and
+    the version its run's manifest `recorded`."""
+    command = list(bot.command) if bot.command is not None else None
+    return json.dumps({"name": bot.name, "version": recorded.get("version"), "command": command,
+                       "params": dict(bot.params)}, sort_keys=True)
 
 
-def rating_lists(run_dirs: Sequence[str | Path], pool: bool = False, model: str = "margins") -> dict[str, Any]:
+def identities(run: Run) -> dict[str, str]:
+    """alias -> `identity` of every bot of the run."""
+    return {b.alias: identity(b, run.manifest.bots.get(b.alias, {})) for b in run.tournament.bots}
+
+
+def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model: str = "margins") -> dict[str, Any]:
     """Every list the runs make: {"runs": [...], "lists": [{variant, table, rules, runs,
     model, bots: [rank, bot, rating, ci95, se, boards, aliases, identity]}]}."""
     if model not in MODELS:
@@ -58,31 +62,30 @@ def rating_lists(run_dirs: Sequence[str | Path], pool: bool = False, model: str 
     runs: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     for run_dir in run_dirs:
-        sound(run_dir)
-        rd = RunDir(run_dir)
-        if not rd.match_files():
+        run = open_run(run_dir)
+        if not run.kept:
             raise RunError(f"{run_dir}: no match played yet (the folder holds only its manifest): nothing to rate")
-        manifest = rd.read_manifest()
-        config = manifest["tournament"]
-        who = {b["alias"]: identity(b, manifest["bots"][b["alias"]]) for b in config["bots"]}
-        played = plays(tournament_of(config), who)
+        t = run.tournament
+        who = identities(run)
+        played = plays(t, who)
         shared = {i: seen[key] for i, key in played.items() if key in seen}
         seen.update({key: str(run_dir) for key in played.values() if key not in seen})
-        runs.append({"name": config["name"], "config_hash": manifest["config_hash"], "dir": str(run_dir),
+        runs.append({"name": t.name, "config_hash": run.manifest.config_hash, "dir": str(run_dir),
                      "matches": len(played), "played_before": len(shared),
                      "before_in": sorted(set(shared.values()))})
         for alias, ident in who.items():
             aliases.setdefault(ident, set()).add(alias)
-        lineups = load_standings(run_dir, leave_out=shared).book.lineups
-        for v in config["variants"]:
-            key = "pooled" if pool else json.dumps([v["rules"], config["table"]], sort_keys=True)
-            entry = lists.setdefault(key, _List([], None if pool else config["table"], None if pool else v["rules"]))
-            if v["name"] not in entry.names:
-                entry.names.append(v["name"])
-            if config["name"] not in entry.runs:
-                entry.runs.append(config["name"])
+        lineups = run.booked(leave_out=shared).book.lineups
+        for v in t.variants:
+            rules = v.rules.as_dict()
+            key = "pooled" if pool else json.dumps([rules, t.table], sort_keys=True)
+            entry = lists.setdefault(key, _List([], None if pool else t.table, None if pool else rules))
+            if v.name not in entry.names:
+                entry.names.append(v.name)
+            if t.name not in entry.runs:
+                entry.runs.append(t.name)
             merge(entry.sums, (((tuple(who[a] for a in names), hands), sums)
-                               for (names, hands), sums in lineups[v["name"]].items()))
+                               for (names, hands), sums in lineups[v.name].items()))
     labels = _labels(aliases)
     out = []
     for entry in sorted(lists.values(), key=lambda e: (e.names, e.table or 0)):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.setup.settings import FAULT_MIN_DECISIONS, Format, Lineups
+from naparena.arena.setup.settings import FAULT_MIN_DECISIONS, Format
 from naparena.arena.setup.tournament import SprtSpec, Tournament
 from naparena.errors import RunError
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
@@ -38,7 +38,7 @@ class Play:
     stand_ins: tuple[int, ...] = ()
 
 
-def booked_spec(spec: dict, stand_ins: Sequence[int]) -> dict:
+def booked_spec(spec: dict[str, Any], stand_ins: Sequence[int]) -> dict[str, Any]:
     """`spec` as the standings book it: the stand-in's seats under its own alias, so a
     disqualified bot's results end where it was disqualified and chips still add up; the
     scheduled seats stay in `lineup`, so its boards there are left out of its intervals."""
@@ -67,12 +67,12 @@ class Ledger:
         return cls([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt,
                    t.max_fault_share, t.lineups.format is not Format.ROUND_ROBIN)
 
-    def plan(self, spec: dict) -> Skip | Play:
+    def plan(self, spec: dict[str, Any]) -> Skip | Play:
         """Whether match `spec` is played, given what is booked before it."""
         reason = self.skip_reason(spec)
         return Skip(reason) if reason else Play(self.stand_in_seats(spec))
 
-    def skip_reason(self, spec: dict) -> str | None:
+    def skip_reason(self, spec: dict[str, Any]) -> str | None:
         """Why match `spec` is not played: fewer than two bots left at the table once the
         disqualified are replaced by the stand-in, or a decided sequential test."""
         out = [a for a in spec["seats"] if a in self.standings.disqualified]
@@ -83,21 +83,21 @@ class Ledger:
             return "sprt decided: " + sprt.verdict
         return None
 
-    def stand_in_seats(self, spec: dict) -> tuple[int, ...]:
+    def stand_in_seats(self, spec: dict[str, Any]) -> tuple[int, ...]:
         """The seats of match `spec` whose bot is disqualified: the stand-in plays them."""
         return tuple(i for i, a in enumerate(spec["seats"]) if a in self.standings.disqualified)
 
-    def skip(self, spec: dict, reason: str) -> None:
+    def skip(self, spec: dict[str, Any], reason: str) -> None:
         self.standings.skip(spec, reason)
 
-    def book(self, spec: dict, summary: dict, stand_ins: Sequence[int]) -> dict:
+    def book(self, spec: dict[str, Any], summary: dict[str, Any], stand_ins: Sequence[int]) -> dict[str, Any]:
         """Book a played match; return its spec as booked (the stand-in's seats renamed)."""
         booked = booked_spec(spec, stand_ins)
         self.standings.add(booked, summary)
         self._judge(booked)
         return booked
 
-    def book_log(self, spec: dict, data: dict) -> None:
+    def book_log(self, spec: dict[str, Any], data: dict[str, Any]) -> None:
         """Book a match file as read back: a skipped stub, or a played match with the
         stand-in seats its header names."""
         if "skipped" in data:
@@ -105,7 +105,7 @@ class Ledger:
         else:
             self.book(spec, data["summary"], data["match"].get("stand_ins", ()))
 
-    def end_of_unit(self, spec: dict, following: dict | None) -> None:
+    def end_of_unit(self, spec: dict[str, Any], following: dict[str, Any] | None) -> None:
         """Close the deal set of `spec` when the next match starts another (schedule order)."""
         unit = self.standings.unit_of(spec)
         if following is None or self.standings.unit_of(following) != unit:
@@ -114,7 +114,7 @@ class Ledger:
     def result(self) -> dict[str, Any]:
         return self.standings.result()
 
-    def _judge(self, spec: dict) -> None:
+    def _judge(self, spec: dict[str, Any]) -> None:
         """Disqualify a bot whose faults exceed the allowed share; decided in schedule order,
         so the same matches are skipped whatever order the workers finish in."""
         share, standings = self.max_fault_share, self.standings
@@ -133,19 +133,15 @@ def standings_from_logs(run_dir: str | Path) -> dict[str, Any]:
     return load_standings(run_dir).result()
 
 
-def load_standings(run_dir: str | Path, leave_out: Collection[int] = ()) -> Standings:
+def load_standings(run_dir: str | Path | RunDir, leave_out: Collection[int] = (),
+                   t: Tournament | None = None) -> Standings:
     """The standings, booked from a run directory's match files in schedule order, less
-    the matches numbered in `leave_out` (booked elsewhere already)."""
+    the matches numbered in `leave_out` (booked elsewhere already). `t` is the run's
+    tournament, if the caller has it built already (else it is built from the manifest)."""
     rd = RunDir(run_dir)
-    config = rd.read_manifest()["tournament"]
-    try:
-        variants = [v["name"] for v in config["variants"]]
-        aliases = [b["alias"] for b in config["bots"]]
-        sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-        ledger = Ledger(variants, aliases, config["duplicate"], sprt, float(config["max_fault_share"]),
-                        Lineups.from_dict(config).format is not Format.ROUND_ROBIN)
-    except (KeyError, TypeError, ValueError) as e:
-        raise RunError(f"{rd.manifest}: damaged tournament configuration ({e})") from None
+    t = t or rd.recorded_tournament()
+    ledger = Ledger.of(t)
+    variants, aliases = [v.name for v in t.variants], [b.alias for b in t.bots]
     left_out = {rd.match_path(i) for i in leave_out}
     files = [f for f in rd.match_files() if f not in left_out]
     data = rd.read_match_file(files[0]) if files else None

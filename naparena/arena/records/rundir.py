@@ -18,16 +18,19 @@ import hashlib
 import json
 import platform
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
 from naparena.arena.records.checkpoint import saved_hand, saved_hands
 from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
+from naparena.arena.setup.reader import tournament_from_record
 from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
-from naparena.arena.setup.tournament import Tournament
-from naparena.bots.plugins import DROP_IN_PACKAGE, bot_version
-from naparena.errors import RunError
+from naparena.arena.setup.tournament import BotSpec, Tournament
+from naparena.bots.plugins import DROP_IN_PACKAGE, BotEntry, Registry, bot_version
+from naparena.errors import ConfigError, RunError
 
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
@@ -57,7 +60,7 @@ def config_hash(t: Tournament) -> str:
     return hashlib.blake2b(json.dumps(config, sort_keys=True).encode(), digest_size=4).hexdigest()
 
 
-def manifest(t: Tournament, registry) -> dict:
+def manifest(t: Tournament, registry: Registry) -> dict[str, Any]:
     """What a run was: resolved configuration, versions, bot sources, seeds. No clock, no pids."""
     config = {k: v for k, v in t.as_dict().items() if k not in _NOT_RECORDED}
     bots = {b.alias: bot_identity(t, b, registry) for b in t.bots}
@@ -71,14 +74,14 @@ def manifest(t: Tournament, registry) -> dict:
     return out
 
 
-def bot_identity(t: Tournament, bot, registry) -> dict:
+def bot_identity(t: Tournament, bot: BotSpec, registry: Registry) -> dict[str, Any]:
     """A bot's line in the manifest: its name, where it comes from, its version or code hash,
     and how it is run."""
     source = _command_identity(t, bot) if bot.command is not None else _identity(registry.get(bot.name))
     return {"name": bot.name, **source, "isolation": t.isolation_of(bot)}
 
 
-def _identity(entry) -> dict:
+def _identity(entry: BotEntry) -> dict[str, Any]:
     """Where a bot comes from and which version, independent of where the run started:
     a drop-in file is named by its file name and the hash of its contents."""
     module = sys.modules.get(entry.cls.__module__)
@@ -89,9 +92,9 @@ def _identity(entry) -> dict:
     return {"source": entry.source, "version": bot_version(entry)}
 
 
-def _command_identity(t: Tournament, bot) -> dict:
+def _command_identity(t: Tournament, bot: BotSpec) -> dict[str, Any]:
     """An external bot: its command as written and a hash of the files it names."""
-    return {"source": "command", "command": list(bot.command), "version": t.command_hash(bot)}
+    return {"source": "command", "command": list(bot.command or ()), "version": t.command_hash(bot)}
 
 
 def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
@@ -128,16 +131,17 @@ def latest_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     return runs[max(runs)]
 
 
-def read_where(run_dir: Path) -> dict:
+def read_where(run_dir: Path) -> dict[str, Any]:
     """Where a run's tournament file and drop-in bots are (absolute), for resuming it."""
     try:
-        return json.loads((Path(run_dir) / WHERE).read_text())
+        where: dict[str, Any] = json.loads((Path(run_dir) / WHERE).read_text())
+        return where
     except (FileNotFoundError, json.JSONDecodeError):
         m = read_manifest(Path(run_dir))
         return {"file": m.get("source"), "bots_dir": None}
 
 
-def read_manifest(run_dir: Path) -> dict:
+def read_manifest(run_dir: Path) -> dict[str, Any]:
     try:
         data = json.loads((run_dir / MANIFEST).read_bytes())
     except FileNotFoundError:
@@ -153,12 +157,56 @@ def read_manifest(run_dir: Path) -> dict:
     return data
 
 
+@dataclass(frozen=True)
+class Manifest:
+    """A run's manifest as read back, typed: what the run was. The tournament's
+    configuration stays the plain record it was written as (`Tournament.as_dict()`);
+    `tournament()` of `records/run.py` builds it again through the file's reader."""
+
+    format: int
+    naparena: str
+    python: str
+    config_hash: str
+    seed: int
+    matches: int
+    hands: int
+    tournament: Mapping[str, Any]
+    bots: Mapping[str, Mapping[str, Any]]  # alias -> name, source, version, isolation
+    seating: Mapping[str, Any]
+    fields: Mapping[str, Any]  # every key as written, for the checks that compare them
+
+    @property
+    def name(self) -> str:
+        return str(self.tournament.get("name", ""))
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any], where: Path) -> Manifest:
+        """The manifest `data` read from `where`: a run of another log format, or a key
+        missing or of the wrong type, is one clear `RunError`."""
+        if data.get("format") != FORMAT:
+            raise RunError(f"{where}: {other_format(data).replace('not a match log', 'not a manifest')}")
+        typed: dict[str, Any] = {}
+        for key, kind in (("naparena", str), ("python", str), ("config_hash", str), ("seed", int),
+                          ("matches", int), ("hands", int), ("tournament", dict), ("bots", dict),
+                          ("seating", dict)):
+            value = data.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise RunError(f"{where}: damaged: '{key}' must be {_KINDS[kind]}, got {value!r}")
+            typed[key] = value
+        if not all(isinstance(v, dict) for v in typed["bots"].values()):
+            raise RunError(f"{where}: damaged: 'bots' must map each alias to a table")
+        return cls(format=FORMAT, fields=dict(data), **typed)
+
+
+_KINDS: dict[type, str] = {str: "text", int: "a whole number", dict: "a table"}
+
+
 def match_path(run_dir: Path, index: int) -> Path:
     return run_dir / MATCHES / f"{index:06d}.json"
 
 
 def is_complete(run_dir: Path) -> bool:
-    return len(list((Path(run_dir) / MATCHES).glob("*.json"))) == read_manifest(Path(run_dir))["matches"]
+    return len(list((Path(run_dir) / MATCHES).glob("*.json"))) == RunDir(run_dir).load_manifest().matches
 
 
 class RunDir:
@@ -191,7 +239,21 @@ class RunDir:
     def read_manifest(self) -> dict[str, Any]:
         return read_manifest(self.given)
 
-    def write_manifest(self, data: dict) -> None:
+    def load_manifest(self) -> Manifest:
+        """The manifest, typed (`Manifest.of`)."""
+        return Manifest.of(self.read_manifest(), self.manifest)
+
+    def recorded_tournament(self, manifest: Manifest | None = None) -> Tournament:
+        """The tournament the manifest (read here unless given) records, built by the
+        file's reader (the one builder of a `Tournament`); a damaged record is one clear
+        `RunError`."""
+        config = (manifest or self.load_manifest()).tournament
+        try:
+            return tournament_from_record(config, str(self.manifest))
+        except ConfigError as e:
+            raise RunError(f"{self.manifest}: damaged tournament configuration ({e.key}: {e.message})") from None
+
+    def write_manifest(self, data: dict[str, Any]) -> None:
         write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
 
     def check_format(self) -> dict[str, Any]:
@@ -202,7 +264,7 @@ class RunDir:
                            "resume it with the version that started it")
         return old
 
-    def check_resume(self, mine: dict, source: str | None) -> None:
+    def check_resume(self, mine: dict[str, Any], source: str | None) -> None:
         """Resuming must play the same run: same log format, configuration and bots."""
         old = self.check_format()
         if old.get("config_hash") != mine["config_hash"]:
@@ -238,7 +300,7 @@ class RunDir:
         """Where match `index`'s checkpoint state goes while it is played (absolute, as a log's)."""
         return self.path / CHECKPOINTS / f"{index:06d}.json"
 
-    def checkpointed_hand(self, index: int, n: int) -> dict | None:
+    def checkpointed_hand(self, index: int, n: int) -> dict[str, Any] | None:
         """Hand `n` of match `index` as its checkpoint holds it, while the match is played."""
         return saved_hand(self.checkpoint_path(index), n)
 
@@ -258,18 +320,18 @@ class RunDir:
     def has_match(self, index: int) -> bool:
         return self.match_path(index).exists()
 
-    def read_match(self, index: int, spec: dict | None = None) -> dict[str, Any]:
+    def read_match(self, index: int, spec: dict[str, Any] | None = None) -> dict[str, Any]:
         """Match `index` read back and checked (against its schedule entry `spec`, if given)."""
         return read_match(self.match_path(index), spec)
 
     def read_match_file(self, path: Path) -> dict[str, Any]:
         return read_match(path)
 
-    def write_skipped(self, spec: dict, reason: str) -> None:
+    def write_skipped(self, spec: dict[str, Any], reason: str) -> None:
         """The stub of a match not played, written over its log if it was played ahead."""
         write_file(self.match_path(spec["index"]), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
 
-    def write_standings(self, result: dict) -> None:
+    def write_standings(self, result: dict[str, Any]) -> None:
         write_file(self.standings, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
 
     def clean(self) -> None:
@@ -289,7 +351,7 @@ class RunDir:
         return is_complete(self.given)
 
 
-def _same_bots(run_dir: Path, old: dict | None, mine: dict) -> None:
+def _same_bots(run_dir: Path, old: dict[str, Any] | None, mine: dict[str, Any]) -> None:
     """Resuming must play the same bots: a drop-in file is known by its content hash, so an
     edited file, or another file of the same name (--bots-dir elsewhere), is refused."""
     old = old or {}

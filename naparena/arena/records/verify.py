@@ -20,17 +20,17 @@ import orjson
 
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.logs import FORMAT, MatchSummary, other_format
-from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, config_hash
+from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, Manifest, RunDir, config_hash
 from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
-from naparena.arena.setup.settings import SETTINGS, Confinement, Format, Isolation, Lineups
-from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
-from naparena.errors import NaparenaError, RunError
+from naparena.arena.setup.settings import Format
+from naparena.arena.setup.tournament import Tournament
+from naparena.errors import RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
-from naparena.game.rules import Rules, make_rules
+from naparena.game.rules import Rules
 
 
-def feed(hand: Hand, logged: dict, decisions: list[int] | None = None,
+def feed(hand: Hand, logged: dict[str, Any], decisions: list[int] | None = None,
          watch: Callable[[Hand, Any, str | None], None] | None = None) -> None:
     """Give the hand its logged answers; count each seat's answered decisions. `watch(hand,
     answer, fault)` sees each decision just before it is answered (a replay's hook)."""
@@ -64,12 +64,13 @@ def feed(hand: Hand, logged: dict, decisions: list[int] | None = None,
             hand.apply(answer)
 
 
-def plain(record: dict) -> dict:
+def plain(record: dict[str, Any]) -> dict[str, Any]:
     """A record as it reads back from JSON (tuples become lists)."""
-    return orjson.loads(orjson.dumps(record))
+    again: dict[str, Any] = orjson.loads(orjson.dumps(record))
+    return again
 
 
-def verify_match(log: dict) -> list[str]:
+def verify_match(log: dict[str, Any]) -> list[str]:
     """Every difference between the log and its replay; empty when it reproduces.
 
     Checks each hand record, and the summary: per-seat totals, final chips and the kitty
@@ -109,11 +110,19 @@ def verify_match(log: dict) -> list[str]:
     return problems
 
 
-def verify_run(run_dir: Path, progress=None) -> tuple[int, int, list[tuple[str, str]], int]:
+#: `progress(matches done, matches, hands done)`, called as a check goes.
+AuditProgress = Callable[[int, int, int], None]
+
+
+def verify_run(run_dir: Path, progress: AuditProgress | None = None) -> tuple[int, int, list[tuple[str, str]], int]:
     """(matches, hands replayed, [(file, problem)], matches not played yet) of a run.
     `progress(matches done, matches, hands done)` is called after each match."""
     audit = audit_run(run_dir, progress=progress)
     return audit.matches, audit.hands, audit.problems, audit.missing
+
+
+#: The seats a match file records, and its hands.
+Seated = tuple[list[str], int]
 
 
 @dataclass
@@ -125,11 +134,27 @@ class Audit:
     missing: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
     # (variant, stream) -> [(seats, hands)] of every match file read, for the seating balance
-    seated: dict[tuple, list] = field(default_factory=dict)
+    seated: dict[tuple[Any, ...], list[Seated]] = field(default_factory=dict)
 
 
-def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
-    """Check that a run directory is one run and nothing else.
+def audit_run(run_dir: str | Path | RunDir, replay: bool = True, progress: AuditProgress | None = None) -> Audit:
+    """Check that a run directory is one run and nothing else (see `audit`); a manifest of
+    another format, or damaged, is a problem of the run, not an error."""
+    rd = RunDir(run_dir)
+    raw = rd.read_manifest()
+    if raw.get("format") != FORMAT:
+        return Audit(problems=[(MANIFEST, other_format(raw).replace("not a match log", "not a manifest"))])
+    try:
+        manifest = rd.load_manifest()
+        t = rd.recorded_tournament(manifest)
+    except RunError as e:
+        return Audit(problems=[(MANIFEST, str(e).removeprefix(f"{rd.manifest}: "))])
+    return audit(rd, manifest, t, replay, progress)
+
+
+def audit(rd: RunDir, manifest: Manifest, t: Tournament, replay: bool = True,
+          progress: AuditProgress | None = None) -> Audit:
+    """Check that the run in `rd`, of this manifest and tournament, is one run and nothing else.
 
     The manifest's configuration must give its own hash, seed and schedule; each match
     file must be the schedule's entry for its name (index, variant, stream, seeds, seats,
@@ -137,18 +162,9 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     and no played one; a finished run must have every match and the standings its logs
     give, and the seats its files record must balance as the seating design says. With
     `replay`, every hand is also re-dealt from the match seed and replayed.
+    `progress(matches done, matches, hands done)` is called after each match.
     """
-    rd = RunDir(run_dir)
     audit = Audit()
-    manifest = rd.read_manifest()
-    if manifest.get("format") != FORMAT:
-        audit.problems.append((MANIFEST, other_format(manifest).replace("not a match log", "not a manifest")))
-        return audit
-    try:
-        t = tournament_of(manifest["tournament"])
-    except (KeyError, TypeError, ValueError, AttributeError, NaparenaError) as e:
-        audit.problems.append((MANIFEST, f"damaged tournament configuration ({e})"))
-        return audit
     specs = [s.as_dict() for s in schedule(t)]
     audit.problems += [(MANIFEST, p) for p in _manifest_problems(manifest, t, specs)]
     names = {rd.match_path(s["index"]).name for s in specs}
@@ -180,7 +196,7 @@ def audit_run(run_dir: Path, replay: bool = True, progress=None) -> Audit:
     return audit
 
 
-def _check_match(rd: RunDir, spec: dict, t, ledger: Ledger | None, replay: bool, audit: Audit,
+def _check_match(rd: RunDir, spec: dict[str, Any], t: Tournament, ledger: Ledger | None, replay: bool, audit: Audit,
                  finished: bool) -> list[str] | None:
     """Problems of one match file, booked into `ledger` (None: missing or unreadable,
     so the matches after it cannot be judged for skipping)."""
@@ -226,7 +242,7 @@ def _check_match(rd: RunDir, spec: dict, t, ledger: Ledger | None, replay: bool,
     return found
 
 
-def _seating_problems(seated: dict[tuple, list]) -> list[str]:
+def _seating_problems(seated: dict[tuple[Any, ...], list[Seated]]) -> list[str]:
     """Every seed stream of every variant must seat the bots as the design balances them:
     counted from the seats the match files record (a skipped match as scheduled)."""
     out = []
@@ -238,17 +254,18 @@ def _seating_problems(seated: dict[tuple, list]) -> list[str]:
     return out
 
 
-def _manifest_problems(manifest: dict, t, specs: list[dict]) -> list[str]:
+def _manifest_problems(manifest: Manifest, t: Tournament, specs: list[dict[str, Any]]) -> list[str]:
     out = []
+    written = manifest.fields
     for key, expected in (("format", FORMAT), ("config_hash", config_hash(t)), ("seed", t.seed),
                           ("matches", len(specs)), ("hands", sum(s["hands"] for s in specs)),
                           ("seating", seating_design(t))):
-        if manifest.get(key) != expected:
-            out.append(f"'{key}' is {manifest.get(key)!r}, but its tournament configuration gives {expected!r}")
+        if written.get(key) != expected:
+            out.append(f"'{key}' is {written.get(key)!r}, but its tournament configuration gives {expected!r}")
     return out
 
 
-def _header_problems(data: dict, spec: dict, t, stand_ins: list) -> list[str]:
+def _header_problems(data: dict[str, Any], spec: dict[str, Any], t: Tournament, stand_ins: list[int]) -> list[str]:
     """The match header against what the run's configuration says that match is."""
     bots = {b.alias: b for b in t.bots}
     expected = {
@@ -278,30 +295,15 @@ def _standings_problems(path: Path, ledger: Ledger) -> list[str]:
     return []
 
 
-def tournament_of(config: dict):
-    """The `Tournament` a manifest's configuration describes (rules rebuilt from base and
-    overrides, and checked against the rules it lists)."""
-    # How the run was executed is not recorded: those settings take their defaults.
-    settings = {k: s.parse(config.get(k, s.default) if k in ("workers", "scheduler") else config[k])
-                for k, s in SETTINGS.items()}
-    bots = tuple(BotSpec(b["name"], b["alias"], dict(b["params"]), tuple(b["command"]) if "command" in b else None,
-                         Isolation(b["isolation"]) if "isolation" in b else None, tuple(b.get("files", ())))
-                 for b in config["bots"])
-    variants = []
-    for v in config["variants"]:
-        rules = make_rules(v["base"], v["overrides"])
-        if rules.as_dict() != v["rules"]:
-            raise ValueError(f"the rules of variant {v['name']!r} do not follow from its base and overrides")
-        variants.append(VariantSpec(v["name"], v["base"], dict(v["overrides"]), rules))
-    sprt = SprtSpec(**config["sprt"]) if config.get("sprt") else None
-    return Tournament(**settings, bots=bots, variants=tuple(variants), sprt=sprt,
-                      seats=Confinement.from_dict(config.get("seats")), lineups=Lineups.from_dict(config))
-
-
 def sound(run_dir: str | Path) -> None:
     """Refuse a run whose files are not all its own: standings built from them would
     credit the wrong bots (the cheap checks of `audit_run`; `verify` also replays every hand)."""
-    problems = audit_run(Path(run_dir), replay=False).problems
+    refuse_unsound(run_dir, audit_run(run_dir, replay=False))
+
+
+def refuse_unsound(run_dir: str | Path | RunDir, found: Audit) -> None:
+    """A `RunError` naming the first problem `found` (and how many more), if any."""
+    problems = found.problems
     if problems:
         name, problem = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

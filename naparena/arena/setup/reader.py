@@ -594,3 +594,35 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return repr(value)
+
+
+# --- a recorded configuration -------------------------------------------------------------
+
+def tournament_from_record(config: Any, path: str) -> Tournament:
+    """The `Tournament` a run's manifest records (`Tournament.as_dict()`), validated as a
+    file is: the record is put back into the file's tables and read by `parse_tournament`,
+    so one reader builds every `Tournament`. Each variant's recorded rules must be the
+    ones its base and overrides give (the record lists both)."""
+    if not isinstance(config, Mapping):
+        raise ConfigError(path, "tournament", f"must be a table, got {_show(config)}")
+    data: dict[str, Any] = {"tournament": {k: v for k, v in config.items() if k in SETTINGS or k in FORMAT_KEYS}}
+    for key in ("bots", "seats", "sprt"):
+        if config.get(key) is not None:
+            data[key] = config[key]
+    recorded = config.get("variants")
+    if isinstance(recorded, list):
+        data["variants"] = [_variant_entry(v) for v in recorded]
+    t = parse_tournament(data, path)
+    for i, (variant, entry) in enumerate(zip(t.variants, recorded or (), strict=True), 1):
+        if variant.rules.as_dict() != entry.get("rules"):
+            raise ConfigError(path, f"variants[{i}].rules", "do not follow from its base and overrides")
+    return t
+
+
+def _variant_entry(recorded: Any) -> Any:
+    """A recorded variant (name, base, overrides, rules) as the file writes it."""
+    if not isinstance(recorded, Mapping) or not isinstance(recorded.get("overrides"), Mapping):
+        return recorded  # parse_tournament names what is wrong with it
+    if recorded.get("base") == recorded.get("name") and not recorded["overrides"]:
+        return {"name": recorded["name"]}
+    return {"name": recorded.get("name"), "base": recorded.get("base"), **recorded["overrides"]}

@@ -10,13 +10,14 @@ import typer
 from mkdocs.structure.files import File
 
 import naparena
-from naparena import testing
+from naparena import api, testing
 from naparena.cli import app
 from naparena.game import cards
 from naparena.tools import docs, reference
 
 API_PAGE = "reference/api.md"
-API_MODULES = (("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing))
+API_MODULES = (("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing),
+               ("naparena.api", api))
 
 
 def on_pre_build(config) -> None:

@@ -35,7 +35,7 @@ from naparena.report import tables as render
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from naparena.arena.records.run import Run
+    from naparena.api import Run
     from naparena.arena.records.verify import Audit
     from naparena.arena.session import Session
     from naparena.arena.setup.tournament import Tournament
@@ -252,7 +252,7 @@ def report(
     html: Path | None = typer.Option(None, "--html", help="also write one self-contained HTML page of charts"),
 ) -> None:
     """Rebuild the standings from a run's logs alone."""
-    from naparena.arena.records.run import open_run
+    from naparena.api import open_run
     run = open_run(run_dir)
     if html is not None:
         _check_output(html, "--html")  # before the tables: a bad path must not print them first
@@ -439,7 +439,7 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
 ) -> None:
     """Compare the same bots across two runs and say whether the differences are real."""
-    from naparena.arena.records.run import open_run
+    from naparena.api import open_run
     from naparena.tools.compare import compare_runs
     result = compare_runs(open_run(run_a), open_run(run_b))
     if result["design_differences"]:
@@ -528,7 +528,7 @@ def view(
 ) -> None:
     """The run's HTML report with its hand viewer: served on 127.0.0.1 (hands read as the page asks for
     them), or written with --out (the page, and its hands in a folder beside it)."""
-    from naparena.arena.records.run import open_run
+    from naparena.api import open_run
     from naparena.report.html import hands_folder, write_report
     run = open_run(run_dir)
     if out_file is not None:
@@ -561,7 +561,7 @@ def ratings(
                               "places (Bradley-Terry on board places)"),
 ) -> None:
     """One rating list across runs: the same bot (name, version, params) is one entry."""
-    from naparena.arena.records.run import open_run
+    from naparena.api import open_run
     from naparena.tools.ratings import rating_lists
     runs = [open_run(path) for path in run_dirs]
     if html is not None:
@@ -624,7 +624,7 @@ def verify(
     """Replay every logged hand through the engine; exit 1 on any mismatch. With --rerun and
     --tournament, also catch a run forged with naparena's own engine; with --signed-by, any
     change to a signed run."""
-    from naparena.arena.records.run import open_run
+    from naparena.api import open_run
     from naparena.arena.records.signing import load_public
     from naparena.arena.rerun import described_run
     # The file and key first: a missing or bad one is told before a long replay, not after it,

@@ -26,12 +26,16 @@ ALLOWED = {
     "tools": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
     # People-facing pieces: the human seat and its fronts, the live page; beside tools.
     "people": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
-    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools", "people"},
+    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools", "people", "api"},
+    # Running tournaments from Python, for researchers: the stable names over the arena,
+    # which the CLI calls too.
+    "api": {"errors", "_version", "game", "bots", "stats", "arena"},
     "__main__": {"cli"},
     # Helpers for bot authors' own tests: build views, play hands in-process.
     "testing": {"errors", "_version", "game", "bots"},
-    # The public surface for bot authors re-exports from the layers below it.
-    "__init__": {"_version", "game", "bots"},
+    # The public surface re-exports from the layers below it: for bot authors, and (loaded
+    # on first use, so a bot's import stays light) the researchers' `api`.
+    "__init__": {"_version", "game", "bots", "api"},
     # Faces for learners (PettingZoo, Gymnasium, OpenSpiel) and policies as bots: they wrap
     # the engine and play the arena's bots and seat processes; nothing imports them back.
     "envs": {"errors", "_version", "game", "bots", "arena"},
@@ -96,7 +100,8 @@ def test_the_package_has_a_folder_per_layer():
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert {"game", "bots", "stats", "arena", "report", "tools"} <= folders
     loose = {p.stem for p in PACKAGE.glob("*.py")}
-    assert loose == {"__init__", "__main__", "_version", "errors", "cli", "testing"}  # testing: for bot authors
+    # testing: for bot authors; api: for researchers
+    assert loose == {"__init__", "__main__", "_version", "errors", "cli", "testing", "api"}
 
 
 def violations(module: str, path: Path) -> list[str]:

@@ -220,7 +220,7 @@ def tournament_markdown() -> str:
 # --- the log and manifest formats -------------------------------------------------------
 
 
-def _type(node: dict) -> str:
+def _type(node: dict[str, Any]) -> str:
     if "const" in node:
         return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
@@ -233,11 +233,11 @@ def _type(node: dict) -> str:
     return kind or "any"
 
 
-def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
+def schema_rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
     """(path, type, description) for every property reachable in `schema`, refs resolved."""
     defs = schema.get("$defs", {})
 
-    def resolve(node: dict, seen: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
+    def resolve(node: dict[str, Any], seen: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
         while "$ref" in node and node["$ref"].startswith("#/$defs/"):
             name = node["$ref"].rsplit("/", 1)[1]
             if name in seen:
@@ -248,7 +248,7 @@ def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
                 node["description"] = description
         return node, seen
 
-    def walk(node: dict, path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    def walk(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
         node, seen = resolve(node, seen)
         if path:
             forms = node.get("oneOf", []) + node.get("anyOf", [])
@@ -265,7 +265,7 @@ def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
         if isinstance(extra, dict):
             yield from _props(resolve(extra, seen)[0], f"{path}.*", seen)
 
-    def _props(node: dict, path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    def _props(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
         for key, child in node.get("properties", {}).items():
             yield from walk(child, f"{path}.{key}" if path else key, seen)
 
@@ -350,13 +350,21 @@ def api_markdown(modules: Sequence[tuple[str, ModuleType]]) -> str:
     return "\n".join(out)
 
 
+#: Modules of the researchers' API whose classes are listed method by method.
+RUNNING = ("naparena.arena.records.run", "naparena.api")
+
+
 def _class(path: str, cls: type) -> list[str]:
     out = [f"### `{path}`", "", _doc(cls), ""]
-    if cls is Bot:
-        for name, member in vars(Bot).items():
-            if inspect.isfunction(member) and not name.startswith("_"):
+    if cls is Bot or cls.__module__ in RUNNING:
+        for name, member in vars(cls).items():
+            if name.startswith("_"):
+                continue
+            if inspect.isfunction(member):
                 summary = _cell(_doc(member).split("\n\n")[0]) or "(no docstring)"
                 out += [f"- `{name}{_signature(member)}`: {summary}"]
+            elif isinstance(member, property):
+                out += [f"- `{name}` (property): {_cell(_doc(member).split(chr(10) * 2)[0]) or '(no docstring)'}"]
         out.append("")
     return out
 

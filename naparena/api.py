@@ -61,15 +61,19 @@ def build_tournament(config: Mapping[str, Any], name_for_errors: str = "") -> To
 def run_tournament(tournament: Tournament | str | Path, *, log_dir: str | Path | None = None,
                    run_dir: str | Path | None = None, workers: int | None = None,
                    bots_dir: str | Path | None = None, isolation: str | None = None,
+                   scheduler: str | None = None, sandbox: str | None = None,
                    on_progress: OnProgress | None = None, watcher: Watcher | None = None) -> Run:
     """Play a tournament (one built here, or a file's path) to the end and return its run.
 
     The run goes into `run_dir`, else a new folder under `log_dir` (default: the file's
     `log_dir`). `workers` (0: one per core), `bots_dir` and `isolation` override the
-    file's. `on_progress` hears a `Progress` as matches are booked; a `watcher` (see
-    `Watcher`) hears everything else. The standings are `run.standings()`."""
+    file's, and so do `scheduler` (a Dask scheduler, as `run --scheduler`) and `sandbox`
+    ("auto", "required" or "off", as `run --sandbox`). `on_progress` hears a `Progress`
+    as matches are booked; a `watcher` (see `Watcher`) hears everything else. The
+    standings are `run.standings()`."""
     session = Session.open(tournament, run_dir, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation,
-                           workers=workers, watcher=_listener(watcher, on_progress))
+                           workers=workers, scheduler=scheduler, sandbox=sandbox,
+                           watcher=_listener(watcher, on_progress))
     session.play()
     return open_run(session.run_dir, sound=False)
 

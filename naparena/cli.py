@@ -563,10 +563,9 @@ def ratings(
     """One rating list across runs: the same bot (name, version, params) is one entry."""
     from naparena.api import open_run
     from naparena.tools.ratings import rating_lists
-    runs = [open_run(path) for path in run_dirs]
     if html is not None:
         _check_output(html, "--html")  # before the lists: a bad path must not print them first
-    lists = rating_lists(runs, pool, model)
+    lists = rating_lists([open_run(path) for path in run_dirs], pool, model)
     for run in lists["runs"]:
         if run["played_before"]:
             say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "

@@ -220,7 +220,7 @@ def tournament_markdown() -> str:
 # --- the log and manifest formats -------------------------------------------------------
 
 
-def _type(node: dict) -> str:
+def _type(node: dict[str, Any]) -> str:
     if "const" in node:
         return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
@@ -233,11 +233,11 @@ def _type(node: dict) -> str:
     return kind or "any"
 
 
-def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
+def schema_rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
     """(path, type, description) for every property reachable in `schema`, refs resolved."""
     defs = schema.get("$defs", {})
 
-    def resolve(node: dict, seen: tuple[str, ...]) -> tuple[dict, tuple[str, ...]]:
+    def resolve(node: dict[str, Any], seen: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
         while "$ref" in node and node["$ref"].startswith("#/$defs/"):
             name = node["$ref"].rsplit("/", 1)[1]
             if name in seen:
@@ -248,7 +248,7 @@ def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
                 node["description"] = description
         return node, seen
 
-    def walk(node: dict, path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    def walk(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
         node, seen = resolve(node, seen)
         if path:
             forms = node.get("oneOf", []) + node.get("anyOf", [])
@@ -265,7 +265,7 @@ def schema_rows(schema: dict) -> Iterator[tuple[str, str, str]]:
         if isinstance(extra, dict):
             yield from _props(resolve(extra, seen)[0], f"{path}.*", seen)
 
-    def _props(node: dict, path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    def _props(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
         for key, child in node.get("properties", {}).items():
             yield from walk(child, f"{path}.{key}" if path else key, seen)
 

@@ -5,6 +5,7 @@ A bot sees only the ``View`` for its seat and answers with one of ``view.legal``
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, Required, TypedDict
@@ -228,7 +229,7 @@ def _unknown_param(cls: type[Bot], key: str) -> str:
 
 
 def _within(cls: type[Bot], key: str, value: Any) -> None:
-    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+    if isinstance(value, float) and math.isnan(value) or value in (float("inf"), float("-inf")):
         raise PluginError(f"{_bot_label(cls)} parameter '{key}' must be a finite number, got {value!r}")
     bounds = cls.limits.get(key)
     if bounds and not isinstance(value, bool) and isinstance(value, (int, float)) \

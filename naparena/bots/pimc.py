@@ -10,7 +10,7 @@ import random
 import time
 from collections.abc import Collection, Iterable, Sequence
 from itertools import combinations
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from naparena.bots import strategy
 from naparena.bots.bot import DEFAULT_TIMEOUT, MatchInfo

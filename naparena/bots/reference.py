@@ -470,7 +470,5 @@ def _safe(c: int, mem: Memory, later: Sequence[int], view: View, trumps: int | N
         return True
     if mem.higher(c) and not all(mem.is_void(p, SUIT[c]) for p in later):
         return False
-    if trumps is not None and SUIT[c] != trumps and mem.has_suit(trumps):
-        if any(mem.is_void(p, SUIT[c]) and not mem.is_void(p, trumps) for p in later):
-            return False
-    return True
+    return not (trumps is not None and SUIT[c] != trumps and mem.has_suit(trumps)
+                and any(mem.is_void(p, SUIT[c]) and not mem.is_void(p, trumps) for p in later))

@@ -149,10 +149,8 @@ def solve(pos: Position, legal: Iterable[int] | None = None, goal: str = MAKE, m
     else:
         trumps = _NO_TRUMPS if pos.trumps is None else pos.trumps
     search = _Search(hands, n, good, side, max_nodes, table, deadline, clock or time.perf_counter)
-    if misere:
-        target = left  # every trick still to play must go to the defenders
-    else:
-        target = pos.need - pos.won
+    # A misère bidder's target: every trick still to play must go to the defenders.
+    target = left if misere else pos.need - pos.won
     values: dict[int, int] = {}
     group: dict[int, int] = {}
     live = search.live() | _mask(c for _, c in played)
@@ -288,7 +286,8 @@ class _Search:
             m |= h
         return m
 
-    def root(self, seat: int, played: list[tuple[int, int]], c: int, trumps: int, alpha: int, beta: int, left: int) -> int:
+    def root(self, seat: int, played: list[tuple[int, int]], c: int, trumps: int, alpha: int, beta: int,
+             left: int) -> int:
         """Good tricks from here (the current trick included) after `seat` plays card c."""
         hands = self.hands
         live = self.live()
@@ -329,7 +328,9 @@ class _Search:
             raise OutOfTime(f"past the deadline after {self.nodes} nodes")
         return min(self.max_nodes, self.nodes + CLOCK_EVERY)
 
-    def _build(self) -> tuple[_Lead, _Follow]:
+    # One function per node kind, long by design: the search's inner loop, as closures over
+    # local state with nothing factored out into calls (a call per node costs a tenth of the search).
+    def _build(self) -> tuple[_Lead, _Follow]:  # noqa: PLR0915
         """The two mutually recursive node functions, as closures over local state (speed)."""
         hands, n, good, side, nxt = self.hands, self.n, self.good, self.side, self.nxt
         table, limit = self.table, self.limit
@@ -341,7 +342,7 @@ class _Search:
         helps = tuple(good[i] == side[i] for i in range(n))
         state = self
 
-        def lead(leader: int, tr: int, alpha: int, beta: int, left: int, live: int) -> int:
+        def lead(leader: int, tr: int, alpha: int, beta: int, left: int, live: int) -> int:  # noqa: PLR0912, PLR0915
             # Trick boundary: `left` tricks to play, `leader` to lead, trumps `tr` set;
             # `live` is every card still in a hand.
             nonlocal limit
@@ -383,7 +384,7 @@ class _Search:
                     beta = hi
             else:
                 lo, hi = 0, left
-            if tr != _NO_TRUMPS and tr != _BY_LEAD:
+            if tr != _NO_TRUMPS and tr != _BY_LEAD:  # noqa: PLR1714 - two int compares, no tuple scan
                 # Sure tricks: a trump above every live trump of the other side wins the
                 # trick it is played to, whenever that is.
                 trumps = live & suit_masks[tr]
@@ -463,8 +464,9 @@ class _Search:
                 table[key] = (lo, hi)
             return best
 
-        def follow(seat: int, count: int, led: int, ws: int, wc: int, tmask: int, live: int, tr: int,
-                   alpha: int, beta: int, left: int) -> int:
+        def follow(  # noqa: PLR0912, PLR0913, PLR0915, PLR0917 - every node's state in locals
+                seat: int, count: int, led: int, ws: int, wc: int, tmask: int, live: int, tr: int,
+                alpha: int, beta: int, left: int) -> int:
             # Within a trick: `count` cards played, (ws, wc) winning so far, `tmask` the
             # cards on the trick; `live` holds them and every card still in a hand.
             state.nodes += 1

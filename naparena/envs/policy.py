@@ -50,8 +50,7 @@ def policy_bot(name: str, policy: Policy, description: str = "", kinds: Sequence
     namespace: dict[str, Any] = {
         "name": name, "description": description or f"the trained policy {name}",
         "policy": staticmethod(policy), "__module__": _caller_module(), **others}
-    cls = type(_class_name(name), (PolicyBot, base) if base is not Bot else (PolicyBot,), namespace)
-    return cls
+    return type(_class_name(name), (PolicyBot, base) if base is not Bot else (PolicyBot,), namespace)
 
 
 def _class_name(name: str) -> str:

@@ -221,7 +221,7 @@ class TableServer:
                 self.totals[alias] = self.totals.get(alias, 0) + chips
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
-                raise Stop()
+                raise Stop
 
     def dealt(self, table: Table, public: dict[str, Any]) -> None:
         """What everybody held in the hand that just ended, from the match's checkpoint
@@ -305,7 +305,7 @@ class PlayWatcher(Quiet):
         """Told as matches are booked, and twice a second while one is under way: where a
         person who left the table stops the run (in the session's own thread, no signal)."""
         if self.server.stopped:
-            raise Left()
+            raise Left
         self.server.book(matches)
 
     @contextlib.contextmanager

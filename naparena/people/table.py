@@ -77,7 +77,8 @@ def _plain(value: Any) -> Any:
 _SYMBOL_LETTERS = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS)))
 
 
-def read_answer(kind: str | None, legal: list[Any], text: str, view: dict[str, Any] | None = None) -> tuple[Any, str | None]:
+def read_answer(kind: str | None, legal: list[Any], text: str,
+                view: dict[str, Any] | None = None) -> tuple[Any, str | None]:
     """(the legal answer `text` names, None) or (None, why it names none); with the
     `view`, a refused card says which rule refuses it."""
     text = text.strip()

@@ -118,7 +118,7 @@ class WebFront:
         while True:
             text = self.board.answers.get()
             if text == QUIT:
-                raise Stop()
+                raise Stop
             if text == NEXT:
                 continue
             answer, error = read_answer(view.get("kind"), view.get("legal", []), text, view)

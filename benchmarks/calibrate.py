@@ -169,10 +169,9 @@ def one_rep(args) -> dict:
     row = next(r for r in data["bots"] if r["bot"] == first)
     pair = next(p for p in data["pairs"] if {p["a"], p["b"]} == {first, second})
     covers = None if design in MIXED else row["ci95"][0] <= 0 <= row["ci95"][1]
-    out = {"design": design, "bot_covers": covers,
-           "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
-           "identity": data["identity"]}
-    return out
+    return {"design": design, "bot_covers": covers,
+            "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
+            "identity": data["identity"]}
 
 
 def share(k: int, n: int) -> str:

@@ -65,7 +65,7 @@ class Cluster:
         self.file = folder / f"scheduler-{workers}.json"
         local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
         env = {**os.environ, "NAPARENA_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         self.scheduler = subprocess.Popen([DASK, "scheduler", *local, "--port", "0",
                                            "--scheduler-file", self.file], **quiet)
         while not self.file.exists():

@@ -38,7 +38,8 @@ def make_hand(rules: Rules, hands: dict[int, str], players: int = 4, dealer: int
 
 def play(hand: Hand, *answers) -> Hand:
     """Apply answers in turn; cards may be given as names ("AS")."""
-    for a in answers:
+    for given in answers:
+        a = given
         if isinstance(a, str) and a[:-1] in cards.RANK_NAMES and a[-1] in cards.SUIT_LETTERS:
             a = cards.parse(a)
         hand.apply(a)

@@ -41,9 +41,8 @@ def config(bad_params: dict, *, bad_name: str = "misbehave", hands: int = 20,
     """A tournament as the parsed TOML mapping; `max_fault_share = 1.0` never disqualifies."""
     bots = []
     for alias, name, params in seats:
-        if params is None:
-            name, params = bad_name, bad_params
-        bots.append({"name": name, "alias": alias, "params": params})
+        bot = (bad_name, bad_params) if params is None else (name, params)
+        bots.append({"name": bot[0], "alias": alias, "params": bot[1]})
     return {"tournament": {"name": "misbehaviour", "seed": 11, "hands": hands, "table": 4,
                            "workers": workers, "timeout": timeout, "max_fault_share": share,
                            "bots_dir": str(BOTS_DIR)},

@@ -155,8 +155,8 @@ def kinds_table() -> dict[str, list[str]]:
 def test_protocol_md_lists_every_decision_kind_with_an_answer_and_a_legal_example():
     table = kinds_table()
     assert list(table) == list(DECISION_KINDS)
-    for kind, (when, answer, example) in table.items():
-        assert when and answer, kind
+    for kind, (when, how, example) in table.items():
+        assert when and how, kind
         legal, answer = (json.loads(part.strip(" `").replace(", …", "")) for part in example.split("→"))
         assert answer in legal, f"{kind}: the example's answer is not among its legal answers"
 

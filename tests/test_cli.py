@@ -177,7 +177,7 @@ def test_run_resume_continues_the_newest_run_of_the_file(finished, here):
     result = invoke("run", "t.toml", "--resume", "--workers", 1, "--log-dir", "logs", "--json")
     assert result.exit_code == 0, result.output
     assert result.stdout == out
-    assert [run_dir] == [p for p in (here / "logs").iterdir()]
+    assert [run_dir] == list((here / "logs").iterdir())
 
 
 def test_resume_refuses_a_changed_file_and_a_folder_that_is_no_run(finished, here):

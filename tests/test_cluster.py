@@ -547,10 +547,10 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path):
     import dask
 
     from naparena.arena.executors.cluster import ClusterExecutor
-    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        with pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
-            ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"),
-                            ["random"], None)
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), \
+            pytest.raises(RunError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
+        ClusterExecutor(Scheduler.parse("tcp://127.0.0.1:1"), plugins.load_registry(tmp_path / "bots"),
+                        ["random"], None)
 
 
 def test_the_dashboard_address_is_given_where_the_scheduler_has_one(tmp_path, monkeypatch):

@@ -215,7 +215,7 @@ def summary(hand_chips: list[list[int]], crashed: dict[int, int] | None = None) 
     for s, hand in (crashed or {}).items():
         seats[s].update(crashed_at=hand, faults={"crash": 1})
     return {"seats": seats, "final": [0] * len(seats), "kitty": 0, "hands": len(hand_chips),
-            "dealer": 0, "hand_chips": hand_chips, "deal_keys": [n for n in range(len(hand_chips))]}
+            "dealer": 0, "hand_chips": hand_chips, "deal_keys": list(range(len(hand_chips)))}
 
 
 def spec(rotation: int, seats: list[str], lineup: list[str] | None = None) -> dict:

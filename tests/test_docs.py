@@ -159,6 +159,27 @@ def test_the_documented_payloads_are_what_a_bot_receives():
             assert set(payload) - {"type"} == set(keys), payload
 
 
+def test_the_hook_payload_types_hold_the_documented_keys():
+    """The TypedDicts a type checker reads name the keys the reference page lists (and the
+    test above holds the page to what a bot receives)."""
+    from typing import NotRequired, Required, get_args, get_origin, get_type_hints
+
+    from naparena.bots.bot import Event, HandRecord, MatchInfo
+
+    def keys(cls, wrapper=None):
+        hints = get_type_hints(cls, include_extras=True)
+        return {k for k, t in hints.items() if wrapper is None or get_origin(t) is wrapper}
+
+    assert keys(MatchInfo) == set(docs.MATCH_INFO)
+    assert keys(HandRecord) == set(docs.RECORD_KEYS)
+    assert keys(HandRecord, NotRequired) == {"trick", "revoke", "faults"}  # "only if" on the page
+    event_keys = {k for fields, _ in docs.EVENTS.values() for k in fields if k != "…"}
+    assert keys(Event) == {"type"} | event_keys | set(docs.RECORD_KEYS)  # a settle event holds the record
+    assert keys(Event, Required) == {"type"}
+    (kinds,) = get_args(get_type_hints(Event, include_extras=True)["type"])
+    assert set(get_args(kinds)) == set(docs.EVENTS)
+
+
 # --- the site's generated reference pages ---------------------------------------------------
 
 def _click_app():

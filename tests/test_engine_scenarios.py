@@ -722,7 +722,7 @@ def test_after_nap_shuffle_gathers_the_cards_and_only_cuts():
     match.next_hand()
     deck = match.deck
     cut = next(i for i in range(len(deck)) if deck[i:] + deck[:i] == gathered)
-    assert 4 <= len(deck) - cut and cut >= 4
+    assert len(deck) - cut >= 4 and cut >= 4
 
 
 # --- Rules validation -----------------------------------------------------------------------

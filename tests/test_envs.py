@@ -69,7 +69,7 @@ def test_the_observation_is_the_seats_view_and_nothing_else():
     seat = table.to_act
     obs = encoding.encode(table.hand.acting_view())
     assert obs.shape == (encoding.OBS_SIZE,) and obs.dtype == np.float32
-    assert 0 <= obs.min() and obs.max() <= 1
+    assert obs.min() >= 0 and obs.max() <= 1
     start, size = encoding.BLOCKS["hand"]
     assert list(np.flatnonzero(obs[start:start + size])) == list(table.hand.hands[seat])
     # Before a card is played or seen, no other block names a card.
@@ -146,7 +146,7 @@ def test_an_unknown_observation_or_render_mode_is_refused():
 def _masked_random_match(env: NapEnv, seed: int) -> dict[str, float]:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    totals = {a: 0.0 for a in env.possible_agents}
+    totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, _ = env.last()
         totals[agent] += reward

@@ -72,7 +72,7 @@ def test_a_league_balances_tables_per_bot_and_pairs(n, table):
     boards: Counter[str] = Counter()
     for m in schedule(t):
         if m.rotation == 0:
-            boards.update({a: m.hands for a in set(m.seats)})
+            boards.update(dict.fromkeys(set(m.seats), m.hands))
     assert max(boards.values()) - min(boards.values()) <= t.hands
 
 

@@ -92,7 +92,8 @@ def test_ctrl_c_mid_match_keeps_its_hands_and_resume_ends_in_the_same_bytes(long
     with open(log, "w") as stderr:
         run = subprocess.Popen([sys.executable, "-m", "naparena", "run", str(path), "--log-dir", str(folder / "cut")],
                                cwd=folder, env=child_env(env), stdout=subprocess.DEVNULL, stderr=stderr,
-                               start_new_session=True, preexec_fn=_ctrl_c_as_a_terminal_sends_it)
+                               start_new_session=True,
+                               preexec_fn=_ctrl_c_as_a_terminal_sends_it)  # noqa: PLW1509 - as a terminal does
     try:
         # Progress moves inside the first match: its hands are counted before any match is done.
         wait_for(lambda: re.search(r"^matches 0/2, [1-9]\d* hands of 60", log.read_text(), re.M),

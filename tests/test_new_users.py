@@ -165,7 +165,7 @@ def test_verify_interrupted_exits_130_with_one_line(finished, tmp_path):
     with open(log, "w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "naparena", "verify", str(copy)], stdout=subprocess.PIPE,
                                 stderr=stderr, text=True, env=child_env(), start_new_session=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
     try:
         total = len(list((copy / "matches").iterdir()))
         wait_for(lambda: f"verify: matches {total - 1}/{total}" in log.read_text(), "verify to reach the last match",

@@ -349,7 +349,7 @@ def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path,
                                 cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
     try:
-        first = wait_for(lambda: proc.stderr.readline(), "the table's address", proc=proc)
+        first = wait_for(proc.stderr.readline, "the table's address", proc=proc)
         if by == "keys":  # the control: naparena (exec'd by now) has SIGINT ignored
             ignored = int(re.search(r"SigIgn:\s*([0-9a-f]+)", Path(f"/proc/{proc.pid}/status").read_text()).group(1),
                           16)
@@ -581,7 +581,7 @@ def test_the_live_page_follows_a_short_run_and_shows_its_end_as_printed(tmp_path
     proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
                           env={"NAPARENA_TEST_GATE": str(gate)})
     try:
-        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        first = wait_for(proc.stderr.readline, "the live page's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
             browser, page, errors, requests = _live_page(p, chromium, url)
@@ -626,7 +626,7 @@ def test_an_interrupted_run_says_so_on_its_live_page_with_the_resume_command(tmp
     proc = start_naparena("run", path, "--live", "--log-dir", "logs", cwd=tmp_path,
                           env={"NAPARENA_TEST_GATE": str(tmp_path / "never")})
     try:
-        first = wait_for(lambda: proc.stderr.readline(), "the live page's address", proc=proc)
+        first = wait_for(proc.stderr.readline, "the live page's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
         with sync_api.sync_playwright() as p:
             browser, page, errors, requests = _live_page(p, chromium, url, 390, 844)

@@ -345,7 +345,7 @@ def test_sir_garnet_taken_only_on_near_certain_naps():
     assert HeuristicBot(random.Random(0), 0).garnet(weak.view()) is False
     strong.apply(True)
     discard = HeuristicBot(random.Random(0), 0).garnet_discard(strong.view())
-    assert not {c(x) for x in "AS KS QS JS 10S".split()} & set(discard)
+    assert not {c(x) for x in ["AS", "KS", "QS", "JS", "10S"]} & set(discard)
 
 
 def test_floater_bidder_discards_the_weakest_card_and_names_the_long_suit():

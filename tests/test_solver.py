@@ -58,10 +58,7 @@ def brute_force(pos: Position, legal=None) -> dict[int, int]:
         if len(trick) == len(order):
             w = _trick_winner(trick, trumps)
             won += w == pos.bidder
-            if hands[w]:
-                v = value(w, (), trumps, won)
-            else:
-                v = won
+            v = value(w, (), trumps, won) if hands[w] else won
         else:
             v = value(order[(order.index(seat) + 1) % len(order)], trick, trumps, won)
         hands[seat].append(x)

@@ -61,7 +61,7 @@ def test_the_viewer_of_a_384_match_run_loads_only_what_it_shows_and_draws_the_la
     assert len(logs) == 384
     proc = start_naparena("view", run_dir, cwd=tmp_path)
     try:
-        first = wait_for(lambda: proc.stderr.readline(), "the viewer's address", proc=proc)
+        first = wait_for(proc.stderr.readline, "the viewer's address", proc=proc)
         url = re.search(r"http://127\.0\.0\.1:\d+/", " ".join(first.split())).group(0)
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])

@@ -6,12 +6,14 @@ and plays the card, or bids the contract, that does best on average.
 from __future__ import annotations
 
 import logging
+import random
 import time
+from collections.abc import Collection, Iterable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import TypeAlias
 
 from naparena.bots import strategy
-from naparena.bots.bot import DEFAULT_TIMEOUT
+from naparena.bots.bot import DEFAULT_TIMEOUT, MatchInfo
 from naparena.bots.reference import HeuristicBot
 from naparena.bots.solver import (
     MAKE,
@@ -20,6 +22,7 @@ from naparena.bots.solver import (
     Position,
     SearchLimit,
     Solution,
+    Table,
     first_lead_names_trumps,
     opening_leads,
     solve,
@@ -28,6 +31,7 @@ from naparena.game import cards
 from naparena.game.cards import SUIT
 from naparena.game.engine import base_bid
 from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
+from naparena.game.view import View
 
 ENOUGH = 1e-9  # an expected value must beat passing by more than rounding noise
 # Double-dummy defenders know where every card is; real ones do not, so a contract is made
@@ -45,6 +49,10 @@ log = logging.getLogger(__name__)
 GUARD_SHARE = 0.4
 _clock = time.perf_counter  # one name, so a test can stand in a slow machine's clock
 
+# The transposition tables one bid decision shares across its deals: one per (misère?,
+# trumps named, our hand), since a misère counts tricks the other way round.
+_BidTables: TypeAlias = dict[tuple[bool, int | None, tuple[int, ...]], Table]
+
 
 class Unseen:
     """The cards one seat cannot see and who may hold them.
@@ -56,8 +64,8 @@ class Unseen:
     floater or peep card, another seat's discards.
     """
 
-    def __init__(self, pool, counts: dict[int, int], voids: dict[int, int] | None = None,
-                 bidder_only=(), bidder: int | None = None):
+    def __init__(self, pool: Iterable[int], counts: dict[int, int], voids: dict[int, int] | None = None,
+                 bidder_only: Iterable[int] = (), bidder: int | None = None) -> None:
         self.pool = sorted(pool)
         self.counts = dict(counts)
         self.voids = {s: v for s, v in (voids or {}).items() if v and s in self.counts}
@@ -72,7 +80,7 @@ class Unseen:
             return False
         return c not in self.bidder_only or seat == self.bidder
 
-    def deal(self, rng) -> dict[int, tuple[int, ...]]:
+    def deal(self, rng: random.Random) -> dict[int, tuple[int, ...]]:
         """One deal of the other hands, consistent with every constraint.
 
         First up to a dozen uniform deals of the pool, the first consistent one taken: that
@@ -86,7 +94,8 @@ class Unseen:
         tries = 1 if self.free else _REJECTION_TRIES
         for _ in range(tries):
             rng.shuffle(pool)
-            out, i, ok = {}, 0, True
+            out: dict[int, tuple[int, ...]] = {}
+            i, ok = 0, True
             for seat in seats:
                 k = self.counts[seat]
                 h = pool[i:i + k]
@@ -99,11 +108,11 @@ class Unseen:
                 return out
         return self._constrained(rng)
 
-    def _constrained(self, rng) -> dict[int, tuple[int, ...]]:
+    def _constrained(self, rng: random.Random) -> dict[int, tuple[int, ...]]:
         seats = sorted(self.counts)
         need = dict(self.counts)
         # Card classes: suit, and whether only the bidder may hold it.
-        def klass(c):
+        def klass(c: int) -> int:
             return SUIT[c] + 4 * (c in self.bidder_only)
         remaining = [0] * 8
         for c in self.pool:
@@ -145,7 +154,7 @@ class Unseen:
         return {s: tuple(sorted(h)) for s, h in out.items()}
 
 
-def voids_of(view) -> dict[int, int]:
+def voids_of(view: View) -> dict[int, int]:
     """Suits each seat has shown out of (bit s set), from the tricks and the current trick."""
     void: dict[int, int] = {}
     for plays in [p for _, p, _ in view.tricks] + ([view.trick] if view.trick else []):
@@ -156,7 +165,7 @@ def voids_of(view) -> dict[int, int]:
     return void
 
 
-def unseen_for_play(view) -> Unseen:
+def unseen_for_play(view: View) -> Unseen:
     """Who may hold what, for a card decision: everything this seat's view implies."""
     rules = view.rules
     played_by: dict[int, int] = {}
@@ -171,7 +180,7 @@ def unseen_for_play(view) -> Unseen:
     # he peeped too (and may have swapped it in), or took the floater with a "with" bid.
     could_take = bidder is not None and bidder != view.seat and (
         (rules.peep and bidder in view.peeps) or (rules.floater and contract.endswith("-with")))
-    bidder_only = set()
+    bidder_only: set[int] = set()
     for c in view.seen:
         if c in gone:
             continue
@@ -184,7 +193,7 @@ def unseen_for_play(view) -> Unseen:
     return Unseen(pool, counts, voids_of(view), bidder_only, bidder)
 
 
-def unseen_for_bidding(view) -> Unseen:
+def unseen_for_bidding(view: View) -> Unseen:
     """Who may hold what before play: the other hands are full, nobody has shown out."""
     rules = view.rules
     gone = set(view.hand) | set(view.seen)
@@ -251,13 +260,13 @@ class PimcBot(HeuristicBot):
     _guard = 0.0  # seconds; set by start_match
     _deadline: float | None = None  # of the decision under way, on `_clock`
 
-    def start_match(self, info) -> None:
+    def start_match(self, info: MatchInfo) -> None:
         timeout = info.get("timeout") if isinstance(info, dict) else None
         self._guard = self.time_budget or GUARD_SHARE * (timeout or DEFAULT_TIMEOUT)
 
     # --- card play -------------------------------------------------------------------
 
-    def play(self, view):
+    def play(self, view: View[int]) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
@@ -273,26 +282,27 @@ class PimcBot(HeuristicBot):
         """Seconds a decision may take before the clock cuts it."""
         return self._guard or self.time_budget or GUARD_SHARE * DEFAULT_TIMEOUT
 
-    def _solve(self, pos: Position, legal, goal: str, max_nodes: int, table: dict) -> Solution:
+    def _solve(self, pos: Position, legal: Iterable[int], goal: str, max_nodes: int, table: Table) -> Solution:
         """`solve` under this decision's deadline, on the module's clock: looked at before
         each solve (a decision makes many small ones) and within a long one."""
         if self._deadline is not None and _clock() > self._deadline:
             raise OutOfTime("past the deadline before the solve")
         return solve(pos, legal, goal, max_nodes=max_nodes, table=table, deadline=self._deadline, clock=_clock)
 
-    def _pimc_card(self, view):
+    def _pimc_card(self, view: View[int]) -> int | None:
         start = _clock()
         self._deadline = start + self._limit()
         legal = view.legal
         unseen = unseen_for_play(view)
         rules = view.rules
-        base = base_bid(view.contract)
+        me, bidder, contract = view.seat, view.bidder, view.contract
+        assert bidder is not None and contract is not None, "play (checked by play())"
+        base = base_bid(contract)
         need = 0 if base in MISERE_BIDS else TRICKS_NEEDED[base]
-        by_lead = not view.tricks and not view.trick and first_lead_names_trumps(rules, view.contract)
-        me, bidder = view.seat, view.bidder
+        by_lead = not view.tricks and not view.trick and first_lead_names_trumps(rules, contract)
         budget = self.max_nodes
         made_count = dict.fromkeys(legal, 0)
-        deals: list[tuple[Position, dict[Any, Any]]] = []
+        deals: list[tuple[Position, Table]] = []
         for _ in range(self.samples):
             others = unseen.deal(self.rng)
             hands: list[tuple[int, ...]] = [()] * view.players
@@ -301,7 +311,7 @@ class PimcBot(HeuristicBot):
             hands[me] = view.hand
             pos = Position(tuple(hands), view.active, me, bidder, need, view.won[bidder],
                            view.trick, view.trumps, by_lead)
-            table: dict[Any, Any] = {}
+            table: Table = {}
             try:
                 sol = self._solve(pos, legal, MAKE, max_nodes=budget, table=table)
             except SearchLimit as e:
@@ -325,7 +335,7 @@ class PimcBot(HeuristicBot):
         preferred = HeuristicBot.play(self, view)
         return preferred if preferred in tied else tied[0]
 
-    def _note_cut(self, e: SearchLimit, view, start: float) -> None:
+    def _note_cut(self, e: SearchLimit, view: View, start: float) -> None:
         """The time guard: a search the clock stopped (not its node budget) is counted and
         logged, since the play now depends on the machine."""
         if not isinstance(e, OutOfTime):
@@ -336,7 +346,8 @@ class PimcBot(HeuristicBot):
                     "the node budget did not bind, so this run is not reproducible",
                     view.seat, view.hand_no, view.kind, spent)
 
-    def _tie_break(self, view, deals, tied, start, budget):
+    def _tie_break(self, view: View[int], deals: Sequence[tuple[Position, Table]], tied: list[int],
+                   start: float, budget: int) -> list[int]:
         """The tied cards with the best expected tricks over the same deals."""
         # The bidder wants tricks (fewest in a misère); the defenders the opposite.
         misere = deals[0][0].misere
@@ -362,14 +373,14 @@ class PimcBot(HeuristicBot):
 
     # --- bidding ---------------------------------------------------------------------
 
-    def bid(self, view):
+    def bid(self, view: View[str]) -> str:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
         choice = self._pimc_bid(view)
         return choice if choice in legal else "pass"
 
-    def _pimc_bid(self, view):
+    def _pimc_bid(self, view: View[str]) -> str:
         start = _clock()
         self._deadline = start + self._limit()
         contracts = [b for b in view.legal if b != "pass"]
@@ -388,7 +399,7 @@ class PimcBot(HeuristicBot):
             if floaters:  # an unseen floater: one of the cards no other hand holds
                 held = {c for h in others.values() for c in h}
                 floater = self.rng.choice([c for c in unseen.pool if c not in held])
-            tables: dict = {}
+            tables: _BidTables = {}
             try:
                 for p in plans:
                     budget -= p.sample(others, floater, tables, budget)
@@ -412,7 +423,7 @@ class _Plan:
     """One contract under consideration: the hand we would play it with, its opening
     leads, and the deals solved so far (made count per opening lead)."""
 
-    def __init__(self, bot: PimcBot, view, bid: str):
+    def __init__(self, bot: PimcBot, view: View[str], bid: str) -> None:
         self.bot, self.view, self.bid = bot, view, bid
         self.base = base_bid(bid)
         self.misere = self.base in MISERE_BIDS
@@ -443,7 +454,8 @@ class _Plan:
         p = self.chance(max(self.made.values(), default=0), self.samples)
         return p * self.gain - (1 - p) * self.cost
 
-    def sample(self, others, floater, tables, budget) -> int:
+    def sample(self, others: dict[int, tuple[int, ...]], floater: int | None, tables: _BidTables,
+               budget: int) -> int:
         """Solve this contract on one deal of the other hands; the nodes it took."""
         view = self.view
         me = view.seat
@@ -475,7 +487,7 @@ class _Plan:
         return nodes
 
 
-def _hand_for(view, bid: str, floater: int | None) -> tuple[int, ...]:
+def _hand_for(view: View, bid: str, floater: int | None) -> tuple[int, ...]:
     """The five (or seven) cards we would play `bid` with.
 
     A "with" bid takes the floater and discards one card; a bidder who peeped may swap the
@@ -499,8 +511,9 @@ def _hand_for(view, bid: str, floater: int | None) -> tuple[int, ...]:
     return max(options, key=lambda h: (strategy.make_chance(h, base, rules, t), h))
 
 
-def _decided(view) -> bool:
+def _decided(view: View) -> bool:
     """Is the contract already made or beaten (play goes on without stop_when_decided)?"""
+    assert view.contract is not None and view.bidder is not None, "play (checked by the caller)"
     base = base_bid(view.contract)
     won = view.won[view.bidder]
     if base in MISERE_BIDS:
@@ -509,7 +522,7 @@ def _decided(view) -> bool:
     return won >= need or won + view.rules.hand_size - len(view.tricks) < need
 
 
-def _classes(legal, gone) -> list[int]:
+def _classes(legal: Collection[int], gone: Collection[int]) -> list[int]:
     """One card per run of legal cards no unplayed card separates (the same in every deal)."""
     out = []
     prev = -1

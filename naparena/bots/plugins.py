@@ -173,7 +173,7 @@ class _SigintWatch:
         self.seen = True
         raise KeyboardInterrupt
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.depth -= 1
         if self.depth == 0 and self.previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, self.previous)
@@ -293,7 +293,7 @@ class _Loader:
             except BaseException as error:
                 self.fail_unless_interrupted(origin, error)
 
-    def _register_for(self, origin: _Origin):
+    def _register_for(self, origin: _Origin) -> Callable[[type[Bot]], None]:
         def register(cls: type[Bot]) -> None:
             try:
                 self.registry.register(cls, origin.source, origin.version)

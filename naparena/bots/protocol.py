@@ -42,11 +42,11 @@ class ProtocolError(Exception):
 
 # --- the match's end ------------------------------------------------------------------
 
-def hello(params: dict) -> bytes:
+def hello(params: dict[str, Any]) -> bytes:
     return _line({"type": "hello", "protocol": VERSION, "params": params})
 
 
-def match_start(info: dict, seed: int) -> bytes:
+def match_start(info: dict[str, Any], seed: int) -> bytes:
     """`info` is what an inline bot's `start_match` gets; its `Rules` go as their options.
 
     The bot's seed is 64 bits, more than a double holds: `seed` is it reduced to 53 bits
@@ -86,11 +86,11 @@ def hand_start(view: View) -> bytes:
     return b'{"type":"hand_start","view":' + _view_json(view) + b"}\n"
 
 
-def event(data: dict) -> bytes:
+def event(data: dict[str, Any]) -> bytes:
     return _line({"type": "event", "event": data})
 
 
-def hand_end(record: dict) -> bytes:
+def hand_end(record: dict[str, Any]) -> bytes:
     return _line({"type": "hand_end", "record": record})
 
 
@@ -106,11 +106,11 @@ def _view_json(view: View) -> bytes:
     return orjson.dumps(fields)
 
 
-def _line(data: dict) -> bytes:
+def _line(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data) + b"\n"
 
 
-def read_hello(line: bytes) -> dict:
+def read_hello(line: bytes) -> dict[str, Any]:
     """The bot's handshake answer, checked: its name, version, accepted params and wishes."""
     data = _object(line)
     if data.get("type") == "error":
@@ -144,7 +144,7 @@ def read_answer(line: bytes) -> tuple[Any, str | None]:
     return (tuples(answer) if isinstance(answer, list) else answer), None
 
 
-def _object(line: bytes) -> dict:
+def _object(line: bytes) -> dict[str, Any]:
     if len(line) > MAX_LINE:
         raise ProtocolError(f"a line of more than {MAX_LINE} bytes: {_quote(line)}")
     try:
@@ -164,7 +164,7 @@ def _quote(line: bytes) -> str:
 
 # --- the bot's end --------------------------------------------------------------------
 
-def tuples(value):
+def tuples(value: Any) -> Any:
     """JSON arrays back into the tuples a `View` holds, at every depth."""
     if isinstance(value, list):
         return tuple([tuples(v) if isinstance(v, list) else v for v in value])
@@ -187,12 +187,12 @@ def read_view(d: dict[str, Any], rules: Rules | None) -> View:
                  d["kitty"], tuple(d["peeps"]), tuple(map(tuple, d["exchanges"])), d["garnet_taker"]))
 
 
-def read_record(data: dict) -> dict:
+def read_record(data: dict[str, Any]) -> dict[str, Any]:
     """A hand end's public record, its arrays as tuples like the engine's."""
     return {k: tuples(v) for k, v in data.items()}
 
 
-def answer(value) -> bytes:
+def answer(value: object) -> bytes:
     return b'{"type":"answer","answer":' + orjson.dumps(value) + b"}\n"
 
 
@@ -200,7 +200,7 @@ def failure(text: str) -> bytes:
     return _line({"type": "answer", "error": text})
 
 
-def bot_hello(name: str, version: str, params: dict, events: bool, hand_start: bool) -> bytes:
+def bot_hello(name: str, version: str, params: dict[str, Any], events: bool, hand_start: bool) -> bytes:
     return _line({"type": "hello", "protocol": VERSION, "name": name, "version": version,
                   "params": params, "events": events, "hand_start": hand_start})
 

@@ -4,11 +4,15 @@ temperaments `cautious` and `bold`. Registered through the same hook as any plug
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
 from naparena.bots import strategy
 from naparena.bots.bot import Bot
-from naparena.bots.strategy import ACE, Memory, beats, still_to_play, table_for, winner
+from naparena.bots.strategy import ACE, Memory, Table, beats, still_to_play, table_for, winner
 from naparena.game.cards import RANK, SUIT
 from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
+from naparena.game.view import View
 
 ENOUGH = 1e-9  # an expected value must beat passing by more than rounding noise
 
@@ -23,7 +27,7 @@ class RandomBot(Bot):
     name = "random"
     description = "Answers every decision uniformly at random among the legal answers."
 
-    def _any(self, view):
+    def _any(self, view: View) -> Any:
         return self.rng.choice(view.legal)
 
     bid = play = peep = floater_peep = exchange = garnet = garnet_discard = _any
@@ -64,7 +68,7 @@ class HeuristicBot(Bot):
 
     # --- bidding --------------------------------------------------------------------
 
-    def _chance(self, view, bid: str) -> float:
+    def _chance(self, view: View, bid: str) -> float:
         """P(making `bid`) as this bot reads it, including what a floater or peep card adds."""
         t = table_for(view)
         base = _base(bid)
@@ -80,7 +84,7 @@ class HeuristicBot(Bot):
                 p = min(1.0, p + 0.03)  # an unseen floater can only help: it may be discarded
         return strategy.shift(p, self.aggression)
 
-    def _value(self, view, bid: str) -> float:
+    def _value(self, view: View, bid: str) -> float:
         """Expected chips from bidding `bid` (passing is worth 0)."""
         if bid == "pass":
             return 0.0
@@ -88,7 +92,7 @@ class HeuristicBot(Bot):
         gain, cost = strategy.stakes(view, _base(bid))
         return p * gain - (1.0 - p) * cost
 
-    def _best_bid(self, view, bids) -> tuple[str, float]:
+    def _best_bid(self, view: View, bids: Iterable[str]) -> tuple[str, float]:
         best, value = "pass", 0.0
         for b in bids:
             if b == "pass":
@@ -99,14 +103,14 @@ class HeuristicBot(Bot):
                 best, value = b, v
         return best, value
 
-    def bid(self, view):
+    def bid(self, view: View[str]) -> str:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
         choice, _ = self._best_bid(view, legal)
         return choice if choice in legal else "pass"
 
-    def _worth_a_look(self, view) -> bool:
+    def _worth_a_look(self, view: View) -> bool:
         """Peep (1 chip) only when one card could turn a pass or a low bid into a higher one."""
         bids = strategy.possible_bids(view)
         choice, _ = self._best_bid(view, bids)
@@ -122,15 +126,15 @@ class HeuristicBot(Bot):
                 return True
         return False
 
-    def peep(self, view):
+    def peep(self, view: View[bool]) -> bool:
         return self._worth_a_look(view) and True in view.legal
 
-    def floater_peep(self, view):
+    def floater_peep(self, view: View[bool]) -> bool:
         return self._worth_a_look(view) and True in view.legal
 
     # --- cards in, cards out ----------------------------------------------------------
 
-    def exchange(self, view):
+    def exchange(self, view: View[tuple[int, ...]]) -> tuple[int, ...]:
         """Purchase / écarté: keep the trump suit and top cards, buy for the rest."""
         legal = view.legal
         limit = len(legal[-1]) if legal else 0  # legal lists the discards smallest first
@@ -150,7 +154,7 @@ class HeuristicBot(Bot):
         out = tuple(sorted(spare[:limit]))
         return out if out in legal else ()
 
-    def garnet(self, view):
+    def garnet(self, view: View[bool]) -> bool:
         """Take up Sir Garnet only when five more cards would very likely make a Nap.
 
         The hand is unseen until taken, so draw a few possible Sir Garnet hands from the
@@ -177,7 +181,7 @@ class HeuristicBot(Bot):
         gain, cost = strategy.stakes(view, "nap")
         return p * gain - (1 - p) * cost > 0 and True in view.legal
 
-    def garnet_discard(self, view):
+    def garnet_discard(self, view: View[tuple[int, ...]]) -> tuple[int, ...]:
         t = table_for(view)
         hand = view.hand
         keeps = [strategy.best_five(hand, s) for s in {SUIT[c] for c in hand}]
@@ -185,7 +189,7 @@ class HeuristicBot(Bot):
         out = tuple(sorted(c for c in hand if c not in keep))
         return out if out in view.legal else view.legal[0]
 
-    def peep_exchange(self, view):
+    def peep_exchange(self, view: View[int | None]) -> int | None:
         extra = _extra_card(view)
         if extra is None or view.contract is None:
             return None
@@ -200,7 +204,7 @@ class HeuristicBot(Bot):
                 best, best_p = give, p
         return best if best in view.legal else None
 
-    def floater_discard(self, view):
+    def floater_discard(self, view: View[int]) -> int:
         t = table_for(view)
         base = _base(view.contract or "nap")
         hand = view.hand
@@ -213,12 +217,12 @@ class HeuristicBot(Bot):
                 best, best_p = give, p
         return best if best in view.legal else min(view.legal, key=lambda c: (RANK[c], c))
 
-    def trumps(self, view):
+    def trumps(self, view: View[int]) -> int:
         """Floater Wellington names trumps: the suit that scores best with a low plain lead."""
         t = table_for(view)
         need = TRICKS_NEEDED.get(_base(view.contract or "wellington"), 5)
 
-        def score(s):
+        def score(s: int) -> tuple[float, int, int]:
             odds = strategy.trick_odds(view.hand, s, t, plain_lead=True)
             return (odds[need], sum(1 for c in view.hand if SUIT[c] == s), s)
 
@@ -226,7 +230,7 @@ class HeuristicBot(Bot):
 
     # --- play -----------------------------------------------------------------------
 
-    def play(self, view):
+    def play(self, view: View[int]) -> int:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
@@ -238,7 +242,7 @@ class HeuristicBot(Bot):
             return self._bidder(view)
         return self._defender(view)
 
-    def _bidder(self, view):
+    def _bidder(self, view: View[int]) -> int:
         legal = view.legal
         t = table_for(view)
         trumps = view.trumps
@@ -268,11 +272,12 @@ class HeuristicBot(Bot):
             return min(safe, key=lambda c: (SUIT[c] == trumps, c))
         return max(wins, key=lambda c: (SUIT[c] == trumps, c))
 
-    def _opening_lead(self, view, t):
+    def _opening_lead(self, view: View[int], t: Table) -> int:
         """The first lead names trumps: lead the suit the bid was made on, from the top."""
         legal = view.legal
         if view.trumps is not None:  # trumps already named (floater Wellington)
             return max(legal, key=lambda c: (RANK[c], c))
+        assert view.contract is not None, "the opening lead comes after a bid"
         base = _base(view.contract)
         need = TRICKS_NEEDED.get(base, 1)
         how = strategy.lead_rule(view.rules, base)
@@ -287,7 +292,7 @@ class HeuristicBot(Bot):
         s = SUIT[best]
         return max((c for c in legal if SUIT[c] == s), key=lambda c: c)
 
-    def _defender(self, view):
+    def _defender(self, view: View[int]) -> int:
         legal = view.legal
         t = table_for(view)
         trumps = view.trumps
@@ -322,12 +327,13 @@ class HeuristicBot(Bot):
             return min(safe, key=lambda c: (SUIT[c] == trumps, c))
         return max(wins, key=lambda c: (SUIT[c] == trumps, c))
 
-    def _defender_lead(self, view, mem, trumps):
+    def _defender_lead(self, view: View[int], mem: Memory, trumps: int | None) -> int:
         legal = view.legal
         bidder = view.bidder
+        assert bidder is not None, "play comes after a bid"
         bidder_ruffs = not mem.is_void(bidder, trumps) and mem.has_suit(trumps)
 
-        def ruffed(c):
+        def ruffed(c: int) -> bool:
             return SUIT[c] != trumps and mem.is_void(bidder, SUIT[c]) and bidder_ruffs
 
         # Cash a card that is now top of its suit, unless the bidder is known to ruff it.
@@ -343,7 +349,7 @@ class HeuristicBot(Bot):
 
     # --- misère ----------------------------------------------------------------------
 
-    def _misere_bidder(self, view):
+    def _misere_bidder(self, view: View[int]) -> int:
         legal = view.legal
         t = table_for(view)
         mem = Memory(view, t)
@@ -362,12 +368,13 @@ class HeuristicBot(Bot):
         # Every card wins for now: play the lowest, hoping someone after us goes over.
         return min(legal, key=lambda c: (RANK[c], c))
 
-    def _misere_defender(self, view):
+    def _misere_defender(self, view: View[int]) -> int:
         legal = view.legal
         t = table_for(view)
         mem = Memory(view, t)
         trumps = view.trumps
         bidder = view.bidder
+        assert bidder is not None, "play comes after a bid"
         if not view.trick:
             # Lead low in a suit the bidder still holds: he must follow and may have to win.
             return min(legal, key=lambda c: (mem.is_void(bidder, SUIT[c]), RANK[c], c))
@@ -408,7 +415,7 @@ class BoldBot(HeuristicBot):
 
 # --- helpers ---------------------------------------------------------------------------
 
-def _extra_card(view):
+def _extra_card(view: View) -> int | None:
     """The peep card or floater this seat has seen and may still take into its hand."""
     if not (view.rules.peep or view.rules.floater):
         return None  # what else is in `seen` (own discards) is out of play for good
@@ -418,7 +425,7 @@ def _extra_card(view):
     return None
 
 
-def _with_extra(hand, extra: int, base: str):
+def _with_extra(hand: tuple[int, ...], extra: int, base: str) -> Iterator[tuple[int, ...]]:
     """The hands a bidder could hold after taking `extra` and dropping one card."""
     yield hand
     six = tuple(sorted(hand + (extra,)))
@@ -431,7 +438,7 @@ def _with_extra(hand, extra: int, base: str):
         yield tuple(c for c in six if c != give)
 
 
-def _longest_strongest(hand) -> int:
+def _longest_strongest(hand: Iterable[int]) -> int:
     """The suit with most cards (five at most count), then the highest ranks."""
     count = [0, 0, 0, 0]
     weight = [0, 0, 0, 0]
@@ -441,29 +448,27 @@ def _longest_strongest(hand) -> int:
     return max(range(4), key=lambda s: (min(count[s], 5), weight[s]))
 
 
-def _best_suit(hand, t) -> int:
+def _best_suit(hand: tuple[int, ...], t: Table) -> int:
     return max({SUIT[c] for c in hand},
                key=lambda s: (strategy.trick_odds(hand, s, t)[min(3, len(hand))], s))
 
 
-def _discard(legal, trumps):
+def _discard(legal: Iterable[int], trumps: int | None) -> int:
     """Play low: the lowest plain card, keeping trumps and high cards for later tricks."""
     return strategy.weakest(legal, trumps)
 
 
-def _all_void(view, mem: Memory, s) -> bool:
+def _all_void(view: View, mem: Memory, s: int | None) -> bool:
     """Have all the bidder's opponents shown out of suit s?"""
     return all(mem.is_void(p, s) for p in view.active if p != view.seat)
 
 
-def _safe(c: int, mem: Memory, later, view, trumps) -> bool:
+def _safe(c: int, mem: Memory, later: Sequence[int], view: View, trumps: int | None) -> bool:
     """Can nobody still to play beat card c? (Unseen higher cards of its suit, or a trump
     from a player known to be out of the suit, could.)"""
     if not later:
         return True
     if mem.higher(c) and not all(mem.is_void(p, SUIT[c]) for p in later):
         return False
-    if trumps is not None and SUIT[c] != trumps and mem.has_suit(trumps):
-        if any(mem.is_void(p, SUIT[c]) and not mem.is_void(p, trumps) for p in later):
-            return False
-    return True
+    return not (trumps is not None and SUIT[c] != trumps and mem.has_suit(trumps)
+                and any(mem.is_void(p, SUIT[c]) and not mem.is_void(p, trumps) for p in later))

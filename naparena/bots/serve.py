@@ -38,7 +38,10 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
     if out_fd is None:
         out_fd = _protocol_stdout()
     stdin = stdin or sys.stdin.buffer
-    write = lambda data: _write_all(out_fd, data)  # noqa: E731 - one syscall per message
+
+    def write(data: bytes) -> None:  # one syscall per message
+        _write_all(out_fd, data)
+
     try:  # the bot before the hello: a person who names no bot is told so at once
         entry = load_registry(bots_dir).get(name)
     except PluginError as e:
@@ -105,7 +108,7 @@ def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Calla
 MATCH_INFO_KEYS = ("match", "seat", "seats", "players", "rules", "hands", "timeout", "first_hand")
 
 
-def _seed(message: dict) -> int:
+def _seed(message: dict[str, Any]) -> int:
     """The whole 64-bit seed (an older match sent it only as `seed`)."""
     text = message.get("seed_text")
     return int(text) if isinstance(text, str) and text.isdigit() else message["seed"]
@@ -134,7 +137,8 @@ def _quietly(hook: Callable[..., object], *args: Any) -> None:
 
 def _plain(params: dict[str, Any]) -> dict[str, Any]:
     """Params as JSON can carry them (a tuple default goes as an array)."""
-    return json.loads(json.dumps(params, default=str))
+    plain: dict[str, Any] = json.loads(json.dumps(params, default=str))
+    return plain
 
 
 def _protocol_stdout() -> int:

@@ -10,9 +10,9 @@ small ints.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from naparena.bots.strategy import lead_rule
 from naparena.game.cards import RANK, SUIT
@@ -22,6 +22,14 @@ MAKE, TRICKS = "make", "tricks"
 
 _NO_TRUMPS = 4   # a suit no card belongs to, so "is it a trump?" is always false
 _BY_LEAD = -1    # trumps not set yet: the next card led names them
+
+#: The transposition table: (every seat's hand mask…, leader, trumps) -> (lower, upper) bound
+#: on the good tricks still to come.
+Table: TypeAlias = dict[tuple[int, ...], tuple[int, int]]
+# The search's node functions (positional ints in, good tricks out): `lead` at a trick
+# boundary, `follow` within a trick.
+_Lead: TypeAlias = Callable[[int, int, int, int, int, int], int]
+_Follow: TypeAlias = Callable[[int, int, int, int, int, int, int, int, int, int, int], int]
 
 SUIT_MASKS = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 
@@ -93,8 +101,8 @@ def made(pos: Position, tricks: int) -> bool:
     return tricks == 0 if pos.misere else tricks >= pos.need
 
 
-def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = None,
-          table: dict | None = None, deadline: float | None = None,
+def solve(pos: Position, legal: Iterable[int] | None = None, goal: str = MAKE, max_nodes: int | None = None,
+          table: Table | None = None, deadline: float | None = None,
           clock: Callable[[], float] | None = None) -> Solution:
     """Solve `pos` exactly; `legal` restricts the root's cards (e.g. an opening-lead rule).
 
@@ -120,13 +128,13 @@ def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = N
     _check(pos, hands, played, left)
     root = hands[to_play]
     if legal is None:
-        legal = _legal(root, played)
+        cards = _legal(root, played)
     else:
-        legal = tuple(legal)
-        for c in legal:
+        cards = tuple(legal)
+        for c in cards:
             if not root >> c & 1:
                 raise ValueError(f"card {c} is not in seat {pos.to_play}'s hand")
-    if not legal:
+    if not cards:
         raise ValueError("no legal card at the root")
     bidder = index[pos.bidder]
     misere = pos.misere
@@ -141,14 +149,12 @@ def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = N
     else:
         trumps = _NO_TRUMPS if pos.trumps is None else pos.trumps
     search = _Search(hands, n, good, side, max_nodes, table, deadline, clock or time.perf_counter)
-    if misere:
-        target = left  # every trick still to play must go to the defenders
-    else:
-        target = pos.need - pos.won
+    # A misère bidder's target: every trick still to play must go to the defenders.
+    target = left if misere else pos.need - pos.won
     values: dict[int, int] = {}
     group: dict[int, int] = {}
     live = search.live() | _mask(c for _, c in played)
-    for c in _representatives(legal, live):
+    for c in _representatives(cards, live):
         if goal == MAKE:
             if target <= 0:
                 v = 1
@@ -160,31 +166,31 @@ def solve(pos: Position, legal=None, goal: str = MAKE, max_nodes: int | None = N
             g = search.root(to_play, played, c, trumps, -1, left + 1, left)
             v = pos.won + (left - g if misere else g)
         values[c] = v
-    for c in legal:
-        group[c] = values[_representative_of(c, legal, live)]
+    for c in cards:
+        group[c] = values[_representative_of(c, cards, live)]
     maximise = side[to_play] if goal == MAKE or not misere else not side[to_play]
     value = max(group.values()) if maximise else min(group.values())
     return Solution(value, group, search.nodes)
 
 
-def opening_leads(rules: Rules, contract: str, hand, trumps: int | None = None) -> tuple[int, ...]:
+def opening_leads(rules: Rules, contract: str, hand: Iterable[int], trumps: int | None = None) -> tuple[int, ...]:
     """The cards the bidder may lead to the first trick (the engine's rule, RULES.md §4, §7.6).
 
     `trumps` is the named suit of a floater Wellington; elsewhere the lead names trumps.
     """
-    hand = tuple(sorted(hand))
+    held = tuple(sorted(hand))
     base = contract.split("-", 1)[0]
     how = lead_rule(rules, base)
     if how == "low":
         low: dict[int, int] = {}
-        for c in hand:
+        for c in held:
             low.setdefault(SUIT[c], c)
         return tuple(sorted(low.values()))
     if how == "plain":
-        plain = [c for c in hand if SUIT[c] != trumps]
+        plain = [c for c in held if SUIT[c] != trumps]
         rank = min(RANK[c] for c in plain)
         return tuple(c for c in plain if RANK[c] == rank)
-    return hand
+    return held
 
 
 def first_lead_names_trumps(rules: Rules, contract: str) -> bool:
@@ -198,14 +204,14 @@ def first_lead_names_trumps(rules: Rules, contract: str) -> bool:
 
 # --- the search --------------------------------------------------------------------------
 
-def _mask(cards_in) -> int:
+def _mask(cards_in: Iterable[int]) -> int:
     m = 0
     for c in cards_in:
         m |= 1 << c
     return m
 
 
-def _check(pos: Position, hands: list[int], played, left: int) -> None:
+def _check(pos: Position, hands: list[int], played: list[tuple[int, int]], left: int) -> None:
     seen = 0
     for m in hands:
         if m & seen:
@@ -224,7 +230,7 @@ def _check(pos: Position, hands: list[int], played, left: int) -> None:
             raise ValueError(f"seat {pos.to_play} is not next to play")
 
 
-def _legal(hand: int, played) -> tuple[int, ...]:
+def _legal(hand: int, played: list[tuple[int, int]]) -> tuple[int, ...]:
     if played:
         follow = hand & SUIT_MASKS[SUIT[played[0][1]]]
         if follow:
@@ -232,7 +238,7 @@ def _legal(hand: int, played) -> tuple[int, ...]:
     return tuple(c for c in range(52) if hand >> c & 1)
 
 
-def _representatives(legal, live: int) -> list[int]:
+def _representatives(legal: Iterable[int], live: int) -> list[int]:
     """One card per run of equivalent cards: same suit, no live card between them."""
     out = []
     prev = -1
@@ -245,7 +251,7 @@ def _representatives(legal, live: int) -> list[int]:
     return out
 
 
-def _representative_of(c: int, legal, live: int) -> int:
+def _representative_of(c: int, legal: Iterable[int], live: int) -> int:
     reps = _representatives(legal, live)
     best = reps[0]
     for r in reps:
@@ -257,8 +263,9 @@ def _representative_of(c: int, legal, live: int) -> int:
 class _Search:
     """One deal's search state: the hands (mutated in place, restored on return) and the table."""
 
-    def __init__(self, hands: list[int], n: int, good, side, max_nodes, table, deadline=None,
-                 clock: Callable[[], float] = time.perf_counter):
+    def __init__(self, hands: list[int], n: int, good: tuple[int, ...], side: tuple[bool, ...],
+                 max_nodes: int | None, table: Table | None, deadline: float | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.hands = hands
         self.n = n
         self.good = good
@@ -269,7 +276,7 @@ class _Search:
         # The node count at which the search next stops to look: its budget, or sooner
         # to read the clock (see `next_limit`).
         self.limit = self.max_nodes if deadline is None else min(self.max_nodes, CLOCK_EVERY)
-        self.table = {} if table is None else table
+        self.table: Table = {} if table is None else table
         self.nodes = 0
         self.lead, self.follow = self._build()
 
@@ -279,7 +286,8 @@ class _Search:
             m |= h
         return m
 
-    def root(self, seat: int, played, c: int, trumps: int, alpha: int, beta: int, left: int) -> int:
+    def root(self, seat: int, played: list[tuple[int, int]], c: int, trumps: int, alpha: int, beta: int,
+             left: int) -> int:
         """Good tricks from here (the current trick included) after `seat` plays card c."""
         hands = self.hands
         live = self.live()
@@ -320,7 +328,9 @@ class _Search:
             raise OutOfTime(f"past the deadline after {self.nodes} nodes")
         return min(self.max_nodes, self.nodes + CLOCK_EVERY)
 
-    def _build(self):
+    # One function per node kind, long by design: the search's inner loop, as closures over
+    # local state with nothing factored out into calls (a call per node costs a tenth of the search).
+    def _build(self) -> tuple[_Lead, _Follow]:  # noqa: PLR0915
         """The two mutually recursive node functions, as closures over local state (speed)."""
         hands, n, good, side, nxt = self.hands, self.n, self.good, self.side, self.nxt
         table, limit = self.table, self.limit
@@ -332,7 +342,7 @@ class _Search:
         helps = tuple(good[i] == side[i] for i in range(n))
         state = self
 
-        def lead(leader, tr, alpha, beta, left, live):
+        def lead(leader: int, tr: int, alpha: int, beta: int, left: int, live: int) -> int:  # noqa: PLR0912, PLR0915
             # Trick boundary: `left` tricks to play, `leader` to lead, trumps `tr` set;
             # `live` is every card still in a hand.
             nonlocal limit
@@ -374,7 +384,7 @@ class _Search:
                     beta = hi
             else:
                 lo, hi = 0, left
-            if tr != _NO_TRUMPS and tr != _BY_LEAD:
+            if tr != _NO_TRUMPS and tr != _BY_LEAD:  # noqa: PLR1714 - two int compares, no tuple scan
                 # Sure tricks: a trump above every live trump of the other side wins the
                 # trick it is played to, whenever that is.
                 trumps = live & suit_masks[tr]
@@ -454,7 +464,9 @@ class _Search:
                 table[key] = (lo, hi)
             return best
 
-        def follow(seat, count, led, ws, wc, tmask, live, tr, alpha, beta, left):
+        def follow(  # noqa: PLR0912, PLR0913, PLR0915, PLR0917 - every node's state in locals
+                seat: int, count: int, led: int, ws: int, wc: int, tmask: int, live: int, tr: int,
+                alpha: int, beta: int, left: int) -> int:
             # Within a trick: `count` cards played, (ws, wc) winning so far, `tmask` the
             # cards on the trick; `live` holds them and every card still in a hand.
             state.nodes += 1

@@ -8,6 +8,7 @@ not simulations, so a bot can afford them at every decision.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from math import comb, exp
 
@@ -121,7 +122,7 @@ def _add(dist: list[float], p: float) -> list[float]:
     return out
 
 
-def _by_suit(hand) -> list[list[int]]:
+def _by_suit(hand: Iterable[int]) -> list[list[int]]:
     """Our ranks in each suit, highest first."""
     mine: list[list[int]] = [[], [], [], []]
     for c in sorted(hand, reverse=True):
@@ -185,7 +186,7 @@ def _trump_tricks(ranks: tuple[int, ...], t: Table) -> tuple[float, ...]:
     return tuple(dist)
 
 
-def trick_odds(hand, trumps: int, t: Table, low_lead: bool = False,
+def trick_odds(hand: tuple[int, ...], trumps: int, t: Table, low_lead: bool = False,
                plain_lead: bool = False) -> list[float]:
     """P(the bidder takes at least k tricks), k = 0…len(hand), with `trumps` as trumps.
 
@@ -239,7 +240,7 @@ def trick_odds(hand, trumps: int, t: Table, low_lead: bool = False,
     return at_least[: len(hand) + 1]
 
 
-def misere_odds(hand, t: Table) -> float:
+def misere_odds(hand: tuple[int, ...], t: Table) -> float:
     """P(a misère bidder takes no trick with this hand).
 
     Peel's advice turned round: low cards and short suits. A card is dangerous when
@@ -268,12 +269,12 @@ def misere_odds(hand, t: Table) -> float:
     return p
 
 
-def weakest(hand, trumps: int | None) -> int:
+def weakest(hand: Iterable[int], trumps: int | None) -> int:
     """The card a hand misses least: the lowest plain card, else the lowest trump."""
     return min(hand, key=lambda c: (SUIT[c] == trumps, RANK[c], c))
 
 
-def best_five(hand, trumps: int) -> tuple[int, ...]:
+def best_five(hand: Iterable[int], trumps: int) -> tuple[int, ...]:
     """The best five cards (or hand size) to keep with `trumps`: trumps first, then high cards."""
     return tuple(sorted(sorted(hand, key=lambda c: (SUIT[c] != trumps, -RANK[c], c))[:5]))
 
@@ -306,7 +307,7 @@ def lead_rule(rules: Rules, base: str) -> str:
     return "any"
 
 
-def make_chance(hand, base: str, rules: Rules, t: Table, trumps: int | None = None) -> float:
+def make_chance(hand: tuple[int, ...], base: str, rules: Rules, t: Table, trumps: int | None = None) -> float:
     """P(the bidder makes contract `base` with `hand`, choosing the best trump suit."""
     if base in MISERE_BIDS:
         return misere_odds(hand, t)
@@ -407,7 +408,7 @@ class Memory:
     def has_suit(self, s: int | None) -> bool:
         if s is None:
             return False
-        for u in self.unseen:
+        for u in self.unseen:  # noqa: SIM110 - a plain loop: any() over a generator costs more, at every card
             if SUIT[u] == s:
                 return True
         return False
@@ -423,7 +424,7 @@ def beats(c: int, best: int, trumps: int | None) -> bool:
     return SUIT[c] == trumps
 
 
-def winner(trick, trumps: int | None) -> tuple[int, int]:
+def winner(trick: Sequence[tuple[int, int]], trumps: int | None) -> tuple[int, int]:
     """(seat, card) now winning a trick in progress."""
     seat, best = trick[0]
     for s, c in trick[1:]:

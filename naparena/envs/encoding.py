@@ -51,7 +51,7 @@ NO, YES = BID + len(BID_NAMES), BID + len(BID_NAMES) + 1
 KEEP = YES + 1                       # peep exchange: keep the hand (answer None)
 SUIT_ACTION = KEEP + 1               # trumps: suit s is SUIT_ACTION + s
 EXCHANGE_ACTION = SUIT_ACTION + 4    # + bit mask over up to five places
-GARNET_ACTION = EXCHANGE_ACTION + 2 ** EXCHANGE_HELD
+GARNET_ACTION: int = EXCHANGE_ACTION + 2 ** EXCHANGE_HELD
 NUM_ACTIONS = GARNET_ACTION + len(_GARNET_COMBOS)
 
 _KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
@@ -153,15 +153,18 @@ def lean(view: View, actions: Sequence[int]) -> np.ndarray:
 def action_of(kind: str, hand: Sequence[int], answer: Any) -> int:
     """The action index of one legal `answer` to a `kind` decision, holding `hand` (sorted)."""
     if kind in (PLAY, FLOATER_DISCARD):
-        return CARD + answer
+        card: int = answer
+        return CARD + card
     if kind == BID_KIND:
         return BID + _BID_INDEX[answer]
     if kind in (PEEP, FLOATER_PEEP, GARNET):
         return YES if answer else NO
     if kind == PEEP_EXCHANGE:
-        return KEEP if answer is None else CARD + answer
+        given: int | None = answer
+        return KEEP if given is None else CARD + given
     if kind == TRUMPS:
-        return SUIT_ACTION + answer
+        suit: int = answer
+        return SUIT_ACTION + suit
     if kind == EXCHANGE:
         if len(hand) > EXCHANGE_HELD:
             raise ValueError(f"an exchange from {len(hand)} cards has no action (at most {EXCHANGE_HELD})")

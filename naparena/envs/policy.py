@@ -46,11 +46,11 @@ def policy_bot(name: str, policy: Policy, description: str = "", kinds: Sequence
     unknown = set(chosen) - set(DECISIONS)
     if unknown:
         raise ValueError(f"unknown decision kinds {sorted(unknown)}; known: {', '.join(DECISIONS)}")
-    others = {k: getattr(base, k) for k in DECISIONS if k not in chosen}
-    cls = type(_class_name(name), (PolicyBot, base) if base is not Bot else (PolicyBot,), {
+    others: dict[str, Any] = {k: getattr(base, k) for k in DECISIONS if k not in chosen}
+    namespace: dict[str, Any] = {
         "name": name, "description": description or f"the trained policy {name}",
-        "policy": staticmethod(policy), "__module__": _caller_module(), **others})
-    return cls
+        "policy": staticmethod(policy), "__module__": _caller_module(), **others}
+    return type(_class_name(name), (PolicyBot, base) if base is not Bot else (PolicyBot,), namespace)
 
 
 def _class_name(name: str) -> str:
@@ -59,7 +59,8 @@ def _class_name(name: str) -> str:
 
 def _caller_module() -> str:
     """The module that asked for the class, so it pickles where that module's classes do."""
-    return sys._getframe(2).f_globals.get("__name__", __name__)
+    module: str = sys._getframe(2).f_globals.get("__name__", __name__)
+    return module
 
 
 def linear_policy(weights: np.ndarray, bias: np.ndarray) -> Policy:

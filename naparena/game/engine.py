@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from operator import add, itemgetter
-from typing import Any
+from typing import Any, Final
 
 from naparena.game import cards
 from naparena.game.rules import (
@@ -25,17 +25,24 @@ from naparena.game.rules import (
     nap_or_above,
     stakes,
 )
-from naparena.game.view import View
+from naparena.game.view import Kind, View
 
 SUIT = cards.SUIT
 RANK = cards.RANK
 
 # Decision kinds; each is also the name of the Bot method that answers it.
-BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE = "bid", "play", "peep", "floater_peep", "exchange"
-GARNET, GARNET_DISCARD, PEEP_EXCHANGE, FLOATER_DISCARD, TRUMPS = (
-    "garnet", "garnet_discard", "peep_exchange", "floater_discard", "trumps")
+BID: Final = "bid"
+PLAY: Final = "play"
+PEEP: Final = "peep"
+FLOATER_PEEP: Final = "floater_peep"
+EXCHANGE: Final = "exchange"
+GARNET: Final = "garnet"
+GARNET_DISCARD: Final = "garnet_discard"
+PEEP_EXCHANGE: Final = "peep_exchange"
+FLOATER_DISCARD: Final = "floater_discard"
+TRUMPS: Final = "trumps"
 #: Every decision kind the engine asks for, in the order the protocol's schemas list them.
-DECISION_KINDS = (BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE, GARNET, GARNET_DISCARD, PEEP_EXCHANGE,
+DECISION_KINDS: tuple[Kind, ...] = (BID, PLAY, PEEP, FLOATER_PEEP, EXCHANGE, GARNET, GARNET_DISCARD, PEEP_EXCHANGE,
                   FLOATER_DISCARD, TRUMPS)
 
 PASS = "pass"
@@ -204,10 +211,10 @@ class Hand:
         self.decisions = 0
         self.over = False
         self.to_act: int | None = None
-        self.kind: str | None = None
+        self.kind: Kind | None = None
         self._legal: tuple[Any, ...] | None = None
         self._turn = 0                         # index into self.active for exchange/bidding
-        self._queue: list[str] = []            # decisions still due from the seat whose turn it is
+        self._queue: list[Kind] = []            # decisions still due from the seat whose turn it is
         self._post = 0                         # next step between bidding and play
         self._ante()
         self._start()
@@ -242,7 +249,7 @@ class Hand:
         else:
             self._begin_turn()
 
-    def _ask(self, seat: int, kind: str) -> None:
+    def _ask(self, seat: int, kind: Kind) -> None:
         self.to_act, self.kind, self._legal = seat, kind, None
 
     # --- bidding ----------------------------------------------------------------------
@@ -252,7 +259,7 @@ class Hand:
         if self._turn == len(self.active):
             return self._end_bidding()
         seat = self.active[self._turn]
-        q = []
+        q: list[Kind] = []
         if self.rules.peep:
             q.append(PEEP)
         if self.rules.floater:
@@ -399,7 +406,7 @@ class Hand:
             return self._finish("revoke")
         self._decide(kind, seat, self._default(kind, seat))
 
-    def _default(self, kind: str, seat: int) -> Any:
+    def _default(self, kind: Kind, seat: int) -> Any:
         if kind == BID:
             return PASS
         if kind in (PEEP, FLOATER_PEEP, GARNET):
@@ -417,7 +424,7 @@ class Hand:
             return self.legal()[0]
         raise AssertionError(kind)
 
-    def _decide(self, kind: str, seat: int, answer: Any) -> None:
+    def _decide(self, kind: Kind, seat: int, answer: Any) -> None:
         if kind == BID:
             self._bid(seat, answer)
             return self._next_in_turn(seat)
@@ -598,7 +605,7 @@ class Hand:
                      self.contract, self.rules, self.players, self.dealer, self.active,
                      self.hand_no, chips, self.kitty, self.peeps, self.exchanges, self.garnet_taker))
 
-    def _snapshot(self, kind: str | None, s: int, legal: tuple[Any, ...]) -> View:
+    def _snapshot(self, kind: Kind | None, s: int, legal: tuple[Any, ...]) -> View:
         # One tuple display, straight into the View: with slots, reading the public fields
         # costs less than caching them in a tail tuple and concatenating it.
         chips = self._chips

@@ -333,15 +333,15 @@ def _variant(name: str, description: str, sources: dict[str, str], **options: An
     return Variant(name, description, opts, {**_DEFAULT_SOURCES, **sources})
 
 
-_CLASSIC = dict(bids=("three", "four", "nap", "wellington", "blucher"), payouts="classic",
-                wellington_lead="lowest_trump")
+_CLASSIC = {"bids": ("three", "four", "nap", "wellington", "blucher"), "payouts": "classic",
+            "wellington_lead": "lowest_trump"}
 _CLASSIC_SRC = {
     "bids": "000: three, four, nap, plus its Wellington (after Nap) and Blücher (after Wellington)"
             " variations (interpretation: both included in classic)",
     "payouts": "000: 1 per trick under five; Nap wins 10, loses 5",
     "wellington_lead": "000, 002: the Wellington bidder leads his lowest trump",
 }
-_PAGAT = dict(bids=("three", "four", "nap", "wellington"), payouts="pagat", shuffle="after_nap")
+_PAGAT = {"bids": ("three", "four", "nap", "wellington"), "payouts": "pagat", "shuffle": "after_nap"}
 _PAGAT_SRC = {
     "bids": "001: three, four, nap, Wellington (after Nap)",
     "payouts": "001: 3, 4, 5, 10 units won or lost",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from types import GenericAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias
 
 from naparena.game.cards import pack as _pack
 from naparena.game.rules import Rules
@@ -16,7 +17,21 @@ except ImportError:  # pragma: no cover - not CPython
         return property(itemgetter(index), doc=doc)
 
 
-class _Fields(NamedTuple):
+if TYPE_CHECKING:  # a default, so that a bare `View` (a bot author's annotation) means View[Any]
+    from typing_extensions import TypeVar
+
+    Legal = TypeVar("Legal", default=Any)
+else:
+    from typing import TypeVar
+
+    Legal = TypeVar("Legal")
+
+#: The decisions the engine asks for; each is also the name of the Bot method that answers it.
+Kind: TypeAlias = Literal["bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
+                          "peep_exchange", "floater_discard", "trumps"]
+
+
+class _Fields(NamedTuple, Generic[Legal]):
     """Everything the acting seat may know, and nothing else.
 
     It never holds another seat's cards, the stock, the Sir Garnet hand or the floater
@@ -24,9 +39,9 @@ class _Fields(NamedTuple):
     """
 
     # What changes from decision to decision…
-    kind: str | None           # the decision: bid, play, peep, exchange, … (None outside a turn)
+    kind: Kind | None          # the decision: bid, play, peep, exchange, … (None outside a turn)
     seat: int
-    legal: tuple[Any, ...]     # the legal answers; return one of them
+    legal: tuple[Legal, ...]   # the legal answers; return one of them
     hand: tuple[int, ...]      # own cards, sorted
     trumps: int | None
     trick: tuple[tuple[int, int], ...]          # (seat, card) played to the current trick
@@ -67,10 +82,13 @@ class _Fields(NamedTuple):
 
 
 if TYPE_CHECKING:
-    class View(_Fields):
-        """As the checker sees it: `_Fields`, built from one tuple of the 22 fields."""
+    class View(_Fields[Legal]):
+        """As the checker sees it: `_Fields`, built from one tuple of the 22 fields. `View[int]` is
+        a view whose legal answers are cards (play, trumps, floater_discard), `View[str]` bids,
+        `View[bool]` yes or no, `View[tuple[int, ...]]` sets of cards, `View[int | None]` the
+        peep exchange; a bare `View` is any of them."""
 
-        def __new__(cls, fields: Iterable[Any], /) -> View: ...
+        def __new__(cls, fields: Iterable[Any], /) -> View[Any]: ...
 else:
     class View(tuple):
         """A `_Fields` NamedTuple in all but its constructor: `View(values)` takes the 22
@@ -79,6 +97,7 @@ else:
         called from Python) cost a quarter of the view."""
 
         __slots__ = ()
+        __class_getitem__ = classmethod(GenericAlias)  # View[int] in an annotation read at run time
         _fields = _Fields._fields
         __match_args__ = _Fields._fields
         __doc__ = _Fields.__doc__
@@ -92,14 +111,14 @@ else:
         def _asdict(self) -> dict[str, Any]:
             return dict(zip(self._fields, self))
 
-        def _replace(self, **changes: Any) -> View:
+        def _replace(self, **changes: Any) -> View[Any]:
             unknown = set(changes) - set(self._fields)
             if unknown:
                 raise ValueError(f"got unexpected field names: {sorted(unknown)!r}")
             return View(changes.get(n, v) for n, v in zip(self._fields, self))
 
         @classmethod
-        def _make(cls, iterable) -> View:
+        def _make(cls, iterable: Iterable[Any]) -> View[Any]:
             return cls(iterable)
 
     for _i, _name in enumerate(_Fields._fields):

@@ -221,9 +221,9 @@ class TableServer:
                 self.totals[alias] = self.totals.get(alias, 0) + chips
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
-                raise Stop()
+                raise Stop
 
-    def dealt(self, table: Table, public: dict) -> None:
+    def dealt(self, table: Table, public: dict[str, Any]) -> None:
         """What everybody held in the hand that just ended, from the match's checkpoint
         (`every_hand_checkpointed`): the match writes it before the seat is told of the hand's
         end. None there (after a crash, or with an isolated Python bot, whose match keeps no
@@ -243,7 +243,7 @@ class TableServer:
                 for alias, chips in zip(data["match"]["seats"], record["chips"]):
                     self.totals[alias] = self.totals.get(alias, 0) + chips
 
-    def held(self, match: int) -> dict[int, dict]:
+    def held(self, match: int) -> dict[int, dict[str, Any]]:
         """What every seat was dealt in each hand of `match`, from its log once the session
         has booked it (the seat itself is told only the public record); {} if it is not
         there within BOOKING_WAIT seconds."""
@@ -285,7 +285,7 @@ def every_hand_checkpointed() -> Iterator[None]:
 def _same_user(conn: socket.socket) -> bool:
     """Only this user's processes may sit at the table (an abstract socket has no file mode)."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
+    uid: int = struct.unpack("3i", creds)[1]  # (pid, uid, gid)
     return uid == os.getuid()
 
 
@@ -305,7 +305,7 @@ class PlayWatcher(Quiet):
         """Told as matches are booked, and twice a second while one is under way: where a
         person who left the table stops the run (in the session's own thread, no signal)."""
         if self.server.stopped:
-            raise Left()
+            raise Left
         self.server.book(matches)
 
     @contextlib.contextmanager

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from typing import BinaryIO
 
 import orjson
 
@@ -60,7 +61,7 @@ def find_table(depth: int = 6) -> socket.socket | None:
     return None
 
 
-def relay(stdin, out_fd: int, conn: socket.socket) -> int:
+def relay(stdin: BinaryIO, out_fd: int, conn: socket.socket) -> int:
     """Pass every message to the table; answer each decide with the table's line."""
     table = conn.makefile("rb")
     while line := stdin.readline(MAX_LINE):

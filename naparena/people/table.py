@@ -77,7 +77,8 @@ def _plain(value: Any) -> Any:
 _SYMBOL_LETTERS = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS)))
 
 
-def read_answer(kind: str | None, legal: list, text: str, view: dict | None = None) -> tuple[Any, str | None]:
+def read_answer(kind: str | None, legal: list[Any], text: str,
+                view: dict[str, Any] | None = None) -> tuple[Any, str | None]:
     """(the legal answer `text` names, None) or (None, why it names none); with the
     `view`, a refused card says which rule refuses it."""
     text = text.strip()
@@ -107,7 +108,7 @@ def read_answer(kind: str | None, legal: list, text: str, view: dict | None = No
     return None, f"{card_text(card)} is not a legal choice now" + (f": {why}" if why else "")
 
 
-def refusal(view: dict, card: int) -> str:
+def refusal(view: dict[str, Any], card: int) -> str:
     """Why `card` may not be played at this decision, in the rules' words ('' if unknown)."""
     hand, legal = list(view.get("hand", ())), [c for c in view.get("legal", ()) if isinstance(c, int)]
     if view.get("kind") != "play":
@@ -134,7 +135,7 @@ def refusal(view: dict, card: int) -> str:
     return f"the rules allow only {cards_text(legal)} now" if legal else ""
 
 
-def _original(legal: list, choices: list, value: Any) -> Any:
+def _original(legal: list[Any], choices: list[Any], value: Any) -> Any:
     return legal[choices.index(value)]
 
 
@@ -152,7 +153,7 @@ def _names(kind: str | None, value: Any) -> set[str]:
     return set()
 
 
-def _read_cards(legal: list, choices: list, text: str) -> tuple[Any, str | None]:
+def _read_cards(legal: list[Any], choices: list[Any], text: str) -> tuple[Any, str | None]:
     try:
         cards = tuple(sorted(parse(t) for t in text.replace(",", " ").split()))
     except ValueError as e:  # "none" is offered only where standing is legal (not to Sir Garnet's taker)
@@ -164,7 +165,7 @@ def _read_cards(legal: list, choices: list, text: str) -> tuple[Any, str | None]
                   f"name {' or '.join(map(str, sizes))} of your own cards")
 
 
-def after_exchanges(record: dict) -> list[list[int]]:
+def after_exchanges(record: dict[str, Any]) -> list[list[int]]:
     """Each seat's cards once the hand's exchanges are done (purchase, Écarté, the peep
     card, Sir Garnet's hand, the floater), from a full hand record."""
     held = [list(cards) for cards in record.get("deal", ())]
@@ -191,19 +192,19 @@ class Table:
 
     seat: int = 0
     seats: list[str] = field(default_factory=list)
-    rules: dict = field(default_factory=dict)
+    rules: dict[str, Any] = field(default_factory=dict)
     hands: int = 0
     match: int = 0
-    view: dict = field(default_factory=dict)
+    view: dict[str, Any] = field(default_factory=dict)
     happened: list[str] = field(default_factory=list)   # this hand's public events, as lines
-    finished: list[dict] = field(default_factory=list)  # hand records not yet shown
+    finished: list[dict[str, Any]] = field(default_factory=list)  # hand records not yet shown
     won: list[int] = field(default_factory=list)        # chips won this match, per seat
     over: bool = False
     turn: int = 0  # the person's decisions so far this match: a new screen has a new number
     # Each hand's deal per seat, by hand number: from the checkpoint as the hand ends, or the log at the match's end.
-    held: dict[int, list] = field(default_factory=dict)
+    held: dict[int, list[Any]] = field(default_factory=dict)
     earlier: dict[str, int] = field(default_factory=dict)  # chips per alias in this run's earlier matches
-    after: dict[int, list] = field(default_factory=dict)   # each hand's cards after the exchanges, where any
+    after: dict[int, list[Any]] = field(default_factory=dict)   # each hand's cards after the exchanges, where any
 
     def running(self) -> dict[str, int]:
         """Chips per bot over the whole run so far: earlier matches and this one."""
@@ -216,7 +217,7 @@ class Table:
     def running_text(self) -> str:
         return "   ".join(f"{alias} {c:+d}" for alias, c in self.running().items())
 
-    def feed(self, message: dict) -> None:
+    def feed(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "match":
             self.seat = message.get("seat", 0)
@@ -255,7 +256,7 @@ class Table:
             return alias + (" (you)" if seat == self.seat and alias != "you" else "")
         return "—" if seat is None else f"seat {seat}"
 
-    def event_text(self, event: dict) -> str:
+    def event_text(self, event: dict[str, Any]) -> str:
         kind, seat = event.get("type"), event.get("seat")
         if kind == "bid":
             return f"{self.says(seat, 'bids')} {event.get('bid')}"
@@ -390,9 +391,9 @@ class Table:
     def keys(self) -> str:
         return "(help: the rules and what is legal now; q: leave the table)"
 
-    def hand_end(self, record: dict) -> str:
+    def hand_end(self, record: dict[str, Any]) -> str:
         """A finished hand: contract and result, what each seat played and held, the settlement."""
-        played: dict[int, list] = {}
+        played: dict[int, list[Any]] = {}
         for _leader, plays, _winner in record.get("tricks", ()):
             for s, c in plays:
                 played.setdefault(s, []).append(c)
@@ -434,7 +435,7 @@ class Table:
                                                          for s, cards in enumerate(deal) if cards))
         return "\n".join(lines)
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         """The table as plain data for the web page."""
         v = self.view
         legal = v.get("legal", ())

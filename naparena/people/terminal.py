@@ -37,7 +37,7 @@ def wrap(text: str, width: int) -> str:
 def open_terminal() -> tuple[TextIO, TextIO]:
     """(input, output): the controlling terminal, else this process's stdin and stderr."""
     with contextlib.suppress(OSError):
-        tty = open("/dev/tty", "r+", encoding="utf-8", buffering=1)
+        tty = open("/dev/tty", "r+", encoding="utf-8", buffering=1)  # noqa: SIM115 - open for the session
         return tty, tty
     return sys.stdin, sys.stderr
 
@@ -71,7 +71,7 @@ class TerminalFront:
             if not text:
                 return
             if text.lower() in QUIT:
-                raise Stop()
+                raise Stop
             self._say(wrap(f"{text!r} is not taken: nothing is asked now. Press Enter alone to go on, or q to "
                            "leave", self._width() - 1) + "\n")
 
@@ -79,7 +79,7 @@ class TerminalFront:
         self._say(prompt)
         line = self.keys.readline()
         if not line:  # end of input: the person has gone
-            raise Stop()
+            raise Stop
         return line.strip()
 
     def _hand_ends(self, table: Table) -> None:
@@ -103,7 +103,7 @@ class TerminalFront:
         while True:
             text = self._line(f"{hint} > ")
             if text.lower() in QUIT:
-                raise Stop()
+                raise Stop
             if text.lower() in HELP:
                 self._say(wrap(table.help_text(), self._width() - 1) + "\n")
                 continue

@@ -44,7 +44,7 @@ class Board:
             self.version += 1
             self.changed.notify_all()
 
-    def wait(self, seen: int, timeout: float) -> tuple[int, dict]:
+    def wait(self, seen: int, timeout: float) -> tuple[int, dict[str, Any]]:
         with self.changed:
             self.changed.wait_for(lambda: self.version != seen, timeout)
             return self.version, self.state
@@ -70,7 +70,7 @@ class WebFront:
         """What a request to leave the table does (the table server's `leave`)."""
         self.board.leave = leave
 
-    def finish(self, result: dict, resume: str | None = None) -> None:
+    def finish(self, result: dict[str, Any], resume: str | None = None) -> None:
         """The run's end: each bot's rate per variant, best first, as the standings give them;
         after the person left, with the command that goes on."""
         lines = []
@@ -118,7 +118,7 @@ class WebFront:
         while True:
             text = self.board.answers.get()
             if text == QUIT:
-                raise Stop()
+                raise Stop
             if text == NEXT:
                 continue
             answer, error = read_answer(view.get("kind"), view.get("legal", []), text, view)

@@ -170,11 +170,11 @@ class BoardBook:
         self.positions: dict[str, defaultdict[int, dict[Stratum, Moments]]] = {
             v: defaultdict(dict) for v in variants}  # position → stratum → Moments
         self.identical = {v: [0, 0] for v in variants}             # [boards dealt identically, boards]
-        self.left_out = {v: 0 for v in variants}                   # boards of incomplete deal sets
+        self.left_out = dict.fromkeys(variants, 0)                   # boards of incomplete deal sets
         # alias → boards of its deal sets it did not hold in full (a seat of its died or was
         # stood in for): left out of its intervals, kept in the other bots'
         self.bots_left_out: dict[str, dict[str, int]] = {v: {} for v in variants}
-        self.board_seeds = {v: False for v in variants}            # dealt board by board
+        self.board_seeds = dict.fromkeys(variants, False)            # dealt board by board
         # line-up → its boards' sums, for the many-player ratings (`strength`)
         self.lineups: dict[str, dict[Lineup, LineupSums]] = {v: {} for v in variants}
 

@@ -65,7 +65,7 @@ class Sprt:
                 "bounds": [round(self.lower, 4), round(self.upper, 4)], "verdict": self.verdict}
 
 
-def simulate(draw: Callable[[int], list[float]], delta: float, batch: int, reps: int, max_boards: int,
+def simulate(draw: Callable[[int], list[float]], delta: float, batch: int, reps: int, max_boards: int, *,
              alpha: float = 0.05, beta: float = 0.05, warmup: int = WARMUP, truth: float = 0.0) -> dict[str, Any]:
     """Run the test `reps` times on synthetic boards: `draw(k)` returns k board differences
     (per 100 hands) whose mean is `truth`. Returns how often it accepted H1 and H0, the

@@ -95,7 +95,7 @@ class Standings:
         self.skipped: list[dict[str, Any]] = []
         self.disqualified: dict[str, dict[str, Any]] = {}
         self.matches = 0
-        self.kitty = {v: 0 for v in variants}  # chips left in kitties at the ends of matches
+        self.kitty = dict.fromkeys(variants, 0)  # chips left in kitties at the ends of matches
         self.strength = strength  # rate the line-ups (leagues, gauntlets): `strength.rate`
 
     def unit_of(self, spec: dict[str, Any]) -> DealSet:

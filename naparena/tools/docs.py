@@ -10,6 +10,7 @@ rewrites them; a test checks they are current.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from naparena.game.cards import RANK_NAMES, pack
@@ -42,7 +43,7 @@ Sources: `000` Wikipedia (modern), `001` pagat.com, `002` older Wikipedia,
 """
 
 
-def _value(v) -> str:
+def _value(v: object) -> str:
     if isinstance(v, tuple):
         return ", ".join(v)
     if isinstance(v, bool):
@@ -110,7 +111,7 @@ INTERPRETATIONS = (
 )
 
 
-def _ladder(ladder) -> str:
+def _ladder(ladder: Iterable[str]) -> str:
     return " < ".join(f"`{b}`" for b in ladder)
 
 
@@ -320,7 +321,8 @@ VIEW_FIELDS = {
     "kind": "the decision asked for: `bid`, `play`, `peep`, … (None outside the seat's turn)",
     "seat": "your seat, 0 to players − 1",
     "legal": "the legal answers, in the type the decision wants: bid names (str), cards (int), "
-             "suits (int), True/False, tuples of cards, or None",
+             "suits (int), True/False, tuples of cards, or None (`View[str]`, `View[int]`, … say which "
+             "to a type checker; a bare `View` is any)",
     "hand": "your cards, sorted (ints: suit × 13 + rank)",
     "trumps": "the trump suit (0 clubs, 1 diamonds, 2 hearts, 3 spades), None before the first "
               "lead or in a no-trumps misère",
@@ -409,7 +411,7 @@ def view_table() -> list[str]:
     lines = ["| field | type | holds |", "|---|---|---|"]
     for field in _Fields._fields:
         hint = _Fields.__annotations__[field]
-        kind = getattr(hint, "__forward_arg__", hint)
+        kind = str(getattr(hint, "__forward_arg__", hint)).replace("Kind", "str")  # the kinds are listed
         lines.append(f"| `{field}` | {_code(kind)} | {VIEW_FIELDS[field]} |")
     for prop, (kind, text) in VIEW_PROPERTIES.items():
         lines.append(f"| `{prop}` (property) | {_code(kind)} | {text} |")
@@ -420,7 +422,7 @@ def _code(text: object) -> str:
     return "`" + str(text).replace("|", "\\|") + "`"  # a bare | would end the table cell
 
 
-def _stakes_cell(rules, bid: str) -> str:
+def _stakes_cell(rules: Rules, bid: str) -> str:
     base = bid.split("-", 1)[0]
     try:
         win, loss = stakes(rules, base)
@@ -467,14 +469,16 @@ def bots_markdown() -> str:
         out.append(f"| `{v.name}` | " + " | ".join(cells) + " |")
     out += ["", "## The view", "", "`naparena.View`, an immutable tuple with named fields:", ""]
     out += view_table()
-    out += ["", "## Hooks", "", "`start_match(info)`: `info` is a dict:", "",
+    out += ["", "## Hooks", "", "`start_match(info)`: `info` is a dict (`naparena.bots.bot.MatchInfo`):", "",
             "| key | holds |", "|---|---|"]
     out += [f"| `{k}` | {t} |" for k, t in MATCH_INFO.items()]
-    out += ["", "`observe(event)` (only if your bot defines it): `event` is a dict with a `type`:", "",
+    out += ["", "`observe(event)` (only if your bot defines it): `event` is a dict with a `type` "
+            "(`naparena.bots.bot.Event`):", "",
             "| type | when | other keys |", "|---|---|---|"]
     for kind, (keys, when) in EVENTS.items():
         out.append(f"| `{kind}` | {when} | " + "; ".join(f"`{k}`: {t}" for k, t in keys.items()) + " |")
-    out += ["", "`end_hand(record)`: the hand's public record, a dict:", "", "| key | holds |", "|---|---|"]
+    out += ["", "`end_hand(record)`: the hand's public record, a dict (`naparena.bots.bot.HandRecord`):", "",
+            "| key | holds |", "|---|---|"]
     out += [f"| `{k}` | {t} |" for k, t in RECORD_KEYS.items()]
     out.append("")
     return "\n".join(out)

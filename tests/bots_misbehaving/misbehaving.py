@@ -110,14 +110,14 @@ class Misbehaving(Steady):
         if mode in ANSWERS:  # an answer whose judging would run the bot's own code
             return ANSWERS[mode]()
         if mode == "raise-bad-str":
-            raise UnprintableError()
+            raise UnprintableError
         if mode == "raise-hanging-str":
-            raise EndlessError()
+            raise EndlessError
         if mode == "timer":  # a timer left armed: its signal arrives between later calls
             signal.setitimer(signal.ITIMER_REAL, 0.001)
             return self._answer(view)
         if mode == "slot":  # the watchdog's slot is in reach of an inline bot: say no call is under way
-            import naparena.arena.match.play as play
+            from naparena.arena.match import play
             play._slot[play.SEAT] = -1
             _busy(self.sleep)
             return self._answer(view)

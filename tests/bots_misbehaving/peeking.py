@@ -54,7 +54,7 @@ def _walk(roots, skip_ids, depth=None):
     stack = [(root, 0) for root in roots]
     while stack and len(reached) < _LIMIT:
         obj, steps = stack.pop()
-        if isinstance(obj, _ATOMS) or isinstance(obj, _OPAQUE) or id(obj) in seen:
+        if isinstance(obj, (*_ATOMS, *_OPAQUE)) or id(obj) in seen:
             continue
         if isinstance(obj, dict) and "__builtins__" in obj:
             continue  # a module's globals: the program, not the hand

@@ -14,7 +14,7 @@ import threading
 def main():
     record, command = sys.argv[1], sys.argv[sys.argv.index("--") + 1:]
     bot = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    log = open(record, "a")
+    log = open(record, "a")  # noqa: SIM115 - open while the bot lives, written from two threads
     lock = threading.Lock()
 
     def note(direction, line):

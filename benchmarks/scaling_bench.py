@@ -4,8 +4,8 @@
         [--hands 28800] [--rounds 1] [--sandbox auto|off|on] [--dask] [--json PATH]
 
 For each worker count (default: 1, 2, 4, ... up to the cores here, and the cores), in one
-run: a tournament of four `random` bots (one variant, duplicate, 150 hands a match, so
-28,800 hands are 192 matches), played through the command line, `python3 -m naparena run
+run: a tournament of four `random` bots (one variant, duplicate, 150 hands a match by
+default, so 28,800 hands are 192 matches), played through the command line, `python3 -m naparena run
 FILE --workers N`, inline and with every bot in a seat process. Only the standard library
 and the command line are used, so the script outlives moves of the project's modules,
 and it runs where the project is only on PYTHONPATH (the many-core `run.sh`).
@@ -13,7 +13,8 @@ and it runs where the project is only on PYTHONPATH (the many-core `run.sh`).
 How the CPU is counted (user + system seconds):
 - all: `resource.getrusage(RUSAGE_CHILDREN)` of this script around the run (exact);
 - parent: the run's own process, read from `/proc/PID/stat` while it is a zombie (this
-  script waits for its exit without reaping it): exact, to the clock tick;
+  script waits for its exit without reaping it): exact, to the clock tick; plus its
+  probes of the sandbox (its children in a session of their own), sampled;
 - workers: the parent's descendants in its own session (the pool's forked workers; with
   `--dask`, the nannies, Dask workers and their pools), sampled from `/proc` every
   `--sample` seconds; the last sample of each is kept, so a worker's last interval
@@ -23,14 +24,19 @@ How the CPU is counted (user + system seconds):
   missed; inline, with no seat process, that rest goes to the workers. In the JSON,
   "seats~" is the sampled sum over seat processes (a lower bound: it misses the
   short-lived) and "seat_processes" how many were seen (a seat lives a whole match).
-  Sandboxed, a bot is reaped inside bubblewrap's pid namespace and its CPU reaches no
-  rusage: then seats (and all) are the samples' sum, a lower bound (each seat's last
+  Sandboxed, a bot is reaped inside bubblewrap's pid namespace, and with `--dask` the
+  cluster's processes are killed, not reaped by the run: their CPU reaches no rusage,
+  so "all" is at least the samples' sum, and seats then a lower bound (each seat's last
   interval is missed: it idles then, waiting for its match's end).
 
 The CPU of every cell comes from one run (the median wall of `--rounds`).
 The speed-up is the wall time at the first worker count over this one; "cpu/hand" is
-all CPU over hands played, in microseconds. `--dask` adds, per worker count, the same
-runs on a local Dask cluster of N single-threaded workers (`--scheduler local:N`).
+all CPU over hands played, in microseconds; "ms/match" the wall time over matches.
+`--dask` adds, per worker count, the same runs on a local Dask cluster of N
+single-threaded worker processes (`--scheduler local:N`: the scheduler runs in the
+parent, and the cluster's start is part of the run), round by round after the pool's,
+and the ratio of their speeds; `--match-hands 1` makes each match cost next to nothing
+to play, so ms/match is then the per-match cost of the path.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -126,12 +133,16 @@ class Sampler(threading.Thread):
         if self.root not in sessions:
             return
         for pid in parents:
-            up, depth = pid, 0
+            up, below, depth = pid, pid, 0  # below: the ancestor that is the root's child
             while up in parents and up != self.root and depth < 32:
-                up, depth = parents[up], depth + 1
-            if up == self.root and pid != self.root:
+                below, up, depth = up, parents[up], depth + 1
+            if up != self.root or pid == self.root:
+                continue
+            if sessions[below] != sessions[self.root]:
+                kind = "parent"  # the parent's own probe of the sandbox (bubblewrap) and its child
+            else:
                 kind = "workers" if sessions[pid] == sessions[self.root] else "seats"
-                self.latest[pid] = (kind, cpu[pid])
+            self.latest[pid] = (kind, cpu[pid])
 
 
 def children_cpu() -> float:
@@ -154,21 +165,19 @@ def run_once(argv: list[str], cwd: Path, env: dict[str, str], interval: float) -
     sampler.join()
     fields = stat_fields(proc.pid)
     assert fields is not None
-    parent = cpu_of(fields)
+    parent = cpu_of(fields) + sum(c for kind, c in sampler.latest.values() if kind == "parent")
     proc.wait()
     total = children_cpu() - before
     if proc.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed ({proc.returncode}):\n{output.decode(errors='replace')[-3000:]}")
     workers = sum(c for kind, c in sampler.latest.values() if kind == "workers")
     seats_seen = [c for kind, c in sampler.latest.values() if kind == "seats"]
+    # A process reaped outside the run's tree (a bot in bubblewrap's pid namespace, a
+    # Dask worker its cluster killed) reaches no rusage: then only the samples see it.
+    total = max(total, parent + workers + sum(seats_seen))
     rest = max(0.0, total - parent - workers)
     if not seats_seen:  # no seat processes: what the samples missed is the workers' last moments
         workers, rest = workers + rest, 0.0
-    elif sum(seats_seen) > rest:
-        # A bot in bubblewrap's pid namespace is reaped there, never by its worker, so
-        # its CPU is in no rusage: only the samples see it.
-        rest = sum(seats_seen)
-        total = parent + workers + rest
     return {"wall": wall, "cpu": total, "parent": parent, "workers": workers,  # CPU s; count: how many
             "seats": rest, "seats~": sum(seats_seen), "seat_processes": len(seats_seen),
             "processes": len(sampler.latest)}
@@ -195,7 +204,9 @@ def main() -> None:
     default = sorted({*(1 << i for i in range(cores.bit_length()) if 1 << i <= cores), cores})
     parser.add_argument("--workers", default=",".join(map(str, default)), help="comma-separated counts")
     parser.add_argument("--modes", default="inline,isolated", help="inline, isolated or both")
-    parser.add_argument("--hands", type=int, default=28800, help="hands a run (a multiple of 3,600)")
+    parser.add_argument("--hands", type=int, default=28800, help="hands a run (a multiple of 24 matches)")
+    parser.add_argument("--match-hands", type=int, default=150,
+                        help="hands a match (1: what each match costs beyond its play)")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each cell (the median is shown)")
     parser.add_argument("--sandbox", choices=["auto", "off", "on"], default="auto",
                         help="seat sandbox: on = bubblewrap (required), auto = on where it works")
@@ -207,8 +218,8 @@ def main() -> None:
     counts = [int(w) for w in args.workers.split(",")]
     modes = [m.strip() for m in args.modes.split(",")]
     sandbox = {"off": "off", "on": "required"}.get(args.sandbox) or ("required" if bwrap_works() else "off")
-    seeds = max(1, args.hands // (150 * SEATINGS))
-    hands = seeds * 150 * SEATINGS
+    seeds = max(1, args.hands // (args.match_hands * SEATINGS))
+    hands, matches = seeds * args.match_hands * SEATINGS, seeds * SEATINGS
     print(f"python {sys.version.split()[0]}, {cores} cores, load {os.getloadavg()[0]:.2f}, "
           f"{hands} hands a run, seat sandbox {'bubblewrap' if sandbox == 'required' else 'off'}"
           f"{' (no working bwrap here)' if args.sandbox == 'auto' and sandbox == 'off' else ''}; "
@@ -223,31 +234,38 @@ def main() -> None:
         for mode in modes:
             isolation = "process" if mode == "isolated" else "inline"
             paths[mode] = folder / f"{mode}.toml"
-            paths[mode].write_text(TOURNAMENT.format(mode=mode, seeds=seeds, hands=150,
+            paths[mode].write_text(TOURNAMENT.format(mode=mode, seeds=seeds, hands=args.match_hands,
                                                      isolation=isolation, sandbox=sandbox))
         executors = ["pool"] + (["dask"] if args.dask else [])
-        header = (f"{'mode':<9}{'exec':<5}{'workers':>8}{'wall s':>8}{'speed-up':>9}{'cpu s':>8}"
-                  f"{'parent':>8}{'workers':>8}{'seats':>8}{'cpu/hand us':>12}")
-        print(header)
+        print(f"{'mode':<9}{'exec':<5}{'workers':>8}{'wall s':>8}{'speed-up':>9}{'ms/match':>9}{'cpu s':>8}"
+              f"{'parent':>8}{'workers':>8}{'seats':>8}{'cpu/hand us':>12}")
         for mode in modes:
-            for executor in executors:
-                first = None
-                for n in counts:
-                    runs = []
-                    for r in range(args.rounds):
+            first: dict[str, float] = {}
+            for n in counts:
+                # Round by round, pool then Dask, so both see the machine's same moments.
+                runs: dict[str, list[dict[str, Any]]] = {e: [] for e in executors}
+                for r in range(args.rounds):
+                    for executor in executors:
                         where = ["--workers", str(n)] if executor == "pool" else ["--scheduler", f"local:{n}"]
-                        argv = [args.python, "-m", "naparena", "run", str(paths[mode]), *where,
-                                "--log-dir", str(folder / f"logs-{mode}-{executor}-{n}-{r}")]
-                        runs.append(run_once(argv, folder, env, args.sample))
-                        shutil.rmtree(folder / f"logs-{mode}-{executor}-{n}-{r}", ignore_errors=True)
-                    cell = median_run(runs)
-                    first = first or cell["wall"]
-                    cell.update(mode=mode, executor=executor, count=n, hands=hands,
-                                speedup=first / cell["wall"])
+                        logs = folder / f"logs-{mode}-{executor}-{n}-{r}"
+                        argv = [args.python, "-m", "naparena", "run", str(paths[mode]), *where, "--log-dir", str(logs)]
+                        runs[executor].append(run_once(argv, folder, env, args.sample))
+                        shutil.rmtree(logs, ignore_errors=True)
+                for executor in executors:
+                    cell = median_run(runs[executor])
+                    first.setdefault(executor, cell["wall"])
+                    cell.update(mode=mode, executor=executor, count=n, hands=hands, matches=matches,
+                                speedup=first[executor] / cell["wall"])
                     results.append(cell)
                     print(f"{mode:<9}{executor:<5}{n:>8}{cell['wall']:>8.2f}{cell['speedup']:>9.2f}"
-                          f"{cell['cpu']:>8.2f}{cell['parent']:>8.2f}{cell['workers']:>8.2f}"
-                          f"{cell['seats']:>8.2f}{cell['cpu'] / hands * 1e6:>12.0f}", flush=True)
+                          f"{cell['wall'] / matches * 1e3:>9.1f}{cell['cpu']:>8.2f}{cell['parent']:>8.2f}"
+                          f"{cell['workers']:>8.2f}{cell['seats']:>8.2f}{cell['cpu'] / hands * 1e6:>12.0f}", flush=True)
+                if args.dask:
+                    ratios = [p["wall"] / d["wall"] for p, d in zip(runs["pool"], runs["dask"])]
+                    extra = [(d["wall"] - p["wall"]) / matches * 1e3 for p, d in zip(runs["pool"], runs["dask"])]
+                    print(f"  dask/pool speed at {n}: {statistics.median(ratios):.2f} (rounds "
+                          f"{', '.join(f'{x:.2f}' for x in ratios)}); Dask's extra wall a match "
+                          f"{statistics.median(extra):.1f} ms (cluster start-up included)", flush=True)
     if args.json:
         meta = {"python": sys.version.split()[0], "cores": cores, "load": os.getloadavg(),
                 "sandbox": "bubblewrap" if sandbox == "required" else "off", "hands": hands,

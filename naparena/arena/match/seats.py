@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import orjson
@@ -39,7 +39,8 @@ import orjson
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint, in_system
 from naparena.arena.match.cgroups import SeatGroups
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.match.job import SeatRecord
+from naparena.arena.setup.settings import Confinement
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
 from naparena.errors import ConfigError
@@ -553,7 +554,7 @@ class RemoteBot:
             self.pending += message
 
 
-def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
+def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: float,
                 confinement: Confinement, tag: str) -> dict[int, RemoteBot]:
     """Start every process seat of a match at once (or take the one `prestart` started
     for it), then shake hands with each.
@@ -563,11 +564,11 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
     """
     started: dict[int, tuple[Channel | None, str | None]] = {}
     for i, seat in enumerate(job_seats):
-        if seat.get("isolation") != Isolation.PROCESS:
+        if not seat.in_process:
             continue
         argv, python = seat_argv(seat, bots_dir)
-        started[i] = _greeted(argv, python, seat.get("params", {}), confinement,
-                              f"{tag} seat {i} ({seat['alias']})", seat_mounts(seat, bots_dir))
+        started[i] = _greeted(argv, python, dict(seat.params), confinement,
+                              f"{tag} seat {i} ({seat.alias})", seat_mounts(seat, bots_dir))
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
     for i, (channel, broken) in started.items():
@@ -575,7 +576,7 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
         if channel is not None:
             try:
                 hello = protocol.read_hello(channel.receive(deadline))
-                check_params(hello, seat.get("params", {}))
+                check_params(hello, dict(seat.params))
             except _Broken as e:
                 broken = (f"time-out: no hello within {confinement.start_timeout:g} s"
                           if e.reason == "time-out" else e.reason)
@@ -584,21 +585,21 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
             if broken is not None:
                 channel.abandon()
                 channel = None
-        bots[i] = RemoteBot(channel, hello, i, seat["seed"], timeout, broken)
+        bots[i] = RemoteBot(channel, hello, i, seat.seed, timeout, broken)
     return bots
 
 
-def seat_argv(seat: dict, bots_dir: str | None) -> tuple[list[str], bool]:
+def seat_argv(seat: SeatRecord, bots_dir: str | None) -> tuple[list[str], bool]:
     """(argv, whether it is naparena's own Python seat) of a process seat."""
-    command = seat.get("command")
-    return (list(command), False) if command else (serve_command(seat["name"], bots_dir), True)
+    command = seat.command
+    return (list(command), False) if command else (serve_command(seat.name, bots_dir), True)
 
 
-def seat_mounts(seat: dict, bots_dir: str | None) -> Mounts:
+def seat_mounts(seat: SeatRecord, bots_dir: str | None) -> Mounts:
     """What a sandboxed seat sees besides its command's footprint: (files, dirs, hidden).
     A Python bot looks for drop-ins in bots_dir: there, it finds only its own file."""
-    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.get("command") else ()
-    return tuple(seat.get("files", ())), dirs, tuple(seat.get("hidden", ()))
+    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.command else ()
+    return seat.files, dirs, seat.hidden
 
 
 def _greeted(argv: list[str], python: bool, params: dict, confinement: Confinement,
@@ -696,15 +697,15 @@ def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement
 _spares = _Spares()
 
 
-def prestart(job_seats: list[dict], bots_dir: str | None, confinement: Confinement) -> None:
+def prestart(job_seats: Sequence[SeatRecord], bots_dir: str | None, confinement: Confinement) -> None:
     """Start (and greet) fresh processes for the seats of a match like this one, so the
     next match this worker plays, usually with the same bots, finds them ready."""
     wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]] = {}
     for seat in job_seats:
-        if seat.get("isolation") != Isolation.PROCESS:
+        if not seat.in_process:
             continue
         argv, python = seat_argv(seat, bots_dir)
-        params, mounts = seat.get("params", {}), seat_mounts(seat, bots_dir)
+        params, mounts = dict(seat.params), seat_mounts(seat, bots_dir)
         key = _spare_key(argv, python, params, confinement, mounts)
         count = wanted[key][5] + 1 if key in wanted else 1
         wanted[key] = (argv, python, params, confinement, mounts, count)

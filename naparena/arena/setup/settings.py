@@ -45,6 +45,17 @@ class Isolation(StrEnum):
 
 
 ISOLATION_RULE = "must be " + " or ".join(f'"{mode}"' for mode in Isolation)
+
+
+def parse_isolation(value: object) -> Isolation:
+    """`isolation` by its one rule, wherever it is read (a file, the command line, an
+    environment's opponent): ValueError says the rule and what was given."""
+    try:
+        return Isolation(value)
+    except ValueError:
+        raise ValueError(f"{ISOLATION_RULE}, got {value!r}") from None
+
+
 SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
                   'or "" for the workers of this machine')
 

@@ -40,7 +40,14 @@ from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
-from naparena.arena.setup.settings import SANDBOX_MODES, SCHEDULER_RULE, Isolation, Scheduler
+from naparena.arena.setup.settings import (
+    SCHEDULER_RULE,
+    Confinement,
+    Isolation,
+    Scheduler,
+    parse_isolation,
+    parse_sandbox,
+)
 from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
@@ -56,10 +63,10 @@ MAX_LOSSES = 5
 
 # --- in the worker --------------------------------------------------------------------
 
-_registries: dict = {}
+_registries: dict[tuple[Any, ...], Registry] = {}
 
 
-def _drop_in_key(folder: str | None) -> tuple:
+def _drop_in_key(folder: str | None) -> tuple[Any, ...]:
     """What a worker's cached registry depends on: the folder and its files' mtimes."""
     if folder is None:
         return (None,)
@@ -67,7 +74,7 @@ def _drop_in_key(folder: str | None) -> tuple:
     return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
 
 
-def run_job(job: Job) -> dict | tuple[dict, bytes]:
+def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
     """Worker entry point: play one match, write its log, return only its summary. A job
     without a path (played on another machine) returns (summary, log bytes) instead."""
     key = _drop_in_key(job.bots_dir)
@@ -161,12 +168,12 @@ class Session:
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.
         self.seat_plans = {b.alias: _seat_plan(t, b, registry, str(self.run_dir.path)) for b in t.bots}
-        self.losses: dict[int, list] = {}
+        self.losses: dict[int, list[Any]] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
         # taken as given: (hangs, as crash replays; time-outs, as `Job.given`).
-        self.given: dict[int, tuple[list, list]] = {}
+        self.given: dict[int, tuple[list[Any], list[Any]]] = {}
         # Whether the run directory goes under the file's own log_dir: its errors name that key.
         self.in_files_log_dir = False
 
@@ -224,7 +231,7 @@ class Session:
 
     # --- playing ---
 
-    def play(self, executor: MatchExecutor | None = None) -> dict:
+    def play(self, executor: MatchExecutor | None = None) -> dict[str, Any]:
         """Play every match not yet done; return the standings (also written to disk).
         With `executor` given, play on it (and leave it to the caller); else open the one
         the run asks for. The run's log goes to `run.log`; SIGTERM interrupts like Ctrl-C."""
@@ -283,7 +290,7 @@ class Session:
         rd.clean()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if rd.has_match(s["index"]))
 
-    def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
+    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = ()) -> Job:
         entry: MatchSpec = self.entries[spec["index"]]
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
@@ -312,7 +319,7 @@ class Session:
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
         return make_executor(self.workers)
 
-    def execute(self, watcher: Watcher, executor: MatchExecutor) -> dict:
+    def execute(self, watcher: Watcher, executor: MatchExecutor) -> dict[str, Any]:
         """Play every match not yet done on `executor`; write and return the standings."""
         ledger = Ledger.of(self.t)
         if executor.description:
@@ -338,8 +345,9 @@ class Session:
         # A cluster sizes its last batches by what is left.
         executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
         todo = iter(self.specs)
-        futures: dict = {}   # future → (spec, crashes, stand-in seats)
-        ready: dict[int, dict | None] = {}
+        # future → (spec, crashes, stand-in seats)
+        futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]] = {}
+        ready: dict[int, dict[str, Any] | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
         tells = executor.in_play() is not None  # whether it can tell the hands of matches under way
         submitted = 0
@@ -389,14 +397,16 @@ class Session:
         """Play `job` on `executor`, watched by the run's time limits."""
         return executor.play(run_job, job, self.t.timing)
 
-    def _under_way(self, playing: dict[int, int], ready: dict[int, dict | None]) -> tuple[int, int]:
+    def _under_way(self, playing: dict[int, int], ready: dict[int, dict[str, Any] | None]) -> tuple[int, int]:
         """Hands of matches not booked yet (being played, or done ahead of their turn): all
         of them, and those played in this session (not the ones a checkpoint brought)."""
         hands = dict(playing)
         hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
         return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
 
-    def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
+    def _collect(self, future: Future[Any], spec: dict[str, Any], crashes: list[Any], stand_ins: tuple[int, ...],
+                 futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]],
+                 ready: dict[int, dict[str, Any] | None], executor: MatchExecutor) -> None:
         try:
             ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
         except WorkerLost as lost:
@@ -415,7 +425,7 @@ class Session:
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
             raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
 
-    def _lost(self, spec: dict, lost: WorkerLost) -> bool:
+    def _lost(self, spec: dict[str, Any], lost: WorkerLost) -> bool:
         """A worker lost to something outside any bot: replay the match on a fresh one.
         True when it is lost again in the same bot call: the bot does it (say, by killing
         its own process), so it is charged as a crash after all."""
@@ -431,7 +441,7 @@ class Session:
                            f" outside any bot (last: {lost.reason})")
         return False
 
-    def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
+    def _crash(self, spec: dict[str, Any], died: WorkerDied, crashes: list[Any]) -> list[Any]:
         w = died.where
         if w["match"] != spec["index"] or w["seat"] < 0:
             raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
@@ -440,7 +450,7 @@ class Session:
             raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
         return crash
 
-    def _stale(self, spec: dict, outcome: dict | None, ledger: Ledger) -> tuple | None:
+    def _stale(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
         """The stand-in seats match `spec` must be replayed with, if it was played before a
         bot in it was disqualified (in schedule order); None if it stands as played."""
         plan = ledger.plan(spec)
@@ -453,7 +463,7 @@ class Session:
             played = outcome["stand_ins"]
         return plan.stand_ins if played != plan.stand_ins else None
 
-    def _consume(self, spec: dict, outcome: dict | None, ledger: Ledger) -> dict | None:
+    def _consume(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
         """Book match `spec` in schedule order; skip it if too few of its bots are left."""
         plan = ledger.plan(spec)
         if isinstance(plan, Skip):
@@ -468,6 +478,7 @@ class Session:
             summary = data["summary"]
         else:
             summary = outcome["summary"]
+        assert isinstance(summary, dict)
         _note(ledger.book(spec, summary, plan.stand_ins), summary)
         return summary
 
@@ -482,7 +493,7 @@ def _scheduler(text: str | Scheduler) -> Scheduler:
         raise RunError(f"--scheduler '{text}' {SCHEDULER_RULE}") from None
 
 
-def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
+def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolation | None,
            watcher: Watcher) -> tuple[Tournament, Registry]:
     """The tournament with its bots loaded and checked, and external bots started once."""
     if drop_ins is not None:
@@ -493,9 +504,9 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
         t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
     if isolation is not None:
         try:
-            t = with_isolation(t, Isolation(isolation))
-        except ValueError:
-            raise RunError(f'--isolation must be "inline" or "process", got {isolation!r}') from None
+            t = with_isolation(t, parse_isolation(isolation))
+        except ValueError as e:
+            raise RunError(f"--isolation {e}") from None
     registry = registry_for(t)
     watcher.failures(registry)
     for caveat in caveats(t):
@@ -528,7 +539,8 @@ def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:
     return tuple((int(h), int(s), int(d), str(r)) for h, s, d, r in faults)
 
 
-def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | None = None) -> tuple[list, list]:
+def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
+               run_dir: str | None = None) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
     the paths masked from it): its `files` (and a Python bot's module); the run directory,
     log folder, tournament file and every other bot's own paths."""
@@ -559,25 +571,34 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | N
 def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:
     """The tournament with its sandbox mode (`mode` if given, else [seats]) resolved to
     the one the run uses; auto without bubblewrap warns once, required refuses."""
-    wanted: str | tuple[str, ...] = t.seats.sandbox
-    if mode is not None:
-        if mode not in SANDBOX_MODES:
-            raise RunError(f'--sandbox must be "auto", "required" or "off", got {mode!r}')
-        wanted = mode
-    used, warning = sandbox.resolve(wanted)
+    seats, warning = resolve_sandbox(t.seats, mode)
     if warning is not None:
         watcher.caveat(warning)
-    return dataclasses.replace(t, seats=dataclasses.replace(t.seats, sandbox=used))
+    return dataclasses.replace(t, seats=seats)
 
 
-def recorded_sandbox(manifest_data: dict) -> str | None:
+def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, str | None]:
+    """The one place a sandbox mode is resolved (a run's, `naparena check`'s): `mode`
+    (--sandbox) if given, else [seats] sandbox, as the seats will use it, with the warning
+    to give once."""
+    wanted: str | tuple[str, ...] = seats.sandbox
+    if mode is not None:
+        try:
+            wanted = parse_sandbox(mode)
+        except ValueError as e:
+            raise RunError(f"--sandbox {e}") from None
+    used, warning = sandbox.resolve(wanted)
+    return dataclasses.replace(seats, sandbox=used), warning
+
+
+def recorded_sandbox(manifest_data: dict[str, Any]) -> str | None:
     """The sandbox mode a run's manifest records, as a --sandbox word (None for a prefix,
     which the tournament file still holds)."""
     mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
     return mode if isinstance(mode, str) else None
 
 
-def _note(spec: dict, summary: dict) -> None:
+def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:
     """Faults and crashes to run.log, in schedule order like everything else."""
     for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
         if s["faults"]:

@@ -37,7 +37,7 @@ from typing import Any
 
 from naparena.arena.executors.executor import PlayJob
 from naparena.arena.executors.pool import WorkerDied
-from naparena.arena.executors.wire import Shared, describe_bots, mismatch, pack_drop_ins
+from naparena.arena.executors.wire import Outcome, Shared, describe_bots, mismatch, pack_drop_ins
 from naparena.arena.match.job import Job
 from naparena.arena.records.logs import write_atomic
 from naparena.arena.setup.settings import Scheduler, Timing
@@ -124,17 +124,18 @@ class ClusterExecutor:
             problem = mismatch(worker, report, self._expected)
             if problem:
                 raise RunError(problem)
-        return max(1, sum(self.client.nthreads().values()))
+        return max(1, int(sum(self.client.nthreads().values())))
 
     def _reachable(self, workers: list[str]) -> bool:
         """Can this machine talk to the workers themselves? Then match logs come straight
         from them; through the scheduler every log crosses the network twice. (A cluster
         behind its scheduler, as on Kubernetes, is reached through the scheduler only.)"""
-        from distributed.comm import connect
+        from distributed.comm.core import connect
 
-        async def probe():
+        async def probe() -> None:
             for address in workers:
-                comm = await connect(address, timeout=5, **self.client.connection_args)
+                comm = await connect(  # type: ignore[no-untyped-call]
+                    address, timeout=5, **self.client.connection_args)
                 await comm.close()
         try:
             self.client.sync(probe)
@@ -218,14 +219,15 @@ class ClusterExecutor:
             self._open[remote.key] = (remote, [(future, job.path) for job, future in batch])
         remote.add_done_callback(self._done)
 
-    def _shared(self, paths: list) -> Shared | None:
+    def _shared(self, paths: list[str | None]) -> Shared | None:
         """What lets a worker that sees the run's folder (the same machine, a shared file
         system) write the logs there itself, as a local worker does, rather than send them
         through Dask for this process to write: a token file of a random nonce beside them."""
-        if not paths or any(p is None for p in paths):
+        known = [p for p in paths if p is not None]
+        if not known or len(known) != len(paths):
             return None
         if self._token is None:
-            folder = Path(paths[0]).parent
+            folder = Path(known[0]).parent
             nonce = secrets.token_hex(16)
             token = folder / f".dask-{nonce[:8]}.tmp"  # *.tmp*: a resume's clean-up takes a stray one
             try:
@@ -234,9 +236,9 @@ class ClusterExecutor:
                 return None
             self._token = (token, nonce)
         token, nonce = self._token
-        return str(token), nonce, [str(p) for p in paths]
+        return str(token), nonce, known
 
-    def _done(self, remote) -> None:
+    def _done(self, remote: Any) -> None:
         """In Dask's callback thread: fetch the outcomes, write the logs, settle our futures."""
         with self._guard:
             entry = self._open.pop(remote.key, None)
@@ -256,11 +258,12 @@ class ClusterExecutor:
         for (future, path), outcome in zip(settle, outcomes):
             self._settle(future, path, outcome)
 
-    def _settle(self, future: Future, path, outcome: tuple) -> None:
+    def _settle(self, future: Future[Any], path: str | None, outcome: Outcome) -> None:
         kind = outcome[0]
         if kind == "ok":
             try:
                 if outcome[2] is not None:  # else the worker wrote it, in the run's folder
+                    assert path is not None, "a run's job always has its log's path"
                     write_atomic(path, outcome[2])
             except OSError as e:
                 future.set_exception(RunError(f"cannot write {path}: {e.strerror}"))
@@ -278,9 +281,10 @@ class ClusterExecutor:
         else:
             future.set_exception(RuntimeError(outcome[1]))
 
-    def _fetch(self, remote):
+    def _fetch(self, remote: Any) -> list[Outcome]:
         """The task's outcome, from its worker where this machine reaches the workers."""
-        return self.client.gather(remote, direct=self._direct)
+        outcomes: list[Outcome] = self.client.gather(remote, direct=self._direct)
+        return outcomes
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:
@@ -317,7 +321,7 @@ def _has_bokeh() -> bool:
     return importlib.util.find_spec("bokeh") is not None
 
 
-def _local_cluster(distributed, workers: int):
+def _local_cluster(distributed: ModuleType, workers: int) -> Any:
     """A LocalCluster of `workers` processes, on loopback and any free port (another run may
     hold the usual one), quiet below errors, whose workers ignore Ctrl-C as the pool's do:
     the terminal sends it to them too, and the parent stops them cleanly."""
@@ -331,7 +335,7 @@ def _local_cluster(distributed, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-def _connect(distributed, scheduler: Scheduler):
+def _connect(distributed: ModuleType, scheduler: Scheduler) -> tuple[Any, Any]:
     """(LocalCluster or None, Client) for a Dask `scheduler`."""
     assert scheduler.on_dask, "this machine's pool is the runner's, not a cluster"
     try:

@@ -62,7 +62,7 @@ OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, sign
 PR_SET_PDEATHSIG = 1
 
 
-def _where(slot) -> dict[str, int]:
+def _where(slot: Any) -> dict[str, int]:
     return {"match": slot[MATCH], "hand": slot[HAND], "seat": slot[SEAT], "decision": slot[DECISION]}
 
 
@@ -88,7 +88,7 @@ class _Watch:
     """Times the decision a slot shows by the `timing` of the task under way; says when
     to interrupt it and, if it may `kill`, when to give up on it."""
 
-    def __init__(self, slot, timing: Timing, kill: bool = True, stall: float | None = None):
+    def __init__(self, slot: Any, timing: Timing, kill: bool = True, stall: float | None = None):
         self.slot, self.timing, self.kill, self._stall = slot, timing, kill, stall
         self.ticket: tuple[int, int, int] | None = None
         self.since, self.signalled = 0.0, False
@@ -125,14 +125,14 @@ class _Watch:
         return None
 
 
-def _die_with_parent(parent: int | None, parent_end) -> None:
+def _die_with_parent(parent: int | None, parent_end: multiprocessing.connection.Connection | None) -> None:
     """Never outlive the parent (a `kill -9` of it must not leave workers behind).
 
     On Linux the kernel sends SIGKILL when the parent goes; everywhere, closing our copy
     of the parent's end of the pipe makes `recv` see EOF once the parent is gone, and a
     parent that died before all this shows as a new parent pid.
     """
-    if parent is None:
+    if parent is None or parent_end is None:
         return
     if sys.platform.startswith("linux"):
         try:
@@ -162,11 +162,13 @@ def _die_with_creator(sentinel: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _timer_went_off(signum, frame) -> None:
+def _timer_went_off(signum: int, frame: object) -> None:
     """A bot's forgotten timer: nothing to do."""
 
 
-def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_end) -> None:
+def _worker_main(conn: multiprocessing.connection.Connection, slot: Any, initializer: Callable[..., Any] | None,
+                 initargs: tuple[Any, ...], parent: int | None,
+                 parent_end: multiprocessing.connection.Connection | None) -> None:
     # The parent's objects, forked along, are not this worker's garbage: kept out of its
     # collections, a full one here does not walk (and copy) the parent's whole heap, which
     # with a big parent (one that imported Dask: 55,000 objects) cost 48 ms CPU, not 12.
@@ -207,7 +209,7 @@ def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_e
 
 
 class _Worker:
-    def __init__(self, ctx, slot, initializer, initargs):
+    def __init__(self, ctx: Any, slot: Any, initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]):
         self.slot = slot
         self.conn, child = ctx.Pipe()
         # Only a forked child's parent is this process; a forkserver's child has the
@@ -226,7 +228,7 @@ class ForkPool(Executor):
     A match (`play`) is watched by the `Timing` it is handed; any other task by `timing`."""
 
     def __init__(self, workers: int, timing: Timing = Timing(),
-                 initializer: Callable | None = None, initargs: tuple = (),
+                 initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = (),
                  clock: Callable[[int], float] | None = None, context: str = "fork",
                  stall: float | None = None):
         """`clock(pid)` is the watchdog's time for a worker (default: wall time); tests
@@ -308,7 +310,7 @@ class ForkPool(Executor):
             self._closing = True
             if cancel_futures:
                 while self._pending:
-                    self._pending.popleft()[0].cancel()
+                    self._pending.popleft().future.cancel()
             self._wake()
         if wait:
             self._thread.join()
@@ -478,7 +480,8 @@ class InlineExecutor(Executor):
     kills its process, cannot be survived here — use two or more workers for that.
     """
 
-    def __init__(self, timing: Timing = Timing(), initializer: Callable | None = None, initargs: tuple = ()):
+    def __init__(self, timing: Timing = Timing(), initializer: Callable[..., Any] | None = None,
+                 initargs: tuple[Any, ...] = ()):
         """`timing` watches what runs outside a task (`naparena check`); a task is
         watched by its job's."""
         self.slot = [0] * SLOT_SIZE

@@ -156,4 +156,4 @@ class Tournament:
 def with_isolation(t: Tournament, mode: Isolation) -> Tournament:
     """`--isolation`: every Python bot in `mode`, whatever the file says."""
     bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
-    return dataclasses.replace(t, isolation=Isolation(mode), bots=bots)
+    return dataclasses.replace(t, isolation=mode, bots=bots)

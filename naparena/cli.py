@@ -43,7 +43,7 @@ PIPE_WIDTH = 100
 
 log = logging.getLogger("naparena")
 WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
-WORKERS_HELP = "worker processes, 0 = one per core (default: the file's workers)"
+WORKERS_HELP = f"worker processes, 0 = one per core; {SETTINGS['workers'].rule} (default: the file's workers)"
 
 
 def _by_setting(key: str) -> Callable[[Any], Any]:
@@ -785,7 +785,7 @@ def check(
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
     timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", callback=_by_setting("timeout"),
-                                  help="seconds allowed per decision"),
+                                  help=f"seconds allowed per decision; {SETTINGS['timeout'].rule}"),
     tournament: Path | None = typer.Option(None, "--tournament", "-t",
                                            help="take the bot (command, params, isolation, limits) from this file"),
     command: str | None = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),

@@ -89,7 +89,7 @@ def round_trips(mode: str, hands: int) -> list[float]:
     from naparena.arena.setup.settings import Confinement
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
-    seats = [seat_record(f"r{i}", "random", {}, i, isolation="process") for i in range(4)]
+    seats = tuple(seat_record(f"r{i}", "random", {}, i, isolation="process") for i in range(4))
     job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"), seats=seats, hands=hands,
               confinement=Confinement(sandbox=mode))
     times: list[float] = []

@@ -42,7 +42,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from naparena.arena.match.play import Job, play_job
+from naparena.arena.match.job import Job, seat_record
+from naparena.arena.match.play import play_job
 from naparena.arena.records.ledger import Ledger, Skip
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
@@ -135,19 +136,20 @@ def play(t, watch=None) -> tuple[dict, Standings]:
     ledger = Ledger.of(t)
     if watch is not None:
         watch(ledger)
-    specs = [s.as_dict() for s in schedule(t)]
-    rules = {v.name: v.rules.as_dict() for v in t.variants}
+    entries = schedule(t)
+    specs = [s.as_dict() for s in entries]
+    rules = {v.name: v.rules for v in t.variants}
     bots = {b.alias: b for b in t.bots}
     for i, spec in enumerate(specs):
         plan = ledger.plan(spec)
         if isinstance(plan, Skip):
             ledger.skip(spec, plan.reason)
         else:
-            seats = [{"alias": a, "name": bots[a].name, "params": bots[a].params,
-                      "seed": bot_seed(t.seed, spec["index"], s)} for s, a in enumerate(spec["seats"])]
+            seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, spec["index"], s))
+                          for s, a in enumerate(spec["seats"]))
             boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
             job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
-                      seats=seats, hands=spec["hands"], spec=spec, boards=boards)
+                      seats=seats, hands=spec["hands"], spec=entries[i], boards=boards)
             ledger.book(spec, play_job(job, _registry).summary, ())
         ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
     return ledger.result(), ledger.standings

@@ -22,15 +22,16 @@ import sys
 
 def play(what: str, hands: int) -> None:
     """The measured part: nothing, the bare engine, or one match through the bots."""
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
     from naparena.tools.bench import engine_rate
 
     registry = load_registry(None)
     rules = make_rules("classic")
-    seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(4)]
-    job = Job(index=0, seed=1, variant="classic", rules=rules.as_dict(), seats=seats, hands=hands)
+    seats = tuple(seat_record(f"random{i}", "random", {}, i) for i in range(4))
+    job = Job(index=0, seed=1, variant="classic", rules=rules, seats=seats, hands=hands)
     if what == "engine":
         engine_rate(hands=hands)
     elif what == "engine_log":

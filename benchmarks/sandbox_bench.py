@@ -31,9 +31,10 @@ MODES = ("off", "bwrap")
 
 
 def start_up(mode: str) -> float:
+    from naparena.arena.match.job import seat_record
     from naparena.arena.match.seats import close_seats, start_seats
     from naparena.arena.setup.settings import Confinement
-    seat = {"alias": "r", "name": "random", "params": {}, "seed": 1, "isolation": "process"}
+    seat = seat_record("r", "random", {}, 1, isolation="process")
     start = time.perf_counter()
     bots = start_seats([seat], None, 1.0, Confinement(sandbox=mode), "bench")
     took = time.perf_counter() - start
@@ -53,10 +54,10 @@ COMMANDS = {"python": [sys.executable, PLAIN], "jq": ["jq", "--unbuffered", "-c"
 
 def external_start_up(bot: str = "python") -> float:
     """Spawn to hello of an external bot, sandboxed (with what this checkout mounts)."""
+    from naparena.arena.match.job import seat_record
     from naparena.arena.match.seats import close_seats, start_seats
     from naparena.arena.setup.settings import Confinement
-    seat = {"alias": "p", "name": "plain", "params": {}, "seed": 1, "isolation": "process",
-            "command": COMMANDS[bot]}
+    seat = seat_record("p", "plain", {}, 1, command=COMMANDS[bot])
     start = time.perf_counter()
     bots = start_seats([seat], None, 1.0, Confinement(sandbox="bwrap"), "bench")
     took = time.perf_counter() - start
@@ -83,13 +84,14 @@ def against(old: str, starts: int, repeat: int, bot: str) -> None:
 
 
 def round_trips(mode: str, hands: int) -> list[float]:
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
     from naparena.arena.setup.settings import Confinement
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
-    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands,
-              confinement=Confinement(sandbox=mode).as_dict())
+    seats = tuple(seat_record(f"r{i}", "random", {}, i, isolation="process") for i in range(4))
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"), seats=seats, hands=hands,
+              confinement=Confinement(sandbox=mode))
     times: list[float] = []
     play_job(job, load_registry(None), times, prestart=False)
     return times

@@ -83,12 +83,14 @@ def raw_round_trips(n: int, one_core: bool = False) -> list[float]:
 
 
 def protocol_round_trips(hands: int, cores: str = "match") -> list[float]:
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
+    from naparena.arena.setup.settings import Confinement
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
-    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"} for i in range(4)]
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=hands,
-              confinement={"cores": cores})
+    seats = tuple(seat_record(f"r{i}", "random", {}, i, isolation="process") for i in range(4))
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"), seats=seats, hands=hands,
+              confinement=Confinement(cores=cores))
     times: list[float] = []
     play_job(job, load_registry(None), times)
     return times
@@ -176,9 +178,10 @@ def node_start_up() -> float:
 
 
 def start_up() -> float:
+    from naparena.arena.match.job import seat_record
     from naparena.arena.match.seats import close_seats, start_seats
     from naparena.arena.setup.settings import Confinement
-    seat = {"alias": "r", "name": "random", "params": {}, "seed": 1, "isolation": "process"}
+    seat = seat_record("r", "random", {}, 1, isolation="process")
     start = time.perf_counter()
     bots = start_seats([seat], None, 1.0, Confinement(), "bench")
     took = time.perf_counter() - start

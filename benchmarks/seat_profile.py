@@ -18,17 +18,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+from naparena.arena.match.job import Job, SeatRecord, seat_record
 
-def seats(folder: Path, profiled: bool) -> list[dict]:
+
+def seats(folder: Path, profiled: bool) -> tuple[SeatRecord, ...]:
     out = []
     for i in range(4):
-        seat = {"alias": f"r{i}", "name": "random", "params": {}, "seed": i, "isolation": "process"}
+        command = None
         if profiled:  # serve's main, returning (as a module it ends in os._exit, before cProfile writes)
             code = ("import cProfile, sys; from naparena.bots.serve import main; "
                     "cProfile.run('main([\"random\"])', sys.argv[1])")
-            seat["command"] = [sys.executable, "-c", code, str(folder / f"seat{i}.prof")]
-        out.append(seat)
-    return out
+            command = [sys.executable, "-c", code, str(folder / f"seat{i}.prof")]
+        out.append(seat_record(f"r{i}", "random", {}, i, isolation="process", command=command))
+    return tuple(out)
 
 
 def top(stats: pstats.Stats, k: int) -> str:
@@ -46,17 +48,18 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--cores", choices=["match", "any"], default="match", help="[seats] cores")
     args = parser.parse_args()
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.play import play_job
+    from naparena.arena.setup.settings import Confinement
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
 
     registry = load_registry(None)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
+        job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"),
                   seats=seats(folder, True), hands=args.hands,
                   # Unsandboxed: each seat's profile is written outside its own folder.
-                  confinement={"sandbox": "off", "cores": args.cores})
+                  confinement=Confinement(sandbox="off", cores=args.cores))
         profile = cProfile.Profile()
         profile.enable()
         play_job(job, registry)

@@ -4,7 +4,6 @@ report, the tools), prints tables and messages, and maps project errors to exit 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import json
 import logging
@@ -28,7 +27,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from naparena.arena.setup.settings import SANDBOX_MODES, SETTINGS, Confinement, Isolation
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -56,7 +55,20 @@ log = logging.getLogger("naparena")
 P = ParamSpec("P")
 R = TypeVar("R")
 WIDE_HELP = "more columns: seed-stream spread, chips as bidder and defender, faults by kind"
-WORKERS_HELP = "worker processes, 0 = one per core (default: the file's workers)"
+WORKERS_HELP = f"worker processes, 0 = one per core; {SETTINGS['workers'].rule} (default: the file's workers)"
+
+
+def _by_setting(key: str) -> Callable[[Any], Any]:
+    """An option checked by the [tournament] setting it stands for: the file's range and
+    rule, one definition for both (exit 2, naming the option)."""
+    setting = SETTINGS[key]
+
+    def check(value: Any) -> Any:
+        if value is not None and not setting.ok(value):
+            raise typer.BadParameter(f"{setting.rule}, got {value!r}")
+        return value
+    return check
+
 ISOLATION_HELP = 'run every Python bot "inline" or in its own "process" (default: as the file says)'
 
 
@@ -144,7 +156,7 @@ SIGN_HELP = ("sign the finished run with this Ed25519 private key (naparena keyg
 @_command
 def run(
     file: Path = typer.Argument(..., help="tournament file (TOML)"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
+    workers: int | None = typer.Option(None, "--workers", "-w", callback=_by_setting("workers"), help=WORKERS_HELP),
     log_dir: Path | None = typer.Option(None, "--log-dir",
                                         help="where run directories go (default: the file's log_dir)"),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the file's bots_dir)"),
@@ -188,7 +200,7 @@ def run(
 @_command
 def resume(
     run_dir: Path = typer.Argument(..., help="run directory to continue"),
-    workers: int | None = typer.Option(None, "--workers", "-w", min=0, max=256, help=WORKERS_HELP),
+    workers: int | None = typer.Option(None, "--workers", "-w", callback=_by_setting("workers"), help=WORKERS_HELP),
     bots_dir: Path | None = typer.Option(None, "--bots-dir", help="drop-in bot folder (default: the run's)"),
     as_json: bool = typer.Option(False, "--json", help="print the standings as JSON"),
     isolation: Isolation | None = typer.Option(None, "--isolation", help=ISOLATION_HELP),
@@ -788,8 +800,8 @@ def check(
                                      "with --command: only the name shown, by default the command's file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
-    timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", min=0.001, max=3600,
-                                  help="seconds allowed per decision"),
+    timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", callback=_by_setting("timeout"),
+                                  help=f"seconds allowed per decision; {SETTINGS['timeout'].rule}"),
     tournament: Path | None = typer.Option(None, "--tournament", "-t",
                                            help="take the bot (command, params, isolation, limits) from this file"),
     command: str | None = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
@@ -869,14 +881,12 @@ def _coverage_note(bot: str, results: list[VariantCheck], thorough: int | None) 
 
 
 def _checked_sandbox(confinement: Confinement, mode: str | None) -> Confinement:
-    """check's seat sandbox: --sandbox, else the file's (or auto), resolved with its warning."""
-    from naparena.arena.match.sandbox import resolve
-    if mode is not None and mode not in SANDBOX_MODES:
-        raise RunError(f'--sandbox must be "auto", "required" or "off", got {mode!r}')
-    used, warning = resolve(mode or confinement.sandbox)
+    """check's seat sandbox: --sandbox, else the file's (or auto), resolved as a run's is."""
+    from naparena.arena.session import resolve_sandbox
+    used, warning = resolve_sandbox(confinement, mode)
     if warning:
         say("[yellow]warning:[/] {}", warning)
-    return dataclasses.replace(confinement, sandbox=used)
+    return used
 
 
 def _command_line(command: str) -> list[str]:

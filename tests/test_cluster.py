@@ -19,13 +19,14 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.cluster import describe_bots, mismatch
-from naparena.arena.match.play import Job
+from naparena.arena.match.job import Job
 from naparena.arena.session import Quiet, Session
 from naparena.arena.setup.reader import load_tournament
-from naparena.arena.setup.settings import Scheduler
+from naparena.arena.setup.settings import Scheduler, Timing
 from naparena.bots import plugins
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
+from naparena.game.rules import make_rules
 from tests.helpers import (
     REPO,
     assert_same_files,
@@ -243,18 +244,20 @@ def test_the_last_batches_shrink_so_the_workers_finish_together():
 
     executor = ClusterExecutor.__new__(ClusterExecutor)
     executor.workers, executor._seconds, executor._played = 2, 1e-9, 1  # by time alone: MAX_BATCH
-    executor._batch, executor._fn = [], None
+    executor._batch, executor._fn, executor._timing = [], None, None
     executor.expect(1000)
+    job = Job(index=0, seed=0, variant="v", rules=make_rules("classic"), seats=(), hands=1)
+    nothing = lambda job: None  # noqa: E731 (one function: a batch plays one)
     sizes = []
     executor.flush = lambda: (sizes.append(len(executor._batch)), executor._batch.clear())  # type: ignore[method-assign]
     for _ in range(1000):
-        executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
+        executor.play(nothing, job, Timing())
     assert sum(sizes) == 1000 and sizes[0] == MAX_BATCH
     assert sizes == sorted(sizes, reverse=True) and sizes[-3:] == [1, 1, 1]
     # The control: not told what is left, the sizing is by time alone, to the end.
     executor._left, sizes[:] = None, []
     for _ in range(1000):
-        executor.submit(lambda job: None, Job(index=0, seed=0, variant="v", rules={}, seats=[], hands=1))
+        executor.play(nothing, job, Timing())
     assert set(sizes) == {MAX_BATCH}
 
 

@@ -135,14 +135,15 @@ class ListenerPlugin:
 
 
 def test_the_documented_payloads_are_what_a_bot_receives():
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
     from naparena.bots.plugins import load_registry
     registry = load_registry(None, extra_plugins=[ListenerPlugin()])
     Listener.heard = []
-    seats = [{"alias": f"l{i}", "name": "listener", "params": {}, "seed": i} for i in range(4)]
+    seats = tuple(seat_record(f"l{i}", "listener", {}, i) for i in range(4))
     for variant in ("classic", "floater", "purchase", "sir-garnet", "peep"):
         job = Job(index=0, seed=random.Random(variant).randrange(1 << 30), variant=variant,
-                  rules=make_rules(variant).as_dict(), seats=seats, hands=20)
+                  rules=make_rules(variant), seats=seats, hands=20)
         play_job(job, registry)
     kinds = {kind for kind, _ in Listener.heard}
     assert kinds == {"start_match", "observe", "end_hand"}

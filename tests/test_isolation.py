@@ -165,11 +165,10 @@ def test_a_served_bot_ends_quickly_and_its_atexit_hooks_still_run(tmp_path, monk
 
 
 def _isolated_job(index: int, seed: int):
-    from naparena.arena.match.play import Job
+    from naparena.arena.match.job import Job, seat_record
     from naparena.game.rules import make_rules
-    seats = [{"alias": f"r{i}", "name": "random", "params": {}, "seed": seed + i, "isolation": "process"}
-             for i in range(3)]
-    return Job(index=index, seed=seed, variant="classic", rules=make_rules("classic").as_dict(), seats=seats, hands=5)
+    seats = tuple(seat_record(f"r{i}", "random", {}, seed + i, isolation="process") for i in range(3))
+    return Job(index=index, seed=seed, variant="classic", rules=make_rules("classic"), seats=seats, hands=5)
 
 
 def test_the_next_matchs_seats_are_started_while_one_plays_and_serve_one_match_each(monkeypatch):

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from naparena.arena.match.play import Job, play_job
+from naparena.arena.match.job import Job, seat_record
+from naparena.arena.match.play import play_job
 from naparena.arena.records.checkpoint import EVERY_ENV, hands_path, saved_hand, saved_hands
 from naparena.arena.records.rundir import CHECKPOINTS, STANDINGS
+from naparena.arena.setup.settings import Isolation
 from naparena.bots.plugins import load_registry
 from naparena.game.rules import make_rules
 from tests.helpers import (
@@ -128,8 +130,8 @@ def test_a_checkpoint_of_another_job_is_ignored(tmp_path: Path, monkeypatch):
     """Stand-ins, another seed or other bots make another match: its checkpoint is not this one's."""
     monkeypatch.setenv(EVERY_ENV, "0")
     registry = load_registry(None)
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
-              seats=[{"alias": a, "name": "random", "params": {}, "seed": i} for i, a in enumerate("ab")],
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"),
+              seats=tuple(seat_record(a, "random", {}, i) for i, a in enumerate("ab")),
               hands=12, checkpoint=str(tmp_path / CHECKPOINTS / "000000.json"))
     fresh = bytes(play_job(dataclasses.replace(job, checkpoint=None), registry))
     assert bytes(play_job(job, registry)) == fresh  # checkpointing changes no byte
@@ -143,8 +145,8 @@ def test_a_checkpoint_of_another_job_is_ignored(tmp_path: Path, monkeypatch):
 def test_a_checkpoint_gives_back_each_hand_it_vouches_for_and_nothing_half_written(tmp_path: Path, monkeypatch):
     """What `naparena play` shows as a hand ends: the hand's whole record, as the log will hold it."""
     monkeypatch.setenv(EVERY_ENV, "0")
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(),
-              seats=[{"alias": a, "name": "random", "params": {}, "seed": i} for i, a in enumerate("abc")],
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"),
+              seats=tuple(seat_record(a, "random", {}, i) for i, a in enumerate("abc")),
               hands=4, checkpoint=str(tmp_path / CHECKPOINTS / "000000.json"))
     logged = json.loads(bytes(play_job(job, load_registry(None))))["hands"]
     with open(hands_path(job.checkpoint), "ab") as f:
@@ -158,11 +160,11 @@ def test_a_match_with_an_isolated_python_bot_keeps_no_checkpoint(tmp_path: Path,
     resume instead, so isolation changes no byte. The same job inline does keep one (control)."""
     monkeypatch.setenv(EVERY_ENV, "0")
     registry = load_registry(None)
-    seats = [{"alias": a, "name": "random", "params": {}, "seed": i, "isolation": iso}
-             for i, (a, iso) in enumerate((("a", "inline"), ("b", "process")))]
-    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic").as_dict(), seats=seats,
+    seats = tuple(seat_record(a, "random", {}, i, isolation=iso)
+                  for i, (a, iso) in enumerate((("a", "inline"), ("b", "process"))))
+    job = Job(index=0, seed=5, variant="classic", rules=make_rules("classic"), seats=seats,
               hands=6, checkpoint=str(tmp_path / "served" / "000000.json"))
-    inline = dataclasses.replace(job, seats=[{**s, "isolation": "inline"} for s in seats],
+    inline = dataclasses.replace(job, seats=tuple(dataclasses.replace(s, isolation=Isolation.INLINE) for s in seats),
                                  checkpoint=str(tmp_path / "inline" / "000000.json"))
     assert bytes(play_job(job, registry)) == bytes(play_job(inline, registry))
     assert saved_hands(inline.checkpoint) == 6

@@ -20,7 +20,7 @@ import tomli_w
 from typer.testing import CliRunner
 
 from naparena.arena.executors.pool import ForkPool, InlineExecutor
-from naparena.arena.match.play import Job
+from naparena.arena.match.job import Job
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
@@ -28,6 +28,7 @@ from naparena.arena.setup.settings import Timing
 from naparena.bots.plugins import DISABLE_AUTOLOAD_ENV
 from naparena.cli import app
 from naparena.errors import RunError
+from naparena.game.rules import make_rules
 from tests.misbehaving import (
     BOTS_DIR,
     HARD,
@@ -437,13 +438,13 @@ def _a_decision_that_spins(job: Job) -> str:
 
 
 @pytest.mark.parametrize("executor", ["pool", "inline"])
-def test_every_executor_watches_a_match_by_the_timing_its_job_carries(executor):
-    """One route: the executor's own limit (an hour) never binds a job, which carries its own."""
-    job = Job(index=0, seed=0, variant="classic", rules={}, seats=[], hands=1, timing=Timing(TIMEOUT))
+def test_every_executor_watches_a_match_by_the_timing_it_is_handed(executor):
+    """One route: the executor's own limit (an hour) never binds a match, played with its own."""
+    job = Job(index=0, seed=0, variant="classic", rules=make_rules("classic"), seats=(), hands=1)
     pool = (ForkPool(1, Timing(3600.0), clock=worker_cpu_seconds) if executor == "pool"
             else InlineExecutor(Timing(3600.0)))
     try:
-        assert pool.submit(_a_decision_that_spins, job).result(timeout=120) == "interrupted"
+        assert pool.play(_a_decision_that_spins, job, Timing(TIMEOUT)).result(timeout=120) == "interrupted"
     finally:
         pool.terminate()
 

@@ -16,9 +16,10 @@ import pytest
 import tomli_w
 
 from naparena.arena.match import cgroups, sandbox, seats
+from naparena.arena.match.job import seat_record
 from naparena.arena.records.rundir import RUN_LOG
 from naparena.arena.session import Session
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.setup.settings import Confinement
 
 PROGRAMS = Path(__file__).parent / "seat_programs"
 FORKER, PLAIN = PROGRAMS / "forker.py", PROGRAMS / "plain.py"
@@ -82,7 +83,7 @@ def test_a_worker_forked_where_spares_were_started_closes_its_own(tmp_path):
     """Spares arm their clean-up at their process's exit, once. A worker forked from a
     process that had armed it (a run played in-process, as tests do) starts with no
     finalizers, and must arm its own, or its spare's forks outlive the run."""
-    plain = {"isolation": Isolation.PROCESS, "command": [sys.executable, str(PLAIN)], "alias": "plain"}
+    plain = seat_record("plain", "plain", {}, 0, command=[sys.executable, str(PLAIN)])
     seats.prestart([plain], None, Confinement(sandbox="off"))
     try:
         assert seats._spares.armed and seats.spare_pids(), "this process has armed spares"

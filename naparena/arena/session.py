@@ -15,29 +15,39 @@ any number of workers and any completion order.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
+from naparena.arena.executors.executor import MatchExecutor
 from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match import bot_files, sandbox
-from naparena.arena.match.play import Job, play_job
+from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
+from naparena.arena.match.play import play_job
 from naparena.arena.match.seats import close_spares, preflight
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
-from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule, total_hands
-from naparena.arena.setup.settings import SANDBOX_MODES, SCHEDULER_RULE, Isolation, Scheduler
+from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
+from naparena.arena.setup.settings import (
+    SCHEDULER_RULE,
+    Confinement,
+    Isolation,
+    Scheduler,
+    parse_isolation,
+    parse_sandbox,
+)
 from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, RunError
@@ -53,10 +63,10 @@ MAX_LOSSES = 5
 
 # --- in the worker --------------------------------------------------------------------
 
-_registries: dict = {}
+_registries: dict[tuple[Any, ...], Registry] = {}
 
 
-def _drop_in_key(folder: str | None) -> tuple:
+def _drop_in_key(folder: str | None) -> tuple[Any, ...]:
     """What a worker's cached registry depends on: the folder and its files' mtimes."""
     if folder is None:
         return (None,)
@@ -64,7 +74,7 @@ def _drop_in_key(folder: str | None) -> tuple:
     return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
 
 
-def run_job(job: Job) -> dict | tuple[dict, bytes]:
+def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
     """Worker entry point: play one match, write its log, return only its summary. A job
     without a path (played on another machine) returns (summary, log bytes) instead."""
     key = _drop_in_key(job.bots_dir)
@@ -151,17 +161,19 @@ class Session:
         self.workers = (t.workers if workers is None else workers) or os.cpu_count() or 1
         # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
-        self.specs = [s.as_dict() for s in schedule(t)]
+        # The schedule, typed for the jobs; as dicts for the ledger and the run directory.
+        self.entries = schedule(t)
+        self.specs = [s.as_dict() for s in self.entries]
         self.bots = {b.alias: b for b in t.bots}
-        self.rules = {v.name: v.rules.as_dict() for v in t.variants}
-        # How each bot is run: nothing extra inline; a seat process, and its argv if external.
-        self.processes = {b.alias: _process(t, b, registry, str(self.run_dir.path)) for b in t.bots}
-        self.losses: dict[int, list] = {}
+        self.rules = {v.name: v.rules for v in t.variants}
+        # How each bot's seat is started, its seed aside.
+        self.seat_plans = {b.alias: _seat_plan(t, b, registry, str(self.run_dir.path)) for b in t.bots}
+        self.losses: dict[int, list[Any]] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
         # taken as given: (hangs, as crash replays; time-outs, as `Job.given`).
-        self.given: dict[int, tuple[list, list]] = {}
+        self.given: dict[int, tuple[list[Any], list[Any]]] = {}
         # Whether the run directory goes under the file's own log_dir: its errors name that key.
         self.in_files_log_dir = False
 
@@ -219,7 +231,7 @@ class Session:
 
     # --- playing ---
 
-    def play(self, executor: Any = None) -> dict:
+    def play(self, executor: MatchExecutor | None = None) -> dict[str, Any]:
         """Play every match not yet done; return the standings (also written to disk).
         With `executor` given, play on it (and leave it to the caller); else open the one
         the run asks for. The run's log goes to `run.log`; SIGTERM interrupts like Ctrl-C."""
@@ -247,7 +259,7 @@ class Session:
                     with watcher.live():
                         result = self.execute(watcher, executor)
                 except BaseException:
-                    getattr(executor, "terminate", executor.shutdown)()
+                    executor.terminate()
                     self.run_dir.clean()
                     raise
                 executor.shutdown()
@@ -278,42 +290,39 @@ class Session:
         rd.clean()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if rd.has_match(s["index"]))
 
-    def job(self, spec: dict, crashes: list | None = None, stand_ins: tuple = ()) -> Job:
-        hangs, time_outs = self.given.get(spec["index"], ([], []))
+    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = ()) -> Job:
+        entry: MatchSpec = self.entries[spec["index"]]
+        hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
-        for i, alias in enumerate(spec["seats"]):
-            b = self.bots[alias]
+        for i, alias in enumerate(entry.seats):
+            seed = bot_seed(self.t.seed, entry.index, i)
             # The stand-in is naparena's own random bot, played inline whatever the seat's bot was.
-            name, params, process = ((STAND_IN_BOT, {}, {}) if i in stand_ins
-                                     else (b.name, b.params, self.processes[alias]))
-            seats.append({"alias": alias, "name": name, "params": params,
-                          "seed": bot_seed(self.t.seed, spec["index"], i), **process})
-        if stand_ins:  # the log says which seats the stand-in played
-            spec = {**spec, "stand_ins": list(stand_ins)}
-        return Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"],
-                   rules=self.rules[spec["variant"]], seats=seats, hands=spec["hands"],
+            seats.append(seat_record(alias, STAND_IN_BOT, {}, seed) if i in stand_ins
+                         else self.seat_plans[alias](seed))
+        return Job(index=entry.index, seed=entry.seed, variant=entry.variant,
+                   rules=self.rules[entry.variant], seats=tuple(seats), hands=entry.hands,
                    stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
-                   path=str(self.run_dir.match_path(spec["index"])), spec=spec, crashes=hangs + (crashes or []),
-                   given=time_outs, checkpoint=self._checkpoint(spec["index"]),
-                   confinement=self.t.seats.as_dict(),
-                   boards=board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None)
+                   path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
+                   crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
+                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats,
+                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None)
 
     def _checkpoint(self, index: int) -> str:
         path = self.run_dir.checkpoint_path(index)
         self.earlier.setdefault(index, saved_hands(path))
         return str(path)
 
-    def open_executor(self) -> Any:
+    def open_executor(self) -> MatchExecutor:
         """The executor this run asks for: a Dask cluster, or this machine's pool."""
         if self.scheduler.on_dask:
             from naparena.arena.executors.cluster import ClusterExecutor
             return ClusterExecutor(self.scheduler, self.registry, [b.name for b in self.t.bots], bots_dir(self.t))
         return make_executor(self.workers)
 
-    def execute(self, watcher: Watcher, executor: Any) -> dict:
+    def execute(self, watcher: Watcher, executor: MatchExecutor) -> dict[str, Any]:
         """Play every match not yet done on `executor`; write and return the standings."""
         ledger = Ledger.of(self.t)
-        if getattr(executor, "description", None):
+        if executor.description:
             watcher.notice(executor.description)
         self.losses = {}
         self._play_all(ledger, executor, watcher)
@@ -332,20 +341,19 @@ class Session:
             raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
                            " no standings were written")
 
-    def _play_all(self, ledger: Ledger, executor: Any, watcher: Watcher) -> None:
-        # Bounded look-ahead keeps memory flat; a cluster says how far ahead it wants to see.
-        workers = getattr(executor, "workers", self.workers)
-        flush = getattr(executor, "flush", None)  # a cluster sends its batch of matches when told
-        if hasattr(executor, "expect"):  # and sizes its last batches by what is left
-            executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
+    def _play_all(self, ledger: Ledger, executor: MatchExecutor, watcher: Watcher) -> None:
+        # A cluster sizes its last batches by what is left.
+        executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
         todo = iter(self.specs)
-        futures: dict = {}   # future → (spec, crashes, stand-in seats)
-        ready: dict[int, dict | None] = {}
+        # future → (spec, crashes, stand-in seats)
+        futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]] = {}
+        ready: dict[int, dict[str, Any] | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
-        in_play = getattr(executor, "in_play", None)  # hands played in each match under way, if it can tell
+        tells = executor.in_play() is not None  # whether it can tell the hands of matches under way
         submitted = 0
         while next_index < len(self.specs):
-            window = getattr(executor, "window", max(2, workers * 3))
+            # Bounded look-ahead keeps memory flat; the executor says how far ahead it wants to see.
+            window = executor.window
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
                 spec = next(todo)
                 submitted += 1
@@ -355,14 +363,13 @@ class Session:
                 elif isinstance(plan, Skip):
                     ready[spec["index"]] = {"skip": True}
                 else:
-                    futures[executor.submit(run_job, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
+                    futures[self._send(executor, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
             if next_index not in ready:
-                if flush is not None:
-                    flush()
-                done, _ = wait(list(futures), timeout=PROGRESS_TICK if in_play else None,
+                executor.flush()  # a cluster sends its batch of matches when told
+                done, _ = wait(list(futures), timeout=PROGRESS_TICK if tells else None,
                                return_when=FIRST_COMPLETED)
-                if not done and in_play is not None:  # a long match under way: its hands so far
-                    playing, now = self._under_way(in_play(), ready)
+                if not done and tells:  # a long match under way: its hands so far
+                    playing, now = self._under_way(executor.in_play() or {}, ready)
                     watcher.progress(next_index, hands_done + playing, session_hands + now)
                 for f in done:
                     spec, crashes, stand_ins = futures.pop(f)
@@ -372,7 +379,7 @@ class Session:
             outcome = ready.pop(next_index)
             stale = self._stale(spec, outcome, ledger)
             if stale is not None:  # a bot was disqualified since: play it again with the stand-in
-                futures[executor.submit(run_job, self.job(spec, None, stale))] = (spec, [], stale)
+                futures[self._send(executor, self.job(spec, None, stale))] = (spec, [], stale)
                 continue
             summary = self._consume(spec, outcome, ledger)
             following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
@@ -382,36 +389,43 @@ class Session:
                 if outcome is not None:
                     session_hands += summary["hands"] - self.earlier.get(spec["index"], 0)
             next_index += 1
-            playing, now = self._under_way(in_play(), ready) if in_play else (0, 0)
+            playing_now = executor.in_play()
+            playing, now = self._under_way(playing_now, ready) if playing_now is not None else (0, 0)
             watcher.progress(next_index, hands_done + playing, session_hands + now)
 
-    def _under_way(self, playing: dict[int, int], ready: dict[int, dict | None]) -> tuple[int, int]:
+    def _send(self, executor: MatchExecutor, job: Job) -> Future[Any]:
+        """Play `job` on `executor`, watched by the run's time limits."""
+        return executor.play(run_job, job, self.t.timing)
+
+    def _under_way(self, playing: dict[int, int], ready: dict[int, dict[str, Any] | None]) -> tuple[int, int]:
         """Hands of matches not booked yet (being played, or done ahead of their turn): all
         of them, and those played in this session (not the ones a checkpoint brought)."""
         hands = dict(playing)
         hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
         return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
 
-    def _collect(self, future, spec, crashes, stand_ins, futures, ready, executor) -> None:
+    def _collect(self, future: Future[Any], spec: dict[str, Any], crashes: list[Any], stand_ins: tuple[int, ...],
+                 futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]],
+                 ready: dict[int, dict[str, Any] | None], executor: MatchExecutor) -> None:
         try:
             ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
         except WorkerLost as lost:
             if not self._lost(spec, lost):
-                futures[executor.submit(run_job, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
+                futures[self._send(executor, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
                 return
             crash = self._crash(spec, lost, crashes)
             job = self.job(spec, crashes + [crash], stand_ins)
-            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
+            futures[self._send(executor, job)] = (spec, crashes + [crash], stand_ins)
         except WorkerDied as died:
             crash = self._crash(spec, died, crashes)
             job = self.job(spec, crashes + [crash], stand_ins)
-            futures[executor.submit(run_job, job)] = (spec, crashes + [crash], stand_ins)
+            futures[self._send(executor, job)] = (spec, crashes + [crash], stand_ins)
         except RunError:
             raise
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
             raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
 
-    def _lost(self, spec: dict, lost: WorkerLost) -> bool:
+    def _lost(self, spec: dict[str, Any], lost: WorkerLost) -> bool:
         """A worker lost to something outside any bot: replay the match on a fresh one.
         True when it is lost again in the same bot call: the bot does it (say, by killing
         its own process), so it is charged as a crash after all."""
@@ -427,7 +441,7 @@ class Session:
                            f" outside any bot (last: {lost.reason})")
         return False
 
-    def _crash(self, spec: dict, died: WorkerDied, crashes: list) -> list:
+    def _crash(self, spec: dict[str, Any], died: WorkerDied, crashes: list[Any]) -> list[Any]:
         w = died.where
         if w["match"] != spec["index"] or w["seat"] < 0:
             raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
@@ -436,7 +450,7 @@ class Session:
             raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
         return crash
 
-    def _stale(self, spec: dict, outcome: dict | None, ledger: Ledger) -> tuple | None:
+    def _stale(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
         """The stand-in seats match `spec` must be replayed with, if it was played before a
         bot in it was disqualified (in schedule order); None if it stands as played."""
         plan = ledger.plan(spec)
@@ -449,7 +463,7 @@ class Session:
             played = outcome["stand_ins"]
         return plan.stand_ins if played != plan.stand_ins else None
 
-    def _consume(self, spec: dict, outcome: dict | None, ledger: Ledger) -> dict | None:
+    def _consume(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
         """Book match `spec` in schedule order; skip it if too few of its bots are left."""
         plan = ledger.plan(spec)
         if isinstance(plan, Skip):
@@ -464,6 +478,7 @@ class Session:
             summary = data["summary"]
         else:
             summary = outcome["summary"]
+        assert isinstance(summary, dict)
         _note(ledger.book(spec, summary, plan.stand_ins), summary)
         return summary
 
@@ -478,7 +493,7 @@ def _scheduler(text: str | Scheduler) -> Scheduler:
         raise RunError(f"--scheduler '{text}' {SCHEDULER_RULE}") from None
 
 
-def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
+def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolation | None,
            watcher: Watcher) -> tuple[Tournament, Registry]:
     """The tournament with its bots loaded and checked, and external bots started once."""
     if drop_ins is not None:
@@ -489,9 +504,9 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | None,
         t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
     if isolation is not None:
         try:
-            t = with_isolation(t, Isolation(isolation))
-        except ValueError:
-            raise RunError(f'--isolation must be "inline" or "process", got {isolation!r}') from None
+            t = with_isolation(t, parse_isolation(isolation))
+        except ValueError as e:
+            raise RunError(f"--isolation {e}") from None
     registry = registry_for(t)
     watcher.failures(registry)
     for caveat in caveats(t):
@@ -507,19 +522,25 @@ def shake_hands(t: Tournament, registry: Registry) -> None:
               if t.seats.sandbox == sandbox.BWRAP else {})
 
 
-def _process(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> dict:
-    if t.isolation_of(bot) is not Isolation.PROCESS:
-        return {}
-    out: dict[str, Any] = {"isolation": Isolation.PROCESS}
-    if bot.command is not None:
-        out["command"] = t.command_of(bot)
-    if t.seats.sandbox == sandbox.BWRAP:  # its own files shown read-only, the run's places masked
-        files, hidden = seat_files(t, bot, registry, run_dir)
-        out.update(files=files, hidden=hidden)
-    return out
+def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> Callable[[int], SeatRecord]:
+    """How a seat of `bot` is built, given its seed: inline, or in a seat process (an
+    external bot's argv; sandboxed, its own files shown read-only, the run's places masked)."""
+    isolation = t.isolation_of(bot)
+    command = t.command_of(bot) if bot.command is not None else None
+    files: tuple[list[str], list[str]] = ([], [])
+    if isolation is Isolation.PROCESS and t.seats.sandbox == sandbox.BWRAP:
+        files = seat_files(t, bot, registry, run_dir)
+    return functools.partial(seat_record, bot.alias, bot.name, bot.params, isolation=isolation, command=command,
+                             files=files[0], hidden=files[1])
 
 
-def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | None = None) -> tuple[list, list]:
+def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:
+    """Crashes or time-outs as a job carries them: (hand, seat, decision, reason)."""
+    return tuple((int(h), int(s), int(d), str(r)) for h, s, d, r in faults)
+
+
+def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
+               run_dir: str | None = None) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
     the paths masked from it): its `files` (and a Python bot's module); the run directory,
     log folder, tournament file and every other bot's own paths."""
@@ -550,25 +571,34 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str | N
 def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:
     """The tournament with its sandbox mode (`mode` if given, else [seats]) resolved to
     the one the run uses; auto without bubblewrap warns once, required refuses."""
-    wanted: str | tuple[str, ...] = t.seats.sandbox
-    if mode is not None:
-        if mode not in SANDBOX_MODES:
-            raise RunError(f'--sandbox must be "auto", "required" or "off", got {mode!r}')
-        wanted = mode
-    used, warning = sandbox.resolve(wanted)
+    seats, warning = resolve_sandbox(t.seats, mode)
     if warning is not None:
         watcher.caveat(warning)
-    return dataclasses.replace(t, seats=dataclasses.replace(t.seats, sandbox=used))
+    return dataclasses.replace(t, seats=seats)
 
 
-def recorded_sandbox(manifest_data: dict) -> str | None:
+def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, str | None]:
+    """The one place a sandbox mode is resolved (a run's, `naparena check`'s): `mode`
+    (--sandbox) if given, else [seats] sandbox, as the seats will use it, with the warning
+    to give once."""
+    wanted: str | tuple[str, ...] = seats.sandbox
+    if mode is not None:
+        try:
+            wanted = parse_sandbox(mode)
+        except ValueError as e:
+            raise RunError(f"--sandbox {e}") from None
+    used, warning = sandbox.resolve(wanted)
+    return dataclasses.replace(seats, sandbox=used), warning
+
+
+def recorded_sandbox(manifest_data: dict[str, Any]) -> str | None:
     """The sandbox mode a run's manifest records, as a --sandbox word (None for a prefix,
     which the tournament file still holds)."""
     mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
     return mode if isinstance(mode, str) else None
 
 
-def _note(spec: dict, summary: dict) -> None:
+def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:
     """Faults and crashes to run.log, in schedule order like everything else."""
     for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
         if s["faults"]:

@@ -17,10 +17,11 @@ import numpy as np
 from gymnasium import spaces
 
 from naparena.arena.match import sandbox
+from naparena.arena.match.job import seat_record
 from naparena.arena.match.play import public_record
 from naparena.arena.match.seats import close_seats, start_seats
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.setup.settings import Confinement, Isolation, parse_isolation
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.plugins import load_registry
 from naparena.envs.aec import describe, observation_is_lean, observation_space
@@ -39,10 +40,12 @@ def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
     if unknown or "name" not in spec:
         raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
     out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
-    if spec.get("command") is not None or spec.get("isolation") == Isolation.PROCESS:
-        out["isolation"] = Isolation.PROCESS
-        if spec.get("command") is not None:
-            out["command"] = list(spec["command"])
+    try:  # the tournament file's rule; `seat_record` puts an external bot in a process
+        out["isolation"] = parse_isolation(spec.get("isolation", Isolation.INLINE))
+    except ValueError as e:
+        raise ValueError(f"opponent {opponent!r}: isolation {e}") from None
+    if spec.get("command") is not None:
+        out["command"] = list(spec["command"])
     return out
 
 
@@ -156,7 +159,7 @@ class NapSeatEnv(gym.Env):
     def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
         seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
         seeds.update(given or {})
-        process = [{**self.specs[s], "seed": seeds[s]} if s in self.specs else {"alias": "learner", "name": ""}
+        process = [seat_record(**self.specs[s], seed=seeds[s]) if s in self.specs else seat_record("learner", "", {}, 0)
                    for s in range(self.players)]
         self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")
         self.bots = {s: self.remotes[s] if s in self.remotes else

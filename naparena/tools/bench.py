@@ -48,14 +48,14 @@ def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, s
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
     interface, supervision and JSON logging, in this process; `isolated`, each bot in its
     own seat process, start-up included (then only a wall `clock` counts the bots' work)."""
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
     from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)
-    seats = [{"alias": f"random{i}", "name": "random", "params": {}, "seed": i} for i in range(players)]
-    if isolated:
-        seats = [{**seat, "isolation": "process"} for seat in seats]
-    job = Job(index=0, seed=seed, variant=variant, rules=make_rules(variant).as_dict(), seats=seats, hands=hands)
+    where = "process" if isolated else "inline"
+    seats = tuple(seat_record(f"random{i}", "random", {}, i, isolation=where) for i in range(players))
+    job = Job(index=0, seed=seed, variant=variant, rules=make_rules(variant), seats=seats, hands=hands)
     start = clock()
     data = bytes(play_job(job, registry))
     return hands / (clock() - start), len(data) / hands

@@ -23,7 +23,8 @@ import orjson
 from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint
-from naparena.arena.match.play import Job, Seat, Supervisor, play_job
+from naparena.arena.match.job import Job, seat_record
+from naparena.arena.match.play import Seat, Supervisor, play_job
 from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
 from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.reader import load_tournament
@@ -263,12 +264,11 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     if round_no:  # a later round of --thorough: other deals
         seed = derive_seed(CHECK_SEED, "check", variant, players, round_no)
-    bot = {"alias": name, "name": name, "params": params, "seed": seed, "isolation": Isolation.PROCESS,
-           "files": files + ([] if command else _own_files(registry, name)),
-           **({"command": command} if command else {})}
-    others = [{"alias": f"random{s}", "name": "random", "params": {}, "seed": seed + s} for s in range(1, players)]
-    job = Job(index=0, seed=seed, variant=variant, rules=rules.as_dict(), seats=[bot] + others, hands=hands,
-              timing=Timing(timeout), confinement=confinement.as_dict())
+    bot = seat_record(name, name, params, seed, isolation=Isolation.PROCESS, command=command or None,
+                      files=files + ([] if command else _own_files(registry, name)))
+    others = [seat_record(f"random{s}", "random", {}, seed + s) for s in range(1, players)]
+    job = Job(index=0, seed=seed, variant=variant, rules=rules, seats=(bot, *others), hands=hands,
+              timing=Timing(timeout), confinement=confinement)
     with _stderr_of_seat(0) as stderr:
         data = orjson.loads(bytes(play_job(job, registry, report.times,
                                            asked=report.asked.setdefault(players, Counter()))))

@@ -1,6 +1,7 @@
 """Plays a tournament's matches on a Dask cluster (the optional `naparena[dask]` extra).
 
-The parent sends each match as plain data — the `Job`, plus the drop-in bot files by
+This module is the run's side; `dask_worker.py` is the workers', and `wire.py` what
+travels between them. The parent sends each match as plain data — the `Job`, plus the drop-in bot files by
 content; short matches several to a task, so a task's fixed cost is spread — and a Dask
 worker plays it in a supervised child process of its own (the
 same `ForkPool` and watchdog as on one machine), then sends back the summary and the
@@ -23,29 +24,25 @@ task checks again, for workers that join later.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.util
 import logging
-import multiprocessing
-import multiprocessing.connection
-import os
 import secrets
-import shutil
 import signal
-import sys
-import tempfile
 import threading
-import time
-from concurrent.futures import Executor, Future
+from collections.abc import Iterable
+from concurrent.futures import Future
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from naparena._version import __version__
-from naparena.arena.executors.pool import ForkPool, WorkerDied
-from naparena.arena.match.play import Job
+from naparena.arena.executors.executor import PlayJob
+from naparena.arena.executors.pool import WorkerDied
+from naparena.arena.executors.wire import Outcome, Shared, describe_bots, mismatch, pack_drop_ins
+from naparena.arena.match.job import Job
 from naparena.arena.records.logs import write_atomic
-from naparena.arena.setup.settings import Scheduler
-from naparena.bots.plugins import DROP_IN_PACKAGE, load_registry
-from naparena.errors import PluginError, RunError
+from naparena.arena.setup.settings import Scheduler, Timing
+from naparena.bots.plugins import Registry
+from naparena.errors import RunError
 
 INSTALL = "pip install 'naparena[dask]'"
 #: A task's length the batches aim at: the few ms a task costs the scheduler, this process
@@ -56,13 +53,10 @@ TASK_SECONDS = 2.0
 MAX_BATCH = 128  # and no more matches than this in one task
 log = logging.getLogger("naparena")
 
-# Drop-in bot files as they travel: (digest, ((file name, content), ...)).
-DropIns = tuple[str, tuple[tuple[str, bytes], ...]]
-# Where a worker on a shared file system writes a batch's logs: (token file, its nonce, paths).
-Shared = tuple[str, str, list]
+__all__ = ["MAX_BATCH", "TASK_SECONDS", "ClusterExecutor", "describe_bots", "mismatch", "require_distributed"]
 
 
-def require_distributed():
+def require_distributed() -> ModuleType:
     """`distributed`, or the one-line error saying how to install it."""
     try:
         import distributed
@@ -71,237 +65,34 @@ def require_distributed():
     return distributed
 
 
-# --- what must be the same on every machine -------------------------------------------
-
-_code_digest: str | None = None
-
-
-def code_digest() -> str:
-    """A hash of naparena's own source: two machines with one version number but other
-    code would not give the same logs."""
-    global _code_digest
-    if _code_digest is None:
-        root = Path(__file__).resolve().parents[2]  # the naparena package
-        h = hashlib.sha256()
-        for path in sorted(root.rglob("*.py")):
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-        _code_digest = h.hexdigest()[:12]
-    return _code_digest
-
-
-def describe_bots(registry, names) -> dict:
-    """This machine's naparena and, for each bot name, where the bot comes from (in words
-    that do not depend on paths) with a hash of the file defining it, or why it is missing."""
-    bots = {}
-    for name in names:
-        if name not in registry.bots and name not in registry.clashes:
-            bots[name] = {"error": "not installed there"}
-            continue
-        try:
-            entry = registry.get(name)
-        except PluginError as e:  # two plug-ins register the name
-            bots[name] = {"error": str(e)}
-            continue
-        path = getattr(sys.modules.get(entry.cls.__module__), "__file__", None)
-        if entry.cls.__module__.startswith(DROP_IN_PACKAGE + ".") and path:
-            source = f"drop-in file {Path(path).name}"  # as the manifest names it: no folder
-        else:
-            source = entry.source  # an installed plug-in's names its package and version
-        h = hashlib.sha256(source.encode() + b"\0")
-        if path:
-            h.update(Path(path).read_bytes())
-        bots[name] = {"source": source, "digest": h.hexdigest()[:12]}
-    return {"naparena": __version__, "code": code_digest(), "bots": bots}
-
-
-def mismatch(worker: str, theirs: dict, ours: dict) -> str | None:
-    """What a worker lacks or has otherwise than this machine, in one sentence; or None."""
-    if (theirs["naparena"], theirs["code"]) != (ours["naparena"], ours["code"]):
-        return (f"Dask worker {worker} runs naparena {theirs['naparena']} (code {theirs['code']}), "
-                f"this machine {ours['naparena']} (code {ours['code']}): install the same naparena on every worker")
-    for name, here in ours["bots"].items():
-        there = theirs["bots"].get(name, {"error": "not reported"})
-        if "error" in there:
-            return (f"Dask worker {worker} cannot load bot '{name}' ({there['error']}); here it is "
-                    f"{here['source']}: install it on every worker")
-        if there["digest"] != here["digest"]:
-            return (f"Dask worker {worker} has another bot '{name}' ({there['source']}, hash {there['digest']}) "
-                    f"than this machine ({here['source']}, hash {here['digest']}): install the same on every worker")
-    return None
-
-
-def pack_drop_ins(folder: str | None) -> DropIns | None:
-    """The drop-in folder's `*.py` files (helpers too) by name and content, with their digest."""
-    if folder is None:
-        return None
-    files = tuple((p.name, p.read_bytes()) for p in sorted(Path(folder).glob("*.py")))
-    return (_digest(files), files) if files else None
-
-
-def _digest(files) -> str:
-    h = hashlib.sha256()
-    for name, content in files:
-        h.update(name.encode() + b"\0" + hashlib.sha256(content).digest())
-    return h.hexdigest()[:16]
-
-
-# --- on a Dask worker -----------------------------------------------------------------
-
-_lock = threading.Lock()
-_pool_here: ForkPool | None = None  # a supervised child per worker thread, for every job
-_reports: dict = {}                  # by (drop-in digest, bot names): describe_bots here
-
-
-def play_remote(fn, jobs: list[Job], drop_ins: DropIns | None, expected: dict,
-                shared: Shared | None = None) -> list[tuple]:
-    """The Dask task: each `fn(job)` of a batch, in this worker's supervised child, in
-    order. One outcome per job: ("ok", summary, log bytes or None if this worker wrote
-    the log itself, what the bots logged, seconds it took), ("died", reason, where) when
-    a bot killed or hung its child, ("error", message) when the match failed outside any
-    bot, or ("mismatch", message) when a bot differs here (then for every job of the batch)."""
-    import distributed
-
-    worker = distributed.get_worker()
-    problem = mismatch(worker.address, worker_report(sorted(expected["bots"]), drop_ins), expected)
-    if problem:
-        return [("mismatch", problem)] * len(jobs)
-    bots_dir = _unpack(drop_ins)
-    pool = _pool(worker.state.nthreads)
-    paths = shared[2] if shared is not None and _sees(shared) else [None] * len(jobs)
-    jobs = [dataclasses.replace(job, bots_dir=bots_dir, path=path, checkpoint=None) for job, path in zip(jobs, paths)]
-    futures = [pool.submit(_with_logs, fn, job) for job in jobs]
-    return [_outcome(f) for f in futures]
-
-
-def _outcome(future) -> tuple:
-    try:
-        return ("ok", *future.result())
-    except WorkerDied as died:
-        return ("died", died.reason, died.where)
-    except RuntimeError as e:
-        return ("error", str(e))
-
-
-def _with_logs(fn, job: Job) -> tuple:
-    """In the child: `fn(job)` (its summary and log bytes, or only the summary when it
-    wrote the log to `job.path`), what the bots logged meanwhile, as (logger, level,
-    text), for the parent's run.log (the local pool forwards the same records), and the
-    seconds it took, which size the parent's batches (never written to a log)."""
-    records: list = []
-    handler = _Keep(records)
-    root = logging.getLogger()
-    root.addHandler(handler)
-    start = time.perf_counter()
-    try:
-        played = fn(job)
-    finally:
-        root.removeHandler(handler)
-    summary, data = played if job.path is None else (played, None)
-    return summary, data, records, time.perf_counter() - start
-
-
-def _sees(shared: Shared) -> bool:
-    """Whether this worker sees the parent's run folder: the token file the parent wrote
-    there holds the nonce it sent (a worker on another machine, or in a container without
-    the folder, does not find it, and sends the logs back)."""
-    token, nonce, _ = shared
-    try:
-        return Path(token).read_text() == nonce
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-class _Keep(logging.Handler):
-    def __init__(self, records: list):
-        super().__init__()
-        self.records = records
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.name, record.levelno, self.format(record)))
-
-
-def worker_report(names, drop_ins: DropIns | None) -> dict:
-    """`describe_bots` as this worker sees them (with the run's drop-ins), once per run."""
-    key = (drop_ins[0] if drop_ins else None, tuple(names))
-    with _lock:
-        if key not in _reports:
-            _reports[key] = describe_bots(load_registry(_unpack(drop_ins)), names)
-        return _reports[key]
-
-
-def _pool(threads: int) -> ForkPool:
-    """This worker's pool; each job it plays is watched by the job's own `Timing`."""
-    global _pool_here
-    with _lock:
-        if _pool_here is None:
-            me = multiprocessing.current_process()
-            if me.daemon:
-                # A Dask nanny starts its worker as a daemon, and multiprocessing then refuses
-                # it children. Ours die with it (see _child_start), which is what that rule is for.
-                me.daemon = False
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["naparena.arena.executors.cluster"])
-            _pool_here = ForkPool(threads, initializer=_child_start, context="forkserver")
-        return _pool_here
-
-
-def _child_start() -> None:
-    """In each child: die with the Dask worker. A bot hanging in a child whose worker was
-    killed would otherwise never be stopped, the watchdog having gone with the worker."""
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_die_with, args=(parent.sentinel,), daemon=True).start()
-
-
-def _die_with(sentinel) -> None:
-    # Signals are for the main thread, as in a local worker, which has no other thread:
-    # the watchdog's interrupt must reach the bot's thread (or stay pending if the bot
-    # blocks it) exactly as it would there.
-    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    multiprocessing.connection.wait([sentinel])
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _unpack(drop_ins: DropIns | None) -> str | None:
-    """The run's drop-in files in a folder of this machine named by their digest."""
-    if drop_ins is None:
-        return None
-    digest, files = drop_ins
-    if _digest(files) != digest:
-        raise RunError("drop-in bot files arrived damaged")
-    folder = Path(tempfile.gettempdir()) / f"naparena-drop-ins-{os.getuid()}" / digest
-    if not folder.is_dir():
-        staging = folder.with_name(f"{digest}.tmp{os.getpid()}-{threading.get_ident()}")
-        staging.mkdir(parents=True)
-        for name, content in files:
-            (staging / name).write_bytes(content)
-        try:
-            staging.rename(folder)  # whole or absent, as another thread may be doing the same
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)
-    return str(folder)
-
-
 # --- in the parent --------------------------------------------------------------------
 
-class ClusterExecutor(Executor):
-    """Plays matches on a Dask cluster, `concurrent.futures`-style, for `Run`.
+class ClusterExecutor:
+    """Plays matches on a Dask cluster, a session's `MatchExecutor`.
 
-    `submit(run_job, job)` returns a future that, like the local pool's, completes once
+    `play(run_job, job, timing)` returns a future that, like the local pool's, completes once
     the match log is on disk here, with the summary, or fails with `WorkerDied` (a bot
     crashed or hung: replay it), `RuntimeError` (the match failed outside any bot) or
     `RunError` (a worker lacks a bot or has another one). On the worker the job has no
     path, so `run_job` sends the log back instead of writing it.
     """
 
-    def __init__(self, scheduler: Scheduler, registry, bot_names, drop_in_folder: str | None):
+    def __init__(self, scheduler: Scheduler, registry: Registry, bot_names: Iterable[str],
+                 drop_in_folder: str | None):
         distributed = require_distributed()
-        self._killed_worker = distributed.KilledWorker
+        from naparena.arena.executors import dask_worker  # imports distributed: only now
+
+        self._worker_side = dask_worker
+        self._killed_worker: type[BaseException] = distributed.KilledWorker
         self.scheduler = scheduler
         self._cluster, self.client = _connect(distributed, scheduler)
-        self._open: dict = {}   # Dask key -> (Dask future, [(our future, log path)] of its batch)
-        self._batch: list[tuple[Job, Future]] = []  # submitted, not yet sent
-        self._fn = None
+        # Dask key -> (Dask future, [(our future, log path)] of its batch)
+        self._open: dict[str, tuple[Any, list[tuple[Future[Any], str | None]]]] = {}
+        self._batch: list[tuple[Job, Future[Any]]] = []  # submitted, not yet sent
+        self._fn: PlayJob | None = None    # what the batch plays, and
+        self._timing: Timing | None = None  # the limits that watch it
+        self.workers = 1
+        self.description: str | None = None
         self._seconds, self._played = 0.0, 0  # matches' play time as measured on the workers
         self._left: int | None = None  # matches the run has yet to submit, once it says (`expect`)
         self._token: tuple[Path, str] | None = None  # (file, nonce) a worker reads to know it sees our folder
@@ -309,6 +100,8 @@ class ClusterExecutor(Executor):
         self._closing = False
         self._direct = False
         try:
+            # Each worker keeps its pool and its report of the bots in this plug-in (joiners too).
+            self.client.register_plugin(dask_worker.WorkerSide(), name=dask_worker.PLUGIN)
             self._drop_ins = pack_drop_ins(drop_in_folder)
             self._expected = describe_bots(registry, sorted(set(bot_names)))
             self.workers = self._check_workers()
@@ -323,7 +116,7 @@ class ClusterExecutor(Executor):
         if not self.client.nthreads():
             log.warning("no Dask worker has joined %s yet: waiting for the first", self.client.scheduler.address)
             self.client.wait_for_workers(1)
-        reports = self.client.run(worker_report, sorted(self._expected["bots"]), self._drop_ins,
+        reports = self.client.run(self._worker_side.worker_report, sorted(self._expected["bots"]), self._drop_ins,
                                   on_error="return")
         for worker, report in sorted(reports.items()):
             if isinstance(report, BaseException):
@@ -331,17 +124,18 @@ class ClusterExecutor(Executor):
             problem = mismatch(worker, report, self._expected)
             if problem:
                 raise RunError(problem)
-        return max(1, sum(self.client.nthreads().values()))
+        return max(1, int(sum(self.client.nthreads().values())))
 
     def _reachable(self, workers: list[str]) -> bool:
         """Can this machine talk to the workers themselves? Then match logs come straight
         from them; through the scheduler every log crosses the network twice. (A cluster
         behind its scheduler, as on Kubernetes, is reached through the scheduler only.)"""
-        from distributed.comm import connect
+        from distributed.comm.core import connect
 
-        async def probe():
+        async def probe() -> None:
             for address in workers:
-                comm = await connect(address, timeout=5, **self.client.connection_args)
+                comm = await connect(  # type: ignore[no-untyped-call]
+                    address, timeout=5, **self.client.connection_args)
                 await comm.close()
         try:
             self.client.sync(probe)
@@ -393,13 +187,16 @@ class ClusterExecutor(Executor):
         shrinking one, so the end's short tasks are not held back behind a long one."""
         return max(2, self.workers * 3, self.workers * self._timed_batch * 3)
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        if len(args) != 1 or not isinstance(args[0], Job) or kwargs:
-            raise TypeError("ClusterExecutor plays matches only: submit(run_job, job)")
-        job = args[0]
-        future: Future = Future()
+    def in_play(self) -> dict[int, int] | None:
+        return None  # the workers do not say how far a match has got
+
+    def play(self, fn: PlayJob, job: Job, timing: Timing) -> Future[Any]:
+        """`fn(job)` on a worker, watched by `timing`; sent with the next batch."""
+        if self._batch and (fn, timing) != (self._fn, self._timing):
+            self.flush()  # a batch is played by one function under one timing
+        future: Future[Any] = Future()
         future.set_running_or_notify_cancel()
-        self._fn = fn
+        self._fn, self._timing = fn, timing
         self._batch.append((job, future))
         if self._left is not None:
             self._left = max(0, self._left - 1)
@@ -416,19 +213,21 @@ class ClusterExecutor(Executor):
         # the logs come back, unless the worker finds the token in the run's folder.
         wire = [dataclasses.replace(job, bots_dir=None, path=None, checkpoint=None) for job, _ in batch]
         shared = self._shared([job.path for job, _ in batch])
-        remote = self.client.submit(play_remote, self._fn, wire, self._drop_ins, self._expected, shared, pure=False)
+        remote = self.client.submit(self._worker_side.play_remote, self._fn, wire, self._timing, self._drop_ins,
+                                    self._expected, shared, pure=False)
         with self._guard:
             self._open[remote.key] = (remote, [(future, job.path) for job, future in batch])
         remote.add_done_callback(self._done)
 
-    def _shared(self, paths: list) -> Shared | None:
+    def _shared(self, paths: list[str | None]) -> Shared | None:
         """What lets a worker that sees the run's folder (the same machine, a shared file
         system) write the logs there itself, as a local worker does, rather than send them
         through Dask for this process to write: a token file of a random nonce beside them."""
-        if not paths or any(p is None for p in paths):
+        known = [p for p in paths if p is not None]
+        if not known or len(known) != len(paths):
             return None
         if self._token is None:
-            folder = Path(paths[0]).parent
+            folder = Path(known[0]).parent
             nonce = secrets.token_hex(16)
             token = folder / f".dask-{nonce[:8]}.tmp"  # *.tmp*: a resume's clean-up takes a stray one
             try:
@@ -437,9 +236,9 @@ class ClusterExecutor(Executor):
                 return None
             self._token = (token, nonce)
         token, nonce = self._token
-        return str(token), nonce, [str(p) for p in paths]
+        return str(token), nonce, known
 
-    def _done(self, remote) -> None:
+    def _done(self, remote: Any) -> None:
         """In Dask's callback thread: fetch the outcomes, write the logs, settle our futures."""
         with self._guard:
             entry = self._open.pop(remote.key, None)
@@ -459,11 +258,12 @@ class ClusterExecutor(Executor):
         for (future, path), outcome in zip(settle, outcomes):
             self._settle(future, path, outcome)
 
-    def _settle(self, future: Future, path, outcome: tuple) -> None:
+    def _settle(self, future: Future[Any], path: str | None, outcome: Outcome) -> None:
         kind = outcome[0]
         if kind == "ok":
             try:
                 if outcome[2] is not None:  # else the worker wrote it, in the run's folder
+                    assert path is not None, "a run's job always has its log's path"
                     write_atomic(path, outcome[2])
             except OSError as e:
                 future.set_exception(RunError(f"cannot write {path}: {e.strerror}"))
@@ -481,9 +281,10 @@ class ClusterExecutor(Executor):
         else:
             future.set_exception(RuntimeError(outcome[1]))
 
-    def _fetch(self, remote):
+    def _fetch(self, remote: Any) -> list[Outcome]:
         """The task's outcome, from its worker where this machine reaches the workers."""
-        return self.client.gather(remote, direct=self._direct)
+        outcomes: list[Outcome] = self.client.gather(remote, direct=self._direct)
+        return outcomes
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if cancel_futures:
@@ -520,7 +321,7 @@ def _has_bokeh() -> bool:
     return importlib.util.find_spec("bokeh") is not None
 
 
-def _local_cluster(distributed, workers: int):
+def _local_cluster(distributed: ModuleType, workers: int) -> Any:
     """A LocalCluster of `workers` processes, on loopback and any free port (another run may
     hold the usual one), quiet below errors, whose workers ignore Ctrl-C as the pool's do:
     the terminal sends it to them too, and the parent stops them cleanly."""
@@ -534,7 +335,7 @@ def _local_cluster(distributed, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-def _connect(distributed, scheduler: Scheduler):
+def _connect(distributed: ModuleType, scheduler: Scheduler) -> tuple[Any, Any]:
     """(LocalCluster or None, Client) for a Dask `scheduler`."""
     assert scheduler.on_dask, "this machine's pool is the runner's, not a cluster"
     try:

@@ -1,5 +1,7 @@
 """Executors that run matches: a fork-based worker pool that survives dying workers, and
-an in-process one for debugging. Both follow `concurrent.futures.Executor`.
+an in-process one for debugging. Both follow `concurrent.futures.Executor`, and both are
+a session's `MatchExecutor` (`executor.py`): `play(fn, job, timing)` runs a match
+watched by the timing it is handed.
 
 Why not `ProcessPoolExecutor`: one worker killed by a bot (`os._exit`, a segfault, a
 hang we must kill) breaks that pool for every pending match. Here only the future of
@@ -21,8 +23,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
+from dataclasses import dataclass
 from typing import Any
 
+from naparena.arena.executors.executor import PlayJob
+from naparena.arena.match.job import Job
 from naparena.arena.match.play import (
     DECISION,
     HAND,
@@ -32,7 +37,6 @@ from naparena.arena.match.play import (
     MATCH,
     SEAT,
     SLOT_SIZE,
-    Job,
     bind_slot,
 )
 from naparena.arena.setup.settings import Timing
@@ -58,13 +62,21 @@ OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, sign
 PR_SET_PDEATHSIG = 1
 
 
-def _where(slot) -> dict[str, int]:
+def _where(slot: Any) -> dict[str, int]:
     return {"match": slot[MATCH], "hand": slot[HAND], "seat": slot[SEAT], "decision": slot[DECISION]}
 
 
-def timing_of(args: tuple, otherwise: Timing) -> Timing:
-    """The time limits of a task: its job's, or `otherwise` for a task that brings no job."""
-    return next((a.timing for a in args if isinstance(a, Job)), otherwise)
+@dataclass
+class _Task:
+    """A task waiting or under way: its future and call, the `Timing` that watches it, and
+    for a match (`play`) its (index, hands), which `in_play` reads progress against."""
+
+    future: Future[Any]
+    task_id: int
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    timing: Timing
+    match: tuple[int, int] | None = None
 
 
 def _tick(timeout: float) -> float:
@@ -76,7 +88,7 @@ class _Watch:
     """Times the decision a slot shows by the `timing` of the task under way; says when
     to interrupt it and, if it may `kill`, when to give up on it."""
 
-    def __init__(self, slot, timing: Timing, kill: bool = True, stall: float | None = None):
+    def __init__(self, slot: Any, timing: Timing, kill: bool = True, stall: float | None = None):
         self.slot, self.timing, self.kill, self._stall = slot, timing, kill, stall
         self.ticket: tuple[int, int, int] | None = None
         self.since, self.signalled = 0.0, False
@@ -113,14 +125,14 @@ class _Watch:
         return None
 
 
-def _die_with_parent(parent: int | None, parent_end) -> None:
+def _die_with_parent(parent: int | None, parent_end: multiprocessing.connection.Connection | None) -> None:
     """Never outlive the parent (a `kill -9` of it must not leave workers behind).
 
     On Linux the kernel sends SIGKILL when the parent goes; everywhere, closing our copy
     of the parent's end of the pipe makes `recv` see EOF once the parent is gone, and a
     parent that died before all this shows as a new parent pid.
     """
-    if parent is None:
+    if parent is None or parent_end is None:
         return
     if sys.platform.startswith("linux"):
         try:
@@ -132,11 +144,31 @@ def _die_with_parent(parent: int | None, parent_end) -> None:
         os._exit(0)
 
 
-def _timer_went_off(signum, frame) -> None:
+def tie_to_creator() -> None:
+    """A forkserver child's initializer: die with the process that made the pool (a Dask
+    worker). A bot hanging in a child whose worker was killed would otherwise never be
+    stopped, the watchdog having gone with the worker."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_die_with_creator, args=(parent.sentinel,), daemon=True).start()
+
+
+def _die_with_creator(sentinel: int) -> None:
+    # Signals are for the main thread, as in a local worker, which has no other thread:
+    # the watchdog's interrupt must reach the bot's thread (or stay pending if the bot
+    # blocks it) exactly as it would there.
+    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    multiprocessing.connection.wait([sentinel])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _timer_went_off(signum: int, frame: object) -> None:
     """A bot's forgotten timer: nothing to do."""
 
 
-def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_end) -> None:
+def _worker_main(conn: multiprocessing.connection.Connection, slot: Any, initializer: Callable[..., Any] | None,
+                 initargs: tuple[Any, ...], parent: int | None,
+                 parent_end: multiprocessing.connection.Connection | None) -> None:
     # The parent's objects, forked along, are not this worker's garbage: kept out of its
     # collections, a full one here does not walk (and copy) the parent's whole heap, which
     # with a big parent (one that imported Dask: 55,000 objects) cost 48 ms CPU, not 12.
@@ -177,7 +209,7 @@ def _worker_main(conn, slot, initializer, initargs, parent: int | None, parent_e
 
 
 class _Worker:
-    def __init__(self, ctx, slot, initializer, initargs):
+    def __init__(self, ctx: Any, slot: Any, initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]):
         self.slot = slot
         self.conn, child = ctx.Pipe()
         # Only a forked child's parent is this process; a forkserver's child has the
@@ -188,15 +220,15 @@ class _Worker:
         self.process = ctx.Process(target=_worker_main, args=args, daemon=True)
         self.process.start()
         child.close()
-        self.task: tuple | None = None  # (future, task_id, fn, args)
+        self.task: _Task | None = None
 
 
 class ForkPool(Executor):
     """A fixed set of forked workers, reused for every task; a dead worker is replaced.
-    Each task is watched by its job's `Timing`; a task without a job by `timing`."""
+    A match (`play`) is watched by the `Timing` it is handed; any other task by `timing`."""
 
     def __init__(self, workers: int, timing: Timing = Timing(),
-                 initializer: Callable | None = None, initargs: tuple = (),
+                 initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = (),
                  clock: Callable[[int], float] | None = None, context: str = "fork",
                  stall: float | None = None):
         """`clock(pid)` is the watchdog's time for a worker (default: wall time); tests
@@ -209,7 +241,7 @@ class ForkPool(Executor):
         self._init = (initializer, initargs)
         self._timing = timing
         self._stall = stall
-        self._pending: deque = deque()
+        self._pending: deque[_Task] = deque()
         self._lock = threading.Lock()
         self._closing = False
         self._next_id = 0
@@ -219,15 +251,32 @@ class ForkPool(Executor):
         self._thread = threading.Thread(target=self._manage, name="naparena-pool", daemon=True)
         self._thread.start()
 
-    def in_play(self) -> dict[int, int]:
+    @property
+    def workers(self) -> int:
+        return len(self._workers)
+
+    @property
+    def window(self) -> int:
+        return max(2, self.workers * 3)
+
+    @property
+    def description(self) -> str | None:
+        return None
+
+    def expect(self, matches: int) -> None:
+        """Every match goes out as it comes: nothing to size."""
+
+    def flush(self) -> None:
+        """Nothing is held back."""
+
+    def in_play(self) -> dict[int, int] | None:
         """Hands finished so far in each match being played, read from the workers' slots
         (a slot names its match, so a worker between two matches shows no stale count)."""
         playing = {}
         for w in self._workers:
-            task = w.task
-            job = next((a for a in task[3] if isinstance(a, Job)), None) if task else None
-            if job is not None and w.slot[MATCH] == job.index:
-                playing[job.index] = max(0, min(w.slot[HAND], job.hands))
+            match = w.task.match if w.task else None
+            if match is not None and w.slot[MATCH] == match[0]:
+                playing[match[0]] = max(0, min(w.slot[HAND], match[1]))
         return playing
 
     def _spawn(self) -> _Worker:
@@ -235,14 +284,23 @@ class ForkPool(Executor):
         slot[SEAT] = -1
         return _Worker(self._ctx, slot, *self._init)
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """`fn(*args)` in a worker, watched by the pool's own `timing`."""
         if kwargs:
             raise TypeError("ForkPool.submit takes positional arguments only")
-        future: Future = Future()
+        return self._queue(fn, args, self._timing, None)
+
+    def play(self, fn: PlayJob, job: Job, timing: Timing) -> Future[Any]:
+        """`fn(job)` in a worker, watched by `timing`."""
+        return self._queue(fn, (job,), timing, (job.index, job.hands))
+
+    def _queue(self, fn: Callable[..., Any], args: tuple[Any, ...], timing: Timing,
+               match: tuple[int, int] | None) -> Future[Any]:
+        future: Future[Any] = Future()
         with self._lock:
             if self._closing:
                 raise RuntimeError("cannot submit after shutdown")
-            self._pending.append((future, self._next_id, fn, args))
+            self._pending.append(_Task(future, self._next_id, fn, args, timing, match))
             self._next_id += 1
             self._wake()
         return future
@@ -252,7 +310,7 @@ class ForkPool(Executor):
             self._closing = True
             if cancel_futures:
                 while self._pending:
-                    self._pending.popleft()[0].cancel()
+                    self._pending.popleft().future.cancel()
             self._wake()
         if wait:
             self._thread.join()
@@ -315,14 +373,14 @@ class ForkPool(Executor):
                 if not self._pending:
                     return
                 task = self._pending.popleft()
-            future = task[0]
+            future = task.future
             if not future.running() and not future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             w.task = task
-            self._watches[i].timing = timing_of(task[3], self._timing)
+            self._watches[i].timing = task.timing
             self._watches[i].moved = None  # an idle worker was not stalled: time it from now
             try:
-                w.conn.send(task[1:])
+                w.conn.send((task.task_id, task.fn, task.args))
             except OSError:  # the worker died while idle: replace it; the task goes first again
                 w.task = None
                 with self._lock:
@@ -339,7 +397,7 @@ class ForkPool(Executor):
     def _collect(self, i: int) -> None:
         w = self._workers[i]
         assert w.task is not None, "collected only from a busy worker"
-        future = w.task[0]
+        future = w.task.future
         try:
             if w.conn.poll():
                 _, ok, value = w.conn.recv()
@@ -358,7 +416,7 @@ class ForkPool(Executor):
     def _replace(self, i: int, reason: str, kind: type = WorkerDied) -> None:
         w = self._workers[i]
         assert w.task is not None, "only a busy worker's death fails a task"
-        future, where = w.task[0], _where(w.slot)
+        future, where = w.task.future, _where(w.slot)
         w.task = None
         self._fresh(i)
         future.set_exception(kind(reason, where))
@@ -384,7 +442,7 @@ class ForkPool(Executor):
             elif action == "stall":
                 w.process.kill()
                 w.process.join()
-                future = w.task[0]
+                future = w.task.future
                 where = _where(w.slot)
                 w.task = None
                 self._fresh(i)
@@ -422,7 +480,8 @@ class InlineExecutor(Executor):
     kills its process, cannot be survived here — use two or more workers for that.
     """
 
-    def __init__(self, timing: Timing = Timing(), initializer: Callable | None = None, initargs: tuple = ()):
+    def __init__(self, timing: Timing = Timing(), initializer: Callable[..., Any] | None = None,
+                 initargs: tuple[Any, ...] = ()):
         """`timing` watches what runs outside a task (`naparena check`); a task is
         watched by its job's."""
         self.slot = [0] * SLOT_SIZE
@@ -448,12 +507,33 @@ class InlineExecutor(Executor):
                 assert self._main is not None
                 signal.pthread_kill(self._main, signal.SIGUSR1)
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
+    workers = 1
+    window = 2
+    description = None
+
+    def expect(self, matches: int) -> None:
+        """Every match is played as it comes: nothing to size."""
+
+    def flush(self) -> None:
+        """Nothing is held back."""
+
+    def in_play(self) -> dict[int, int] | None:
+        return None  # a match is played inside `play`: none is ever under way between calls
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """`fn(*args, **kwargs)` here, now, watched by the executor's own `timing`."""
+        return self._run(lambda: fn(*args, **kwargs), self._timing)
+
+    def play(self, fn: PlayJob, job: Job, timing: Timing) -> Future[Any]:
+        """`fn(job)` here, now, watched by `timing`."""
+        return self._run(lambda: fn(job), timing)
+
+    def _run(self, call: Callable[[], Any], timing: Timing) -> Future[Any]:
+        future: Future[Any] = Future()
         future.set_running_or_notify_cancel()
-        self._watch.timing = timing_of(args, self._timing)
+        self._watch.timing = timing
         try:
-            future.set_result(fn(*args, **kwargs))
+            future.set_result(call())
         except Exception as e:
             future.set_exception(e)
         finally:
@@ -477,10 +557,11 @@ def in_process() -> bool:
     return bool(os.environ.get(IN_PROCESS_ENV))
 
 
-def make_executor(workers: int, initializer=None, initargs=()) -> Any:
+def make_executor(workers: int, initializer: Callable[..., Any] | None = None,
+                  initargs: tuple[Any, ...] = ()) -> ForkPool | InlineExecutor:
     """A ForkPool of `workers`, one worker too: a bot's exit, interrupt, timer or crash
     then ends a worker, never the run. In-process only when asked (`IN_PROCESS_ENV`).
-    Each match is watched by the `Timing` its job carries."""
+    Each match is watched by the `Timing` it is played with."""
     if in_process():
         return InlineExecutor(initializer=initializer, initargs=initargs)
     return ForkPool(max(1, workers), initializer=initializer, initargs=initargs)

@@ -25,19 +25,18 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.cores import sharing_core
+from naparena.arena.match.job import Job
 from naparena.arena.match.seats import SeatFault, close_seats, spare_holds, spare_pids, start_seats
 from naparena.arena.match.seats import prestart as start_spares
 from naparena.arena.records.checkpoint import Checkpoint
 from naparena.arena.records.checkpoint import every as checkpoint_every
 from naparena.arena.records.logs import FORMAT, MatchSummary, compact, fault_kind
-from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
 from naparena.game.engine import Hand, Match
@@ -54,31 +53,6 @@ SLOT_SIZE = 7
 
 class BotTimeout(BaseException):
     """Raised inside a bot that overran its time; BaseException so `except Exception` in a bot cannot swallow it."""
-
-
-@dataclass
-class Job:
-    """Everything a worker needs to play one match, as plain data."""
-
-    index: int
-    seed: int
-    variant: str
-    rules: dict
-    seats: list[dict]          # per seat: alias, name, params, seed
-    hands: int
-    stack: int = 0
-    timing: Timing = Timing()  # the decision time-out and the limits that follow from it
-    bots_dir: str | None = None
-    path: str | None = None    # where the worker writes the match log
-    spec: dict = field(default_factory=dict)
-    crashes: list[list] = field(default_factory=list)  # [hand_no, seat, decision, reason]
-    confinement: dict = field(default_factory=dict)    # seat processes' limits (Confinement)
-    boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
-    checkpoint: str | None = None  # where a long match keeps its checkpoint (records/checkpoint.py)
-    # `verify --rerun`: a logged time-out, taken as given because time depends on the
-    # machine: [hand_no, seat, decision, reason]. That decision faults whatever the bot
-    # answers (`_time_out`).
-    given: list[list] = field(default_factory=list)
 
 
 class Seat:
@@ -138,10 +112,10 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
     decisions put to them by kind (for `check`'s coverage). With `prestart` (a
     worker, which plays match after match), fresh processes for the next match's seats
     are started once this match's have theirs."""
-    rules = Rules.from_dict(job.rules)
-    isolated = any(s.get("isolation") == Isolation.PROCESS for s in job.seats)
-    confinement = Confinement.from_dict(job.confinement)
-    if isolated and job.confinement.get("sandbox") == sandbox.BWRAP:
+    rules = job.rules
+    isolated = job.isolated
+    confinement = job.confinement
+    if isolated and confinement.sandbox == sandbox.BWRAP:
         sandbox.require()  # a worker without bubblewrap: one clear error, never an unguarded seat
     remotes = start_seats(job.seats, job.bots_dir, job.timing.timeout, confinement,
                           f"match {job.index}") if isolated else {}
@@ -160,9 +134,9 @@ def play_job(job: Job, registry, times: list | None = None, prestart: bool = Fal
 
 def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     # Each inline bot's random source, kept here so that a checkpoint can save its state.
-    rngs = [random.Random(s["seed"]) for s in job.seats]
-    seats = [Seat(remotes[i] if i in remotes else registry.make(s["name"], s.get("params", {}), rngs[i], i),
-                  s["alias"]) for i, s in enumerate(job.seats)]
+    rngs = [random.Random(s.seed) for s in job.seats]
+    seats = [Seat(remotes[i] if i in remotes else registry.make(s.name, dict(s.params), rngs[i], i),
+                  s.alias) for i, s in enumerate(job.seats)]
     watch = Supervisor(_slot if _slot is not None else [0] * SLOT_SIZE, job.timing.timeout,
                        {(c[0], c[1], c[2]): c[3] for c in job.crashes},
                        {(g[0], g[1], g[2]): g[3] for g in job.given})
@@ -216,11 +190,11 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
     for i, seat in enumerate(seats):
         watch.hook(seat, i, seat.bot.end_match)
     head: dict[str, Any] = {
-        "format": FORMAT, "match": job.spec or {"index": job.index}, "variant": job.variant,
-        "rules": job.rules, "seed": job.seed, "stack": job.stack,
-        "bots": [{"alias": s["alias"], "name": s["name"], "params": s.get("params", {})} for s in job.seats],
+        "format": FORMAT, "match": job.match_entry(), "variant": job.variant,
+        "rules": job.rules.as_dict(), "seed": job.seed, "stack": job.stack,
+        "bots": [{"alias": s.alias, "name": s.name, "params": dict(s.params)} for s in job.seats],
         # A worker's crashes (replayed), then seat processes that broke, in order of play.
-        "crashes": job.crashes + sorted(b.crash for b in remotes.values() if b.crash),
+        "crashes": [list(c) for c in job.crashes] + sorted(b.crash for b in remotes.values() if b.crash),
     }
     decisions = _decisions(seats, counts, decided)
     tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
@@ -229,7 +203,7 @@ def _play_match(job: Job, registry, rules: Rules, remotes: dict) -> MatchLog:
 
 def _served(job: Job) -> bool:
     """Whether a seat is a Python bot served in a process of its own (`naparena serve`)."""
-    return any(s.get("isolation") == Isolation.PROCESS and not s.get("command") for s in job.seats)
+    return any(s.in_process and s.command is None for s in job.seats)
 
 
 def _decisions(seats: list[Seat], counts: list[int], decided: list[int]) -> list[int]:
@@ -239,9 +213,9 @@ def _decisions(seats: list[Seat], counts: list[int], decided: list[int]) -> list
 
 def fingerprint(job: Job) -> str:
     """What a match's play depends on: a checkpoint of any other job is not this match's."""
-    what = {"index": job.index, "seed": job.seed, "variant": job.variant, "rules": job.rules,
-            "seats": job.seats, "hands": job.hands, "stack": job.stack, "timing": repr(job.timing),
-            "spec": job.spec, "boards": job.boards is not None}
+    what = {"index": job.index, "seed": job.seed, "variant": job.variant, "rules": job.rules.as_dict(),
+            "seats": [s.as_dict() for s in job.seats], "hands": job.hands, "stack": job.stack,
+            "timing": repr(job.timing), "spec": job.match_entry() if job.spec else {}, "boards": job.boards is not None}
     return hashlib.sha256(orjson.dumps(what, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
 
 
@@ -291,7 +265,7 @@ class MatchLog:
 def _match_info(job: Job, rules: Rules, seat: int, first_hand: int = 0) -> dict:
     """`first_hand`: 0, or the hand a match resumed from its checkpoint goes on from (the bot
     is new then, its random source as it was at that hand)."""
-    return {"match": job.index, "seat": seat, "seats": [s["alias"] for s in job.seats],
+    return {"match": job.index, "seat": seat, "seats": [s.alias for s in job.seats],
             "players": len(job.seats), "rules": rules, "hands": job.hands, "timeout": job.timing.timeout,
             "first_hand": first_hand}
 

@@ -31,18 +31,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint, in_system
 from naparena.arena.match.cgroups import SeatGroups
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.match.job import SeatRecord
+from naparena.arena.setup.settings import Confinement
+from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
 from naparena.errors import ConfigError
+from naparena.game.view import View
 
 log = logging.getLogger("naparena")
 
@@ -95,7 +99,7 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     return env
 
 
-def _rlimits(c: Confinement, groups: SeatGroups | None = None):
+def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], None]:
     """The child's limits, set between fork and exec (and its cgroups joined). Only
     setrlimit and writes run there: nothing that could take a lock another thread of the
     match holds. Memory is bounded per process only where the seat has no memory cgroup."""
@@ -126,12 +130,13 @@ _PR_SET_PDEATHSIG = 1
 _SIGNALS = frozenset(s.value for s in signal.Signals)
 
 
-def _prctl():
+def _prctl() -> Callable[..., int] | None:
     """Linux's prctl, looked up before the fork (nothing is loaded between fork and exec)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
     except (OSError, AttributeError):
         return None
 
@@ -458,7 +463,7 @@ class RemoteBot:
 
     remote = True
 
-    def __init__(self, channel: Channel | None, hello: dict | None, seat: int, seed: int, timeout: float,
+    def __init__(self, channel: Channel | None, hello: dict[str, Any] | None, seat: int, seed: int, timeout: float,
                  broken: str | None = None):
         self.channel, self.seat, self.seed, self.timeout = channel, seat, seed, timeout
         self.hello = hello or {}
@@ -469,13 +474,13 @@ class RemoteBot:
         self.dead = False             # played by the fallback from now on
         self.fallbacks = 0            # decisions the fallback made (not the bot's)
         self.asked_count = 0          # decisions sent to the process
-        self.crash: list | None = None  # [hand, seat, decision, reason], noted by the match
+        self.crash: list[Any] | None = None  # [hand, seat, decision, reason], noted by the match
         self.late = f"time-out: no answer within {timeout:g} s"
         self.times: list[float] | None = None  # per-decision round trips, when measured
         self.asked: collections.Counter[str] | None = None  # decisions asked of the bot, by kind, when counted
 
     # Every decision kind is one request: the view says which.
-    def _decide(self, view):
+    def _decide(self, view: View) -> Any:
         if self.dead:
             self.fallbacks += 1
             return view.legal[0]
@@ -485,7 +490,7 @@ class RemoteBot:
         channel = self.channel
         assert channel is not None, "a seat without a channel is broken"
         self.asked_count += 1
-        if self.asked is not None:
+        if self.asked is not None and view.kind is not None:  # a decision's view always names its kind
             self.asked[view.kind] += 1
         self.pending += protocol.request(view)
         # The time charged: from sending the request to holding the whole answer.
@@ -532,16 +537,16 @@ class RemoteBot:
         if self.channel is not None:
             self.channel.abandon()
 
-    def start_match(self, info: dict) -> None:
+    def start_match(self, info: dict[str, Any]) -> None:
         self.queue(protocol.match_start(info, self.seed))
 
-    def start_hand(self, view) -> None:
+    def start_hand(self, view: View) -> None:
         self.queue(protocol.hand_start(view))
 
-    def observe(self, event: dict) -> None:
+    def observe(self, event: dict[str, Any]) -> None:
         self.queue(protocol.event(event))
 
-    def end_hand(self, record: dict) -> None:
+    def end_hand(self, record: dict[str, Any]) -> None:
         self.queue(protocol.hand_end(record))
 
     def end_match(self) -> None:
@@ -553,7 +558,7 @@ class RemoteBot:
             self.pending += message
 
 
-def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
+def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: float,
                 confinement: Confinement, tag: str) -> dict[int, RemoteBot]:
     """Start every process seat of a match at once (or take the one `prestart` started
     for it), then shake hands with each.
@@ -563,11 +568,11 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
     """
     started: dict[int, tuple[Channel | None, str | None]] = {}
     for i, seat in enumerate(job_seats):
-        if seat.get("isolation") != Isolation.PROCESS:
+        if not seat.in_process:
             continue
         argv, python = seat_argv(seat, bots_dir)
-        started[i] = _greeted(argv, python, seat.get("params", {}), confinement,
-                              f"{tag} seat {i} ({seat['alias']})", seat_mounts(seat, bots_dir))
+        started[i] = _greeted(argv, python, dict(seat.params), confinement,
+                              f"{tag} seat {i} ({seat.alias})", seat_mounts(seat, bots_dir))
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
     for i, (channel, broken) in started.items():
@@ -575,7 +580,7 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
         if channel is not None:
             try:
                 hello = protocol.read_hello(channel.receive(deadline))
-                check_params(hello, seat.get("params", {}))
+                check_params(hello, dict(seat.params))
             except _Broken as e:
                 broken = (f"time-out: no hello within {confinement.start_timeout:g} s"
                           if e.reason == "time-out" else e.reason)
@@ -584,24 +589,24 @@ def start_seats(job_seats: list[dict], bots_dir: str | None, timeout: float,
             if broken is not None:
                 channel.abandon()
                 channel = None
-        bots[i] = RemoteBot(channel, hello, i, seat["seed"], timeout, broken)
+        bots[i] = RemoteBot(channel, hello, i, seat.seed, timeout, broken)
     return bots
 
 
-def seat_argv(seat: dict, bots_dir: str | None) -> tuple[list[str], bool]:
+def seat_argv(seat: SeatRecord, bots_dir: str | None) -> tuple[list[str], bool]:
     """(argv, whether it is naparena's own Python seat) of a process seat."""
-    command = seat.get("command")
-    return (list(command), False) if command else (serve_command(seat["name"], bots_dir), True)
+    command = seat.command
+    return (list(command), False) if command else (serve_command(seat.name, bots_dir), True)
 
 
-def seat_mounts(seat: dict, bots_dir: str | None) -> Mounts:
+def seat_mounts(seat: SeatRecord, bots_dir: str | None) -> Mounts:
     """What a sandboxed seat sees besides its command's footprint: (files, dirs, hidden).
     A Python bot looks for drop-ins in bots_dir: there, it finds only its own file."""
-    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.get("command") else ()
-    return tuple(seat.get("files", ())), dirs, tuple(seat.get("hidden", ()))
+    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.command else ()
+    return seat.files, dirs, seat.hidden
 
 
-def _greeted(argv: list[str], python: bool, params: dict, confinement: Confinement,
+def _greeted(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
              tag: str, mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
     """A seat process sent its hello, unread: a spare `prestart` started, or a new one;
     or (None, why it could not start)."""
@@ -614,7 +619,8 @@ def _greeted(argv: list[str], python: bool, params: dict, confinement: Confineme
 
 # --- the next match's seats, started while this one plays ------------------------------
 
-def _spare_key(argv: list[str], python: bool, params: dict, confinement: Confinement, mounts: Mounts) -> bytes:
+def _spare_key(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
+               mounts: Mounts) -> bytes:
     """What makes two seat processes interchangeable before their match begins: the same
     program, greeted with the same params, under the same limits, seeing the same files."""
     return orjson.dumps([argv, python, params, confinement.as_dict(), mounts], option=orjson.OPT_SORT_KEYS)
@@ -645,7 +651,7 @@ class _Spares:
         waiting = self.ready.get(key)
         return waiting.pop() if waiting else None
 
-    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]]) -> None:
+    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict[str, Any], Confinement, Mounts, int]]) -> None:
         """Keep, for each key, as many spares as `wanted` says; close the others."""
         self._mine()
         for key in list(self.ready):
@@ -678,7 +684,7 @@ class _Spares:
             channel.finish_close(deadline)
 
 
-def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement,
+def _spawn(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
            tag: str = "spare seat", mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
     """A new seat process, sent its hello; or (None, why it could not start)."""
     try:
@@ -696,15 +702,15 @@ def _spawn(argv: list[str], python: bool, params: dict, confinement: Confinement
 _spares = _Spares()
 
 
-def prestart(job_seats: list[dict], bots_dir: str | None, confinement: Confinement) -> None:
+def prestart(job_seats: Sequence[SeatRecord], bots_dir: str | None, confinement: Confinement) -> None:
     """Start (and greet) fresh processes for the seats of a match like this one, so the
     next match this worker plays, usually with the same bots, finds them ready."""
-    wanted: dict[bytes, tuple[list[str], bool, dict, Confinement, Mounts, int]] = {}
+    wanted: dict[bytes, tuple[list[str], bool, dict[str, Any], Confinement, Mounts, int]] = {}
     for seat in job_seats:
-        if seat.get("isolation") != Isolation.PROCESS:
+        if not seat.in_process:
             continue
         argv, python = seat_argv(seat, bots_dir)
-        params, mounts = seat.get("params", {}), seat_mounts(seat, bots_dir)
+        params, mounts = dict(seat.params), seat_mounts(seat, bots_dir)
         key = _spare_key(argv, python, params, confinement, mounts)
         count = wanted[key][5] + 1 if key in wanted else 1
         wanted[key] = (argv, python, params, confinement, mounts, count)
@@ -718,7 +724,7 @@ def spare_pids() -> list[int]:
     return [channel.proc.pid for channels in _spares.ready.values() for channel in channels]
 
 
-def spare_holds() -> list:
+def spare_holds() -> list[Any]:
     """The spares' `Channel.pin`s: they keep off the core of the match now playing."""
     if _spares.owner != os.getpid():
         return []
@@ -733,7 +739,7 @@ def close_spares() -> None:
 PARAM_REFUSED = "the bot does not accept parameter"
 
 
-def check_params(hello: dict, params: dict) -> None:
+def check_params(hello: dict[str, Any], params: dict[str, Any]) -> None:
     """A bot accepts exactly the params its hello lists: a hello without `params` lists
     none, as `"params": {}` does, so a tournament that gives it any is refused."""
     accepted = hello.get("params") or {}
@@ -755,8 +761,8 @@ def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
         channel.finish_close(deadline)
 
 
-def probe(argv: list[str], params: dict, confinement: Confinement, python: bool = False,
-          mounts: Mounts = ((), (), ())) -> dict:
+def probe(argv: list[str], params: dict[str, Any], confinement: Confinement, python: bool = False,
+          mounts: Mounts = ((), (), ())) -> dict[str, Any]:
     """Start a bot, shake hands, shut it down: its hello, or `ProtocolError` saying why
     not, with what the sandbox hid from it (if that is why) and the last lines of the
     bot's stderr (a syntax error, a wrong path)."""
@@ -812,14 +818,14 @@ def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: I
     return None
 
 
-def with_stderr(lines) -> str:
+def with_stderr(lines: Iterable[str]) -> str:
     """The last lines a bot wrote to stderr, to follow a message about it ('' if none)."""
     if not lines:
         return ""
     return "\n  the bot's stderr ended with:\n" + "\n".join(f"    {line}" for line in lines)
 
 
-def preflight(t, files: dict[str, tuple[list[str], list[str]]]) -> None:
+def preflight(t: Tournament, files: dict[str, tuple[list[str], list[str]]]) -> None:
     """Shake hands with every external bot of tournament `t` before any play, so a wrong
     command or a parameter the bot refuses is a bad tournament file, not a run of faults.
     `files`: per alias, the paths its sandbox shows and masks (none unsandboxed)."""

@@ -45,6 +45,17 @@ class Isolation(StrEnum):
 
 
 ISOLATION_RULE = "must be " + " or ".join(f'"{mode}"' for mode in Isolation)
+
+
+def parse_isolation(value: str) -> Isolation:
+    """`isolation` by its one rule, wherever it is read (a file, the command line, an
+    environment's opponent): ValueError says the rule and what was given."""
+    try:
+        return Isolation(value)
+    except ValueError:
+        raise ValueError(f"{ISOLATION_RULE}, got {value!r}") from None
+
+
 SCHEDULER_RULE = ('must be tcp://host:port, a scheduler file, local:N (N from 1 to 9999) '
                   'or "" for the workers of this machine')
 
@@ -193,7 +204,7 @@ class Lineups:
     rounds: int = 0
     challengers: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The keys a manifest records: none for a round-robin (as before formats existed)."""
         if self.format is Format.ROUND_ROBIN:
             return {}
@@ -203,7 +214,7 @@ class Lineups:
         return out
 
     @classmethod
-    def from_dict(cls, config: dict) -> Lineups:
+    def from_dict(cls, config: dict[str, Any]) -> Lineups:
         return cls(Format(config.get("format", Format.ROUND_ROBIN.value)), int(config.get("rounds", 0)),
                    tuple(config.get("challengers", ())))
 
@@ -243,6 +254,14 @@ SANDBOX_RULE = ('must be "auto", "required", "off" or an argv prefix, '
                 'e.g. ["podman", "run", "--rm", "-i", "image"]')
 
 
+def parse_sandbox(value: str) -> str:
+    """A sandbox mode given as a word (--sandbox, or a run's manifest: "bwrap" is what
+    auto and required became there)."""
+    if value not in SANDBOX_MODES:
+        raise ValueError(f'must be "auto", "required" or "off", got {value!r}')
+    return value
+
+
 @dataclass(frozen=True)
 class Confinement:
     """How seat processes are started: rlimits, the sandbox (a mode of `SANDBOX_MODES` or
@@ -256,8 +275,8 @@ class Confinement:
     cores: str = "match"           # "match": seats share their match's core; "any": the kernel places them
     disk_mb: int = DISK_MB         # each private folder's size (sandboxed) and any one file's; 0 = no limit
 
-    def as_dict(self) -> dict:
-        out = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
                "open_files": self.open_files,
                "sandbox": self.sandbox if isinstance(self.sandbox, str) else list(self.sandbox),
                "start_timeout": self.start_timeout}
@@ -268,7 +287,7 @@ class Confinement:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> Confinement:
+    def from_dict(cls, data: dict[str, Any] | None) -> Confinement:
         data = dict(data or {})
         mode = data.get("sandbox", "auto")
         data["sandbox"] = mode if isinstance(mode, str) else tuple(mode)

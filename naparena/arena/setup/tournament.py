@@ -8,6 +8,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Lineups, Scheduler, Timing
 from naparena.game.rules import Rules
@@ -21,12 +22,12 @@ class BotSpec:
 
     name: str
     alias: str
-    params: dict
+    params: dict[str, Any]
     command: tuple[str, ...] | None = None
     isolation: Isolation | None = None
     files: tuple[str, ...] = ()   # more paths its seat sandbox shows, as written in the file
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
         if self.command is not None:
             out["command"] = list(self.command)
@@ -44,10 +45,10 @@ class VariantSpec:
 
     name: str
     base: str
-    overrides: dict
+    overrides: dict[str, Any]
     rules: Rules
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "base": self.base, "overrides": dict(self.overrides),
                 "rules": self.rules.as_dict()}
 
@@ -113,7 +114,7 @@ class Tournament:
         """The variant called `name` (KeyError if there is none)."""
         return {v.name: v for v in self.variants}[name]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
         between machines, and logs must not."""
         settings = {key: setting.plain(getattr(self, key)) for key, setting in SETTINGS.items()}
@@ -156,4 +157,4 @@ class Tournament:
 def with_isolation(t: Tournament, mode: Isolation) -> Tournament:
     """`--isolation`: every Python bot in `mode`, whatever the file says."""
     bots = tuple(dataclasses.replace(b, isolation=None) for b in t.bots)
-    return dataclasses.replace(t, isolation=Isolation(mode), bots=bots)
+    return dataclasses.replace(t, isolation=mode, bots=bots)

@@ -1,0 +1,104 @@
+"""What a worker is sent to play one match: the `Job`, and a `SeatRecord` for each seat.
+
+Both are frozen records, typed from the session to the seat; they become JSON only where
+they are written (the match log's header, a checkpoint's fingerprint). On the wire to a
+worker process or a Dask worker they are pickled as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from naparena.arena.setup.schedule import MatchSpec
+from naparena.arena.setup.settings import Confinement, Isolation, Timing, parse_isolation
+from naparena.game.rules import Rules
+
+#: A bot call a match replays or takes as given: (hand, seat, decision, reason).
+Fault = tuple[int, int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat of a match as its worker starts it: the bot (`name`, `params`, its own
+    `seed`) under its `alias`; where it runs; for a seat process, its `command` (an
+    external bot's argv; None serves a Python bot), the `files` a sandboxed seat is shown
+    and the paths `hidden` from it."""
+
+    alias: str
+    name: str
+    params: Mapping[str, Any]
+    seed: int
+    isolation: Isolation = Isolation.INLINE
+    command: tuple[str, ...] | None = None
+    files: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+
+    @property
+    def in_process(self) -> bool:
+        return self.isolation is Isolation.PROCESS
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the seat was written before it was typed (a checkpoint's fingerprint hashes it)."""
+        out: dict[str, Any] = {"alias": self.alias, "name": self.name, "params": dict(self.params),
+                               "seed": self.seed}
+        if self.in_process:
+            out["isolation"] = self.isolation
+            if self.command is not None:
+                out["command"] = list(self.command)
+            if self.files or self.hidden:
+                out.update(files=list(self.files), hidden=list(self.hidden))
+        return out
+
+
+def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,
+                isolation: Isolation | str = Isolation.INLINE, command: Sequence[str] | None = None,
+                files: Sequence[str] = (), hidden: Sequence[str] = ()) -> SeatRecord:
+    """The one builder of a seat: the session's, `naparena check`'s and the environments'.
+    An external bot (a `command`) always plays in a process of its own; `isolation` given
+    as a word is read by the [tournament] setting's own rule (ValueError names it)."""
+    mode = isolation if isinstance(isolation, Isolation) else parse_isolation(isolation)
+    if command is not None:
+        mode = Isolation.PROCESS
+    return SeatRecord(alias, name, dict(params), seed, mode, None if command is None else tuple(command),
+                      tuple(files), tuple(hidden))
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Everything a worker needs to play one match."""
+
+    index: int
+    seed: int
+    variant: str
+    rules: Rules
+    seats: tuple[SeatRecord, ...]
+    hands: int
+    stack: int = 0
+    timing: Timing = Timing()  # the decision time-out and the limits that follow from it
+    bots_dir: str | None = None
+    path: str | None = None    # where the worker writes the match log
+    spec: MatchSpec | None = None  # the schedule's entry (a job outside a run has none)
+    stand_ins: tuple[int, ...] = ()  # seats the stand-in plays (a disqualified bot's), as the log says
+    crashes: tuple[Fault, ...] = ()  # crashes to replay
+    confinement: Confinement = field(default_factory=Confinement)  # how seat processes are started
+    boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
+    checkpoint: str | None = None  # where a long match keeps its checkpoint (records/checkpoint.py)
+    # `verify --rerun`: a logged time-out, taken as given because time depends on the
+    # machine. That decision faults whatever the bot answers (`play._time_out`).
+    given: tuple[Fault, ...] = ()
+
+    @property
+    def isolated(self) -> bool:
+        """Whether any seat plays in a process of its own."""
+        return any(s.in_process for s in self.seats)
+
+    def match_entry(self) -> dict[str, Any]:
+        """The log header's "match": the schedule's entry, and the stand-in's seats if any."""
+        if self.spec is None:
+            return {"index": self.index}
+        entry = self.spec.as_dict()
+        if self.stand_ins:
+            entry["stand_ins"] = list(self.stand_ins)
+        return entry

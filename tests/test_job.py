@@ -1,0 +1,60 @@
+"""The job a worker plays, typed from the session to the seat, and the executor interface
+the session plays it on: one seat builder, one isolation rule, no attribute probes."""
+
+import ast
+import pickle
+from pathlib import Path
+
+import pytest
+
+from naparena.arena.executors.cluster import ClusterExecutor
+from naparena.arena.executors.executor import MatchExecutor
+from naparena.arena.executors.pool import ForkPool, InlineExecutor
+from naparena.arena.match.job import Job, SeatRecord, seat_record
+from naparena.arena.setup.schedule import MatchSpec
+from naparena.arena.setup.settings import Confinement, Isolation, Timing
+from naparena.game.rules import make_rules
+
+SESSION = Path(__file__).resolve().parents[1] / "naparena" / "arena" / "session.py"
+
+
+def test_an_external_bot_always_plays_in_a_process_and_a_misspelt_isolation_is_refused():
+    assert seat_record("a", "x", {}, 1, command=["./bot"]).isolation is Isolation.PROCESS
+    assert seat_record("a", "random", {}, 1).isolation is Isolation.INLINE
+    with pytest.raises(ValueError, match='must be "inline" or "process", got \'proces\''):
+        seat_record("a", "random", {}, 1, isolation="proces")
+
+
+def test_an_environment_refuses_a_misspelt_isolation_as_the_tournament_file_does():
+    pytest.importorskip("gymnasium")
+    from naparena.envs.single import NapSeatEnv
+    with pytest.raises(ValueError, match="isolation must be"):
+        NapSeatEnv(opponents=[{"name": "random", "isolation": "proces"}])
+
+
+def test_a_job_travels_pickled_as_it_is_and_writes_the_schedule_entry_as_before():
+    spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5)
+    job = Job(index=3, seed=99, variant="classic", rules=make_rules("classic"),
+              seats=(seat_record("a", "random", {"p": 1}, 7), seat_record("b", "random", {}, 8, isolation="process")),
+              hands=5, timing=Timing(2.0), spec=spec, stand_ins=(1,), crashes=((0, 1, 2, "crash"),),
+              confinement=Confinement(memory_mb=0))
+    assert pickle.loads(pickle.dumps(job)) == job
+    assert job.match_entry() == {**spec.as_dict(), "stand_ins": [1]}
+    assert job.isolated and isinstance(job.seats[0], SeatRecord)
+    with pytest.raises(AttributeError):
+        job.seats[0].seed = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("executor", [ForkPool, InlineExecutor, ClusterExecutor])
+def test_every_executor_offers_what_the_session_uses(executor):
+    wanted = {name for name in dir(MatchExecutor) if not name.startswith("_")}
+    assert wanted <= set(dir(executor)) | {"workers", "description"}  # attributes an instance sets
+
+
+def test_the_session_asks_its_executor_and_never_probes_it():
+    tree = ast.parse(SESSION.read_text())
+    probes = [node.lineno for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "hasattr") and node.args
+              and isinstance(node.args[0], ast.Name) and node.args[0].id == "executor"]
+    assert probes == []

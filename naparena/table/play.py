@@ -228,14 +228,16 @@ class Table:
             self._booked(hand.record(), book, after)
 
 
-def play_hands(match: Match, hands: int, play: Callable[[Hand], None], book: Book) -> None:
-    """The match's loop: deal each of `hands` hands, `play` it, settle it, `book` its record.
-    A replay (`verify`) plays with the log's answers where a table plays with its seats."""
+def play_hands(match: Match, hands: int, play: Callable[[Hand], None], book: Book | None) -> None:
+    """The match's loop: deal each of `hands` hands, `play` it, settle it, `book` its record
+    (None: no record is made, as the bare engine's benchmark wants). A replay (`verify`)
+    plays with the log's answers where a table plays with its seats."""
     for _ in range(hands):
         hand = match.next_hand()
         play(hand)
         match.finish(hand)
-        book(hand.record())
+        if book is not None:
+            book(hand.record())
 
 
 def record_into(body: bytearray, add: Book) -> Book:

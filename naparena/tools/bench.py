@@ -32,7 +32,7 @@ def _engine_loop(matches: list[tuple[Match, Callable[[Any], Any], int]], clock: 
     """Hands per second over `matches`, (Match, answer picker, hands) each: the table's own
     match loop (`play_hands`) with the picker in every seat and no bot interface."""
     body = bytearray()
-    book = record_into(body, _ignore) if log else _ignore
+    book = record_into(body, _ignore) if log else None
     total = sum(n for _, _, n in matches)
     start = clock()
     for match, choice, hands in matches:

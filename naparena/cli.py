@@ -800,10 +800,13 @@ def check(
                                      "with --command: only the name shown, by default the command's file)"),
     bots_dir: Path = typer.Option(Path("bots"), "--bots-dir", help="drop-in bot folder"),
     hands: int = typer.Option(10, "--hands", min=1, max=100_000, help="hands per variant and table size"),
-    timeout: float = typer.Option(SETTINGS["timeout"].default, "--timeout", callback=_by_setting("timeout"),
-                                  help=f"seconds allowed per decision; {SETTINGS['timeout'].rule}"),
+    timeout: float | None = typer.Option(None, "--timeout", callback=_by_setting("timeout"), show_default=False,
+                                         help="seconds allowed per decision [default: the --tournament file's "
+                                              f"timeout, else {SETTINGS['timeout'].default:g}]; "
+                                              f"{SETTINGS['timeout'].rule}"),
     tournament: Path | None = typer.Option(None, "--tournament", "-t",
-                                           help="take the bot (command, params, isolation, limits) from this file"),
+                                           help="take the bot (command, params, isolation, limits, "
+                                                "timeout) from this file"),
     command: str | None = typer.Option(None, "--command", help="an external bot's command line, e.g. 'node mybot.js'"),
     isolation: Isolation = typer.Option(Isolation.INLINE, "--isolation",
                                         help="check a Python bot inline or as a seat process"),
@@ -832,7 +835,11 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
         bot = _command_name(argv)
     if tournament is not None:
         how.update(checked_entry(tournament, bot))
-    elif argv is not None:
+    # The flag, else the file's timeout, else the setting's default: a file's bots are
+    # checked under the limit its tournament plays them under.
+    limit = how.pop("timeout", SETTINGS["timeout"].default)
+    timeout = limit if timeout is None else timeout
+    if argv is not None:
         # Seat processes start in an empty folder: name files here by their absolute path.
         how["command"] = [os.path.abspath(a) if Path(a).exists() else a for a in argv]
     how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)

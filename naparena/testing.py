@@ -13,7 +13,9 @@ module is stable for bot authors.
 
 from __future__ import annotations
 
+import math
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,8 +23,9 @@ from naparena.bots.bot import Bot
 from naparena.bots.plugins import load_registry
 from naparena.game import cards
 from naparena.game.engine import BID, PASS, PLAY, Hand, Match, deal_order
-from naparena.game.rules import VARIANTS, Rules, make_rules
+from naparena.game.rules import Rules
 from naparena.game.view import View
+from naparena.table import Seat, Supervisor, Table, rules_of
 
 __all__ = ["IllegalAnswer", "deal", "play_hand", "view"]
 
@@ -32,11 +35,13 @@ class IllegalAnswer(AssertionError):
 
 
 def deal(hands: Mapping[int, str], *, variant: str = "classic", players: int = 4, dealer: int | None = None,
-         rules_overrides: Mapping[str, Any] | None = None) -> Hand:
+         overrides: Mapping[str, Any] | None = None, rules_overrides: Mapping[str, Any] | None = None) -> Hand:
     """A fresh engine hand in which each seat in `hands` holds the cards written there
     ("AS KS 10H QD 2C"); every other card is dealt from the rest of the pack, in order.
-    `dealer` defaults to the seat on the right of the lowest seat named."""
-    rules = _rules(variant, rules_overrides)
+    `dealer` defaults to the seat on the right of the lowest seat named. `overrides`: rule
+    options on top of the variant's, as the environments take them (`rules_overrides`, its
+    old name, still works and warns)."""
+    rules = _rules(variant, _overrides(overrides, rules_overrides))
     rules.check_players(players)
     if dealer is None:
         dealer = (min(hands, default=0) - 1) % players
@@ -67,15 +72,24 @@ def deal(hands: Mapping[int, str], *, variant: str = "classic", players: int = 4
 
 
 def _rules(variant: str, overrides: Mapping[str, Any] | None) -> Rules:
-    """The variant's rules; an unknown name is named as the caller wrote it."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    return make_rules(variant, dict(overrides or {}))
+    """The variant's rules, read as every table reads them (an unknown name: `RulesError`)."""
+    return rules_of(variant, dict(overrides or {}))
+
+
+def _overrides(overrides: Mapping[str, Any] | None, old: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """`overrides`, or the deprecated `rules_overrides` under its old name."""
+    if old is None:
+        return overrides
+    warnings.warn("rules_overrides= is deprecated: give overrides= (the name the environments use)",
+                  DeprecationWarning, stacklevel=3)
+    if overrides is not None:
+        raise TypeError("give overrides= alone, not with rules_overrides=")
+    return old
 
 
 def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classic", players: int = 4,
          bids: Sequence[str] = (), contract: str | None = None, trick: str = "",
-         rules_overrides: Mapping[str, Any] | None = None) -> View:
+         overrides: Mapping[str, Any] | None = None, rules_overrides: Mapping[str, Any] | None = None) -> View:
     """The view of `seat`, holding `hand`, at its first decision of `kind`.
 
     kind="bid": the seats before it (in bidding order) have bid `bids`, e.g. ("pass", "three").
@@ -85,13 +99,14 @@ def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classi
     `trick` makes `seat` the bidder, on lead.
     Decisions before that (peeps, exchanges, Sir Garnet) get the base `Bot`'s defaults.
     """
+    overrides = _overrides(overrides, rules_overrides)
     if kind not in (BID, PLAY):
         raise ValueError(f"kind must be {BID!r} or {PLAY!r}; build other decisions with deal()")
     led = cards.parse_many(trick) if kind == PLAY else []
     before = len(bids) if kind == BID else len(led)
     eldest = (seat - before) % players
     dealer = (eldest - 1) % players
-    h = deal({seat: hand}, variant=variant, players=players, dealer=dealer, rules_overrides=rules_overrides)
+    h = deal({seat: hand}, variant=variant, players=players, dealer=dealer, overrides=overrides)
     if led:
         # The seats that played to the trick hold those cards (and, if they did not
         # follow suit, none of the suit led); the dealer sits on the bidder's right.
@@ -105,7 +120,7 @@ def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classi
             chosen = [c] + fits[:h.rules.hand_size - 1]
             spare = [x for x in spare if x not in chosen]
             dealt[s] = " ".join(map(cards.name, chosen))
-        h = deal(dealt, variant=variant, players=players, dealer=dealer, rules_overrides=rules_overrides)
+        h = deal(dealt, variant=variant, players=players, dealer=dealer, overrides=overrides)
     base = Bot(random.Random(0), 0)
     pending_bids = list(bids)
     bid_with = contract or h.rules.bids[0] if kind == PLAY else None
@@ -137,31 +152,33 @@ def _order(h: Hand, eldest: int) -> list[int]:
 
 def play_hand(bots: Sequence[Bot | type[Bot] | str], *, variant: str = "classic", seed: int = 0,
               hands: Mapping[int, str] | None = None, dealer: int = 0, strict: bool = True,
+              overrides: Mapping[str, Any] | None = None,
               rules_overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Play one hand in this process; return its record (bids, tricks, result, chips…).
 
     `bots`: one per seat, each an instance, a `Bot` subclass (made with a seeded rng) or
     a registered name ("random", "heuristic", a drop-in in ./bots). `hands` stacks the
-    deal (seat → "AS KS …"); without it the deal is shuffled from `seed`. With `strict`
-    an illegal answer raises `IllegalAnswer` naming the decision; otherwise it is a
-    fault and the documented default applies, as in a tournament.
+    deal (seat → "AS KS …"); without it the deal is shuffled from `seed`. The hand is
+    played at the table a tournament plays at: the bots' hooks are called (`start_match`,
+    `start_hand`, events, `end_hand`, `end_match`) and a bot that raises or answers
+    illegally faults that decision (the documented default applies). With `strict`, the
+    hand's first fault then raises `IllegalAnswer`, naming the decision. No clock is kept.
     """
+    overrides = _overrides(overrides, rules_overrides)
     players = len(bots)
-    seats = [_bot(b, seat, seed) for seat, b in enumerate(bots)]
+    rules = _rules(variant, overrides)
     if hands is not None:
-        h = deal(hands, variant=variant, players=players, dealer=dealer, rules_overrides=rules_overrides)
+        h = deal(hands, variant=variant, players=players, dealer=dealer, overrides=overrides)
     else:
-        match = Match(_rules(variant, rules_overrides), players, seed)
-        h = match.next_hand()
-    while not h.over:
-        seat, kind = h.to_act, h.kind
-        assert seat is not None and kind is not None  # a decision is due until the hand is over
-        answer = getattr(seats[seat], kind)(h.view())
-        faults = len(h.faults)
-        h.apply(answer)
-        if strict and len(h.faults) > faults:
-            raise IllegalAnswer(f"seat {seat} ({type(seats[seat]).__name__}), {h.faults[-1][2]}: "
-                                f"{h.faults[-1][3]}")
+        h = Match(rules, players, seed).next_hand()
+    seats = [_bot(b, seat, seed) for seat, b in enumerate(bots)]
+    table = Table([Seat(b, type(b).__name__) for b in seats], Supervisor(None, math.inf))
+    table.start_match(0, [type(b).__name__ for b in seats], rules, 1, math.inf)
+    table.play_hand(h)
+    table.end_match(1)
+    if strict and h.faults:
+        _, seat, kind, reason = h.faults[0]
+        raise IllegalAnswer(f"seat {seat} ({type(seats[seat]).__name__}), {kind}: {reason}")
     return h.record()
 
 

@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "naparena"
 
 # What each part of the package may import from naparena. The flow is one way:
-# game → bots → arena → report → tools → cli; stats is pure numbers beside it,
+# game → bots → table → arena → report → tools → cli; stats is pure numbers beside it,
 # used by the arena (sequential tests, standings) and the report.
 ALLOWED = {
     "_version": set(),
@@ -21,24 +21,26 @@ ALLOWED = {
     "game": {"errors"},
     "bots": {"errors", "_version", "game"},
     "stats": {"errors"},
-    "arena": {"errors", "_version", "game", "bots", "stats"},
-    "report": {"errors", "_version", "game", "bots", "stats", "arena"},
-    "tools": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
+    # The one table every entry point plays a hand at: seats, hooks, supervision, both loops.
+    "table": {"errors", "_version", "game", "bots"},
+    "arena": {"errors", "_version", "game", "bots", "table", "stats"},
+    "report": {"errors", "_version", "game", "bots", "table", "stats", "arena"},
+    "tools": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report"},
     # People-facing pieces: the human seat and its fronts, the live page; beside tools.
-    "people": {"errors", "_version", "game", "bots", "stats", "arena", "report"},
-    "cli": {"errors", "_version", "game", "bots", "stats", "arena", "report", "tools", "people", "api"},
+    "people": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report"},
+    "cli": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report", "tools", "people", "api"},
     # Running tournaments from Python, for researchers: the stable names over the arena,
     # which the CLI calls too.
-    "api": {"errors", "_version", "game", "bots", "stats", "arena"},
+    "api": {"errors", "_version", "game", "bots", "table", "stats", "arena"},
     "__main__": {"cli"},
-    # Helpers for bot authors' own tests: build views, play hands in-process.
-    "testing": {"errors", "_version", "game", "bots"},
+    # Helpers for bot authors' own tests: build views, play hands in-process (at the table).
+    "testing": {"errors", "_version", "game", "bots", "table"},
     # The public surface re-exports from the layers below it: for bot authors, and (loaded
     # on first use, so a bot's import stays light) the researchers' `api`.
     "__init__": {"_version", "game", "bots", "api"},
     # Faces for learners (PettingZoo, Gymnasium, OpenSpiel) and policies as bots: they wrap
     # the engine and play the arena's bots and seat processes; nothing imports them back.
-    "envs": {"errors", "_version", "game", "bots", "arena"},
+    "envs": {"errors", "_version", "game", "bots", "table", "arena"},
 }
 # Third-party packages only naparena.envs may import: they come with the envs and
 # openspiel extras, so the rest of naparena must run without them.

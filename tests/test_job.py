@@ -25,13 +25,6 @@ def test_an_external_bot_always_plays_in_a_process_and_a_misspelt_isolation_is_r
         seat_record("a", "random", {}, 1, isolation="proces")
 
 
-def test_an_environment_refuses_a_misspelt_isolation_as_the_tournament_file_does():
-    pytest.importorskip("gymnasium")
-    from naparena.envs.single import NapSeatEnv
-    with pytest.raises(ValueError, match="isolation must be"):
-        NapSeatEnv(opponents=[{"name": "random", "isolation": "proces"}])
-
-
 def test_a_job_travels_pickled_as_it_is_and_writes_the_schedule_entry_as_before():
     spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5)
     job = Job(index=3, seed=99, variant="classic", rules=make_rules("classic"),

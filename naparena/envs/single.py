@@ -18,34 +18,38 @@ from gymnasium import spaces
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.job import seat_record
-from naparena.arena.match.play import public_record
+from naparena.arena.match.play import supervisor
 from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.setup.reader import _bot_process
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement, Isolation, parse_isolation
+from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.bots.plugins import load_registry
 from naparena.envs.aec import describe, observation_is_lean, observation_space
 from naparena.envs.encoding import NUM_ACTIONS
 from naparena.envs.table import Table, rules_of
+from naparena.game.engine import Hand
 from naparena.game.rules import Rules
 from naparena.game.view import View
+from naparena.table import Seat
+from naparena.table import Table as Sitting
 
 Opponent = str | Mapping[str, Any]
 
 
 def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
-    """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]] entry."""
+    """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]]
+    entry, its `isolation` and `command` checked by the file's own reader (the same words)."""
     spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
     unknown = set(spec) - {"name", "params", "isolation", "command"}
     if unknown or "name" not in spec:
         raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
+    command, isolation = _bot_process(spec, "", f"opponents[seat {seat}]")
     out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
-    try:  # the tournament file's rule; `seat_record` puts an external bot in a process
-        out["isolation"] = parse_isolation(spec.get("isolation", Isolation.INLINE))
-    except ValueError as e:
-        raise ValueError(f"opponent {opponent!r}: isolation {e}") from None
-    if spec.get("command") is not None:
-        out["command"] = list(spec["command"])
+    if command is not None or isolation is Isolation.PROCESS:
+        out["isolation"] = Isolation.PROCESS
+        if command is not None:
+            out["command"] = list(command)
     return out
 
 
@@ -105,6 +109,7 @@ class NapSeatEnv(gym.Env):
         self.table: Table | None = None
         self.bots: dict[int, Any] = {}
         self.remotes: dict[int, Any] = {}
+        self.sitting: Sitting | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:
@@ -113,7 +118,7 @@ class NapSeatEnv(gym.Env):
         while True:
             self._close_bots()
             self.table = Table(self.rules, self.players, self.hands, match_seed, self.stack,
-                               (options or {}).get("boards"))
+                               (options or {}).get("boards"), self._answered)
             self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
             self._start_hand()
             reward = self._play_others()
@@ -157,6 +162,8 @@ class NapSeatEnv(gym.Env):
     # --- the other seats ---------------------------------------------------------------
 
     def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
+        """The other seats' bots, at the table every entry point plays at (`naparena.table`):
+        the same hooks, match info, supervision and fault rules as a run."""
         seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
         seeds.update(given or {})
         process = [seat_record(**self.specs[s], seed=seeds[s]) if s in self.specs else seat_record("learner", "", {}, 0)
@@ -165,61 +172,56 @@ class NapSeatEnv(gym.Env):
         self.bots = {s: self.remotes[s] if s in self.remotes else
                      self.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
                      for s, spec in self.specs.items()}
-        info = {"match": 0, "seats": [self.specs[s]["alias"] if s in self.specs else "learner"
-                                      for s in range(self.players)],
-                "players": self.players, "rules": self.rules, "hands": self.hands, "timeout": self.timeout}
-        for s, bot in self.bots.items():
-            self._hook(bot.start_match, {**info, "seat": s})
+        aliases = [p.alias for p in process]
+        self.sitting = Sitting([Seat(self.bots[s], aliases[s]) if s in self.bots else None
+                                for s in range(self.players)], supervisor(self.timeout))
+        self.sitting.start_match(0, aliases, self.rules, self.hands, self.timeout)
 
     def _start_hand(self) -> None:
-        table = self.table
-        assert table is not None
-        for s, bot in self.bots.items():
-            if getattr(bot, "hand_start_wanted", not getattr(bot, "remote", False)):
-                self._hook(bot.start_hand, table.view(s))
+        assert self.table is not None and self.sitting is not None
+        self.sitting.start_hand(self.table.hand)
+
+    def _answered(self, hand: Hand) -> None:
+        """After every answer, the learner's too: the bots' events, and a hand's end told."""
+        assert self.sitting is not None
+        self.sitting.tell(hand)
+        if hand.over:
+            self.sitting.end_hand(hand)
 
     def _play_others(self) -> float:
         """Let the bots answer until it is the learner's turn or the match is over."""
-        table, reward = self.table, 0.0
-        assert table is not None
+        table, sitting, reward = self.table, self.sitting, 0.0
+        assert table is not None and sitting is not None
         while not table.over and table.to_act != self.seat:
-            bot, view = self.bots[table.to_act], table.hand.acting_view()
-            assert view.kind is not None  # someone is to act until the match is over
-            try:
-                answer = getattr(bot, view.kind)(view)
-            except Exception as e:  # the bot's own failure: a fault, as in a run
-                reward += self._book(table.fault(f"exception: {type(e).__name__}: {str(e)[:200]}"))
-            else:
-                reward += self._book(table.answer(answer))
+            seat = sitting.seats[table.to_act]
+            assert seat is not None and table.hand.kind is not None  # someone is to act until the match is over
+            if seat.dead:
+                reward += self._book(table.answer(table.hand.legal()[0]))
+                continue
+            seat.decisions += 1
+            answer, fault = sitting.watch.ask(table.hand, seat.decide[table.hand.kind], table.to_act, seat.watched)
+            reward += self._book(table.fault(fault) if fault is not None else table.answer(answer))
         return reward
 
     def _book(self, chips: list[int] | None) -> float:
         if chips is None:
             return 0.0
-        record = public_record(self.table.records[-1]) if self.table is not None else {}
-        for bot in self.bots.values():
-            self._hook(bot.end_hand, record)
-        if self.table is not None and not self.table.over:
+        assert self.table is not None and self.sitting is not None
+        if self.sitting.told:
+            self.sitting.tell_hand_end(self.table.records[-1])
+        if not self.table.over:
             self._start_hand()
         return float(chips[self.seat])
 
     def _end_match(self) -> None:
-        for bot in self.bots.values():
-            self._hook(bot.end_match)
+        assert self.sitting is not None
+        self.sitting.end_match(self.hands)
         self._close_bots()
 
     def _close_bots(self) -> None:
         if self.remotes:
             close_seats(self.remotes)
         self.remotes, self.bots = {}, {}
-
-    @staticmethod
-    def _hook(call: Any, *args: Any) -> None:
-        """A lifecycle call: its failure costs nothing in play, as in a run."""
-        try:
-            call(*args)
-        except Exception:
-            pass
 
     # --- what the learner sees -----------------------------------------------------------
 

@@ -4,24 +4,18 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from naparena.envs.encoding import NUM_ACTIONS, Decision, encode, lean
 from naparena.game.engine import Hand, Match
-from naparena.game.rules import Rules, make_rules
+from naparena.game.rules import Rules
 from naparena.game.view import View
+from naparena.table import rules_of
 
-
-def rules_of(variant: str | Rules = "classic", overrides: Mapping[str, Any] | None = None) -> Rules:
-    """A named variant, or a custom one (a base variant and its overrides), as `Rules`."""
-    if isinstance(variant, Rules):
-        if overrides:
-            raise ValueError("give overrides with a variant name, not with Rules")
-        return variant
-    return make_rules(variant, overrides)
+__all__ = ["HIDDEN_DECISIONS", "Table", "fresh_seed", "hidden_decisions", "rules_of"]
 
 
 # Rule options under which another seat's private decisions (an exchange, a discard, a
@@ -42,10 +36,12 @@ def fresh_seed() -> int:
 
 class Table:
     """A match of `hands` hands dealt from `seed` exactly as `naparena run` deals it
-    (`boards`: the duplicate deal seeds of each hand, as a duplicate run gives them)."""
+    (`boards`: the duplicate deal seeds of each hand, as a duplicate run gives them).
+    `answered(hand)`: called after every answer, before a finished hand is settled (the
+    bots' table tells their events and the hand's end there)."""
 
     def __init__(self, rules: Rules, players: int, hands: int, seed: int, stack: int = 0,
-                 boards: tuple[int, ...] | None = None):
+                 boards: tuple[int, ...] | None = None, answered: Callable[[Hand], None] | None = None):
         if hands < 1:
             raise ValueError("a match has at least one hand")
         self.match = Match(rules, players, seed, stack, boards)
@@ -55,6 +51,7 @@ class Table:
         self.over = False
         self._decision: Decision | None = None
         self._view: View | None = None
+        self.answered = answered
 
     @property
     def to_act(self) -> int:
@@ -107,18 +104,23 @@ class Table:
             self.hand.fault(f"illegal action {int(action)}")
         else:
             self.hand.apply(answer)
-        return self._settle() if self.hand.over else None
+        return self._after()
 
     def answer(self, answer: Any) -> list[int] | None:
         """Answer with the engine's own answer (a bot's), checked by the engine as in a run."""
         self._decision = self._view = None
         self.hand.apply(answer)
-        return self._settle() if self.hand.over else None
+        return self._after()
 
     def fault(self, reason: str) -> list[int] | None:
         """The acting seat gave no answer (its bot raised): the engine's default, as in a run."""
         self._decision = self._view = None
         self.hand.fault(reason)
+        return self._after()
+
+    def _after(self) -> list[int] | None:
+        if self.answered is not None:
+            self.answered(self.hand)
         return self._settle() if self.hand.over else None
 
     def _settle(self) -> list[int]:

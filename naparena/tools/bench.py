@@ -7,15 +7,16 @@ import random
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
-import orjson
-
-from naparena.game.engine import Match
+from naparena.game.engine import Hand, Match
 from naparena.game.rules import VARIANTS, default_table, make_rules
+from naparena.table.play import play_hands, record_into
 
 
 def engine_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
-                overrides: dict | None = None, clock=time.process_time, log: bool = False) -> float:
+                overrides: dict[str, Any] | None = None, clock: Callable[[], float] = time.process_time,
+                log: bool = False) -> float:
     """Hands per second of the bare engine: deal, decide at random, settle. One core.
 
     With `log`, each hand's record is also encoded as JSON into a buffer, as a match log
@@ -26,25 +27,28 @@ def engine_rate(variant: str = "classic", players: int = 4, hands: int = 20000, 
     return _engine_loop([(match, random.Random(seed).choice, hands)], clock, log)
 
 
-def _engine_loop(matches: list, clock, log: bool) -> float:
-    """Hands per second over `matches`, (Match, answer picker, hands) each."""
-    body, dumps = bytearray(), orjson.dumps
+def _engine_loop(matches: list[tuple[Match, Callable[[Any], Any], int]], clock: Callable[[], float],
+                 log: bool) -> float:
+    """Hands per second over `matches`, (Match, answer picker, hands) each: the table's own
+    match loop (`play_hands`) with the picker in every seat and no bot interface."""
+    body = bytearray()
+    book = record_into(body, _ignore) if log else None
     total = sum(n for _, _, n in matches)
     start = clock()
     for match, choice, hands in matches:
-        for _ in range(hands):
-            hand = match.next_hand()
+        def play(hand: Hand, choice: Callable[[Any], Any] = choice) -> None:
             while not hand.over:
                 hand.apply(choice(hand.legal()))
-            match.finish(hand)
-            if log:
-                body += dumps(hand.record())
-                body += b","
+        play_hands(match, hands, play, book)
     return total / (clock() - start)
 
 
+def _ignore(record: dict[str, Any]) -> None:
+    pass
+
+
 def match_rate(variant: str = "classic", players: int = 4, hands: int = 20000, seed: int = 1,
-               isolated: bool = False, clock=time.process_time) -> tuple[float, float]:
+               isolated: bool = False, clock: Callable[[], float] = time.process_time) -> tuple[float, float]:
     """(hands per second, bytes per hand) of one match of `random` bots through the bot
     interface, supervision and JSON logging, in this process; `isolated`, each bot in its
     own seat process, start-up included (then only a wall `clock` counts the bots' work)."""

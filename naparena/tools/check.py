@@ -12,7 +12,7 @@ import random
 import re
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,9 +24,8 @@ from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint
 from naparena.arena.match.job import Job, seat_record
-from naparena.arena.match.play import Seat, Supervisor, play_job
+from naparena.arena.match.play import play_job, supervisor
 from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
-from naparena.arena.records.logs import fault_kind
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
@@ -48,6 +47,7 @@ from naparena.game.engine import (
     base_bid,
 )
 from naparena.game.rules import VARIANTS, Rules, make_rules
+from naparena.table import Seat, Supervisor, Table, fault_kind
 
 CHECK_SEED = 2026  # fixed, so every check of a bot sees the same positions
 NEAR_LIMIT = 0.5  # a decision taking this share of the time-out is warned about
@@ -137,11 +137,12 @@ def table_sizes(variant: str) -> list[int]:
     return sizes
 
 
-def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
+def check_bot(registry: Any, name: str, params: dict[str, Any] | None = None, hands: int = 30,
               timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
               isolation: Isolation = Isolation.INLINE,
               command: list[str] | None = None, confinement: Confinement | None = None,
-              progress=None, thorough: int = 0, files: list[str] | None = None) -> list[VariantCheck]:
+              progress: Callable[[int, int, str], None] | None = None, thorough: int = 0,
+              files: list[str] | None = None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults,
     decision times and decisions asked by kind per variant. With `thorough` = N, deal on
     in rounds of `hands` until every kind the variant has was asked at least N times at
@@ -170,7 +171,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
     params = entry.cls.validate_params(params or {})
     executor = InlineExecutor(Timing(timeout))  # its watchdog thread interrupts an overrunning bot
     try:
-        supervisor = Supervisor(executor.slot, timeout, {})
+        watch = supervisor(timeout)  # on the slot the executor's watchdog reads
         names = variants or list(VARIANTS)
         results = []
         for n, variant in enumerate(names, 1):
@@ -178,7 +179,7 @@ def check_bot(registry, name: str, params: dict | None = None, hands: int = 30,
             if report is None:
                 report = VariantCheck(variant, tuple(table_sizes(variant)))
                 for players in report.players:
-                    _check_variant(registry, name, params, variant, players, hands, supervisor, report, thorough)
+                    _check_variant(registry, name, params, variant, players, hands, watch, report, thorough)
             results.append(report)
             if progress:
                 progress(n, len(names), variant)
@@ -203,40 +204,50 @@ def _rounds(report: VariantCheck, players: int, hands: int, thorough: int) -> It
         dealt += n
 
 
-def _check_variant(registry, name, params, variant, players, hands, supervisor, report: VariantCheck,
-                   thorough: int = 0) -> VariantCheck:
+def _check_variant(registry: Any, name: str, params: dict[str, Any], variant: str, players: int, hands: int,
+                   watch: Supervisor, report: VariantCheck, thorough: int = 0) -> VariantCheck:
+    """The bot in seat 0 against `random` bots, at the table a tournament plays at: its
+    hooks are called, its decisions supervised, timed and counted by kind."""
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
-    others = [registry.make("random", {}, random.Random(seed + s), s) for s in range(1, players)]
-    match = Match(rules, players, seed)
     asked = report.asked.setdefault(players, Counter())
-    for _ in (hand for n in _rounds(report, players, hands, thorough) for hand in range(n)):
-        hand = match.next_hand()
-        supervisor.new_hand(hand.hand_no)
-        while not hand.over:
-            seat, kind = hand.to_act, hand.kind
-            assert seat is not None and kind is not None  # a decision is due until the hand is over
-            if seat == 0:
-                report.decisions += 1
-                asked[kind] += 1
-                start = time.perf_counter()
-                answer, fault = supervisor.ask(hand, bot.decide[kind], 0)
-                report.times.append(time.perf_counter() - start)
-                hand.fault(fault) if fault else hand.apply(answer)
-            else:
-                hand.apply(getattr(others[seat - 1], kind)(hand.view()))
-        for _, seat, kind, reason in hand.record().get("faults", ()):
+    bot.decide = {kind: _timed(decide, kind, report, asked) for kind, decide in bot.decide.items()}
+    others = [Seat(registry.make("random", {}, random.Random(seed + s), s), f"random{s}") for s in range(1, players)]
+    table = Table([bot, *others], watch)
+    match = Match(rules, players, seed)
+    table.start_match(0, [bot.alias, *(o.alias for o in others)], rules, hands, watch.timeout)
+
+    def book(record: dict[str, Any]) -> None:
+        for _, seat, kind, reason in record.get("faults", ()):
             if seat == 0:
                 key = fault_kind(reason)
                 report.faults[key] = report.faults.get(key, 0) + 1
-                report.first_error = report.first_error or f"{players} seats, hand {hand.hand_no}, {kind}: {reason}"
-        match.finish(hand)
+                report.first_error = report.first_error or f"{players} seats, hand {record['n']}, {kind}: {reason}"
         report.hands += 1
+
+    for n in _rounds(report, players, hands, thorough):
+        table.play(match, n, book)
+    table.end_match(match.hand_no)
     return report
 
 
-def _shake_hands(name: str, params: dict, command: list[str], confinement: Confinement, files: list[str]) -> None:
+def _timed(decide: Callable[[Any], Any], kind: str, report: VariantCheck,
+           asked: Counter[str]) -> Callable[[Any], Any]:
+    """`decide`, counted as asked and timed into the report."""
+    def timed(view: Any) -> Any:
+        report.decisions += 1
+        asked[kind] += 1
+        start = time.perf_counter()
+        try:
+            return decide(view)
+        finally:
+            report.times.append(time.perf_counter() - start)
+    return timed
+
+
+def _shake_hands(name: str, params: dict[str, Any], command: list[str], confinement: Confinement,
+                 files: list[str]) -> None:
     """One handshake before any play: an external bot that cannot start fails once, not
     at every variant and table size (each would wait out `start_timeout`)."""
     try:
@@ -245,7 +256,8 @@ def _shake_hands(name: str, params: dict, command: list[str], confinement: Confi
         raise HandshakeError(f"{name} failed its handshake: {e}") from None
 
 
-def _check_process(registry, name, params, variant, hands, timeout, command, confinement, files,
+def _check_process(registry: Any, name: str, params: dict[str, Any], variant: str, hands: int, timeout: float,
+                   command: list[str] | None, confinement: Confinement, files: list[str],
                    thorough: int = 0) -> VariantCheck:
     """One variant through real matches at every table size it allows, the bot a seat
     process in seat 0 (one process a match, as in a tournament); with `thorough`, one
@@ -258,7 +270,8 @@ def _check_process(registry, name, params, variant, hands, timeout, command, con
     return report
 
 
-def _check_process_table(registry, name, params, variant, players, hands, timeout, command, confinement,
+def _check_process_table(registry: Any, name: str, params: dict[str, Any], variant: str, players: int, hands: int,
+                         timeout: float, command: list[str] | None, confinement: Confinement,
                          report: VariantCheck, files: list[str], round_no: int = 0) -> None:
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
@@ -285,7 +298,7 @@ def _check_process_table(registry, name, params, variant, players, hands, timeou
                     report.first_error += with_stderr(stderr)
 
 
-def _own_files(registry, name: str) -> list[str]:
+def _own_files(registry: Any, name: str) -> list[str]:
     """A Python bot's own module, for the seat sandbox to show it (as a run does)."""
     return sandbox.module_files(registry.get(name).cls) if name in registry.bots else []
 
@@ -347,16 +360,17 @@ def external_bots(file: str | Path) -> list[ExternalBot]:
 
 
 def checked_entry(file: str | Path, name: str) -> dict[str, Any]:
-    """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name)."""
+    """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name),
+    and the file's `timeout`, which its bots are played under."""
     t = load_tournament(file)
     entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
     if entry is None:
         raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
-    return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats,
+    return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats, "timeout": t.timeout,
             "files": t.files_of(entry), **({"command": t.command_of(entry)} if entry.command is not None else {})}
 
 
-def seat_sees(registry, name: str, command: list[str] | None, files: list[str]) -> list[tuple[str, str]]:
+def seat_sees(registry: Any, name: str, command: list[str] | None, files: list[str]) -> list[tuple[str, str]]:
     """What a sandboxed seat of the bot is shown read-only besides the system: (path, why)."""
     if command is not None:
         return list(footprint(tuple(command), tuple(files)).mounts)

@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 
 from naparena.errors import RunError
+from naparena.table.watch import fault_kind
 
 # Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
 # them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
@@ -129,10 +130,21 @@ def _structure_problem(data: dict) -> str | None:
     return None
 
 
-def fault_kind(reason: str) -> str:
-    """'exception: …' → 'exception'; 'illegal answer …' → 'illegal'."""
-    head = reason.split(":", 1)[0]
-    return "illegal" if head.startswith("illegal") else head
+class MatchLog:
+    """A played match: header, hands (their JSON objects, comma-joined), summary; `bytes()` is
+    the log file. Written here, beside its reader, so the two keep one format."""
+
+    def __init__(self, head: dict, hands: bytes | bytearray, tail: dict):
+        self.head, self.hands, self.tail = head, hands, tail
+
+    @property
+    def summary(self) -> dict:
+        return self.tail["summary"]
+
+    def __bytes__(self) -> bytes:
+        head = compact(self.head)[:-1]
+        tail = compact(self.tail)[1:]
+        return b"".join((head.encode(), b',"hands":[', self.hands, b"],", tail.encode(), b"\n"))
 
 
 class MatchSummary:

@@ -27,7 +27,8 @@ from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament
 from naparena.errors import RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
-from naparena.game.rules import Rules
+from naparena.game.rules import Rules, make_rules
+from naparena.table.play import play_hands
 
 
 def feed(hand: Hand, logged: dict[str, Any], decisions: list[int] | None = None,
@@ -85,16 +86,21 @@ def verify_match(log: dict[str, Any]) -> list[str]:
     boards = board_seeds(log["seed"], spec["hands"]) if spec.get("boards") else None
     match = Match(Rules.from_dict(log["rules"]), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
+    hands = iter(log["hands"])
+    played: list[dict] = []
+
+    def answer(hand: Hand) -> None:  # the log's answers, where a table asks its seats
+        played.append(next(hands))
+        feed(hand, played[-1], decisions)
+
+    def book(record: dict) -> None:
+        logged, again = played[-1], plain(record)
+        summary.add(logged)
+        if again != logged:
+            keys = sorted(k for k in set(again) | set(logged) if again.get(k) != logged.get(k))
+            problems.append(f"hand {logged.get('n')}: differs in {', '.join(keys)}")
     try:
-        for logged in log["hands"]:
-            hand = match.next_hand()
-            feed(hand, logged, decisions)
-            match.finish(hand)
-            again = plain(hand.record())
-            summary.add(logged)
-            if again != logged:
-                keys = sorted(k for k in set(again) | set(logged) if again.get(k) != logged.get(k))
-                problems.append(f"hand {logged.get('n')}: differs in {', '.join(keys)}")
+        play_hands(match, len(log["hands"]), answer, book)
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems

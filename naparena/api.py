@@ -58,7 +58,9 @@ def build_tournament(config: Mapping[str, Any], name_for_errors: str = "") -> To
     return reader.parse_tournament(config, name_for_errors)
 
 
-def run_tournament(tournament: Tournament | str | Path, *, log_dir: str | Path | None = None,
+# Ten arguments (PLR0913 waived): the public API's keyword-only overrides, one per flag of
+# `naparena run`; a parameter object would change how every caller spells them.
+def run_tournament(tournament: Tournament | str | Path, *, log_dir: str | Path | None = None,  # noqa: PLR0913
                    run_dir: str | Path | None = None, workers: int | None = None,
                    bots_dir: str | Path | None = None, isolation: str | None = None,
                    scheduler: str | None = None, sandbox: str | None = None,

@@ -114,7 +114,7 @@ def _show_version(value: bool) -> None:
     if value:
         from naparena._version import __version__
         typer.echo(f"naparena {__version__}")
-        raise typer.Exit()
+        raise typer.Exit
 
 
 @app.callback()

@@ -7,6 +7,7 @@ processes; a bot whose code changed since the run is named.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -153,7 +154,7 @@ def frame_a_fault(run_dir: Path) -> str:
     spec = log["match"]
     innocent = log["hands"][0]["bids"][0][0]
     job = session.job(spec, [[0, innocent, 0, "crash: seat process exited with code 1"]])
-    job.path = None
+    job = dataclasses.replace(job, path=None)  # Job is frozen; no path: its bytes come back, not written by the worker
     path.write_bytes(bytes(play_job(job, registry)))
     restand(run_dir)
     return path.name
@@ -418,7 +419,7 @@ def frame_a_last_hand_time_out(run_dir: Path) -> str:
     framed = [last["n"], last["bids"][0][0], 0, f"time-out: no answer within {t.timeout:g} s"]
     session.given[log["match"]["index"]] = ([], [framed])
     job = session.job(log["match"])
-    job.path = None
+    job = dataclasses.replace(job, path=None)  # Job is frozen; no path: its bytes come back, not written by the worker
     path.write_bytes(bytes(play_job(job, registry)))
     restand(run_dir)
     return path.name

@@ -43,7 +43,7 @@ def _widths(cols: list[Col], rows: list[list[str]]) -> list[int]:
         cells = [col.header] + [row[i] for row in rows]
         if col.wrap:
             words = [_cell_width(w) for c in cells for w in Text.from_markup(c).plain.split()] or [1]
-            widths.append(min(max(max(words), _TEXT_MIN), max(map(_cell_width, cells))))
+            widths.append(min(max(*words, _TEXT_MIN), max(map(_cell_width, cells))))
         else:
             widths.append(max(map(_cell_width, cells)))
     return widths

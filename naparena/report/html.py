@@ -242,7 +242,7 @@ def verdicts_section(result: dict[str, Any]) -> list[str]:
 def _marks(result: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, str]:
     """bot → the words after its name: disqualified, or the stand-in."""
     marks = {r["bot"]: "disqualified" for r in rows if r.get("disqualified")}
-    marks.update({bot: "disqualified" for bot in result["disqualified"]})
+    marks.update(dict.fromkeys(result["disqualified"], "disqualified"))
     marks[STAND_IN_ALIAS] = "in the seats of disqualified or dead bots"
     return marks
 

@@ -5,9 +5,13 @@ Presentation only: everything here takes plain data the core modules produced.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
 from rich.console import Console
 from rich.markup import escape
 
+from naparena.bots.plugins import Registry
 from naparena.game import cards
 from naparena.game.rules import VARIANTS
 from naparena.report.fit import Col, print_table, titled
@@ -17,17 +21,42 @@ from naparena.stats.verdicts import every_verdict
 
 SUIT_SYMBOLS = {0: "♣", 1: "♦", 2: "♥", 3: "♠"}
 
+#: Standings, rows and match logs as `--json` and the run's files hold them: the plain JSON
+#: data the stats and the arena produce. Any: this is the JSON boundary; each table reads
+#: the keys it shows.
+Json = dict[str, Any]
 
-def _p(p) -> str:
+
+class VariantChecked(Protocol):
+    """What the check tables read of one variant's report (`naparena check`)."""
+
+    variant: str
+    players: tuple[int, ...]
+    hands: int
+    decisions: int
+    faults: dict[str, int]
+    first_error: str
+    not_played: str | None
+
+    @property
+    def asked(self) -> Mapping[int, Mapping[str, int]]: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def kinds(self) -> tuple[str, ...]: ...
+    def percentile(self, q: float) -> float: ...
+
+
+def _p(p: float | None) -> str:
     """A p-value; one too small for a float is below the smallest one, not zero."""
     return "—" if p is None else "<1e-300" if p == 0 else f"{p:.3g}"
 
 
-def _ci(ci) -> str:
+def _ci(ci: Sequence[float] | None) -> str:
     return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
-def standings(console: Console, result: dict, wide: bool = False) -> None:
+def standings(console: Console, result: Json, wide: bool = False) -> None:
     """Per variant: the standings, make rates per contract, and the head-to-head table.
 
     The main table fits 100 columns; `wide` adds the seed-stream spread, chips as bidder
@@ -72,7 +101,7 @@ BOT_LEGEND = ("per 100 = chips per 100 hands; 95% CI of it over boards (a board 
               "revoke), exceptions, time-outs, hangs, crashes and protocol faults")
 
 
-def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = False) -> None:
+def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = False) -> None:
     cols = [Col("bot", "left"), Col("hands"), Col("chips"), Col("per 100"), Col("95% CI"),
             Col("made"), Col("faults")]
     if wide:
@@ -95,7 +124,7 @@ def _bot_table(console: Console, variant: str, rows: list[dict], wide: bool = Fa
     _no_interval_notes(console, variant, rows)
 
 
-def _rate(row: dict) -> str:
+def _rate(row: Json) -> str:
     """A row's per 100: '—' with no hands of its own, marked * when not over boards."""
     per100 = row.get("per100")
     if per100 is None:
@@ -103,7 +132,7 @@ def _rate(row: dict) -> str:
     return f"{per100:+.2f}" + ("*" if row.get("basis", "boards") != "boards" else "")
 
 
-def _no_interval_notes(console: Console, variant: str, rows: list[dict]) -> None:
+def _no_interval_notes(console: Console, variant: str, rows: list[Json]) -> None:
     """Say why a bot has no rate over boards, and which bots had boards left out (their
     seat died, or the stand-in held it after a disqualification)."""
     for row in rows:
@@ -117,7 +146,7 @@ def _no_interval_notes(console: Console, variant: str, rows: list[dict]) -> None
                       "them[/]", highlight=False)
 
 
-def _contract_table(console: Console, variant: str, rows: list[dict]) -> None:
+def _contract_table(console: Console, variant: str, rows: list[Json]) -> None:
     contracts = sorted({k for row in rows for k in row["contracts"]}, key=_ladder_order)
     if not contracts:
         return
@@ -145,7 +174,7 @@ PAIRS_LEGEND = ("A − B = A's chips minus B's per 100 hands over the boards bot
                 "ended ahead of B (ties count half)")
 
 
-def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
+def _pairs_table(console: Console, variant: str, pairs: list[Json]) -> None:
     cols = [Col("A", "left"), Col("B", "left"), Col("boards"), Col("A − B"), Col("95% CI"), Col("p"),
             Col("A won"), Col("verdict", "left", True)]
     cells = []
@@ -158,7 +187,7 @@ def _pairs_table(console: Console, variant: str, pairs: list[dict]) -> None:
                 caption=PAIRS_LEGEND)
 
 
-def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None:
+def comparison(console: Console, name_a: str, name_b: str, result: Json) -> None:
     for variant, data in result["variants"].items():
         cols = [Col("bot", "left"), Col("A"), Col("B"), Col("A − B"), Col("95% CI"), Col("p"),
                 Col("verdict", "left", True)]
@@ -179,7 +208,7 @@ def comparison(console: Console, name_a: str, name_b: str, result: dict) -> None
                         "per hand)", cols, cells, keys=2)
 
 
-def board_tables(console: Console, variant: str, data: dict, crosstable: bool = True) -> None:
+def board_tables(console: Console, variant: str, data: Json, crosstable: bool = True) -> None:
     """Duplicate identity, boards left out, the crosstable and the position effects."""
     ident = data.get("identity")
     if ident is not None:
@@ -201,7 +230,7 @@ def board_tables(console: Console, variant: str, data: dict, crosstable: bool = 
         console.print(table)
 
 
-def crosstable_table(console: Console, variant: str, data: dict) -> None:
+def crosstable_table(console: Console, variant: str, data: Json) -> None:
     """Row − column chips per 100 hands on shared boards; * where the interval excludes 0."""
     from naparena.stats.ratings import crosstable
 
@@ -236,7 +265,7 @@ STRENGTH_LEGENDS = {
 }
 
 
-def strength_table(console: Console, title: str, rated: dict) -> None:
+def strength_table(console: Console, title: str, rated: Json) -> None:
     """A rating list: rank, bot, boards, rating with its 95% interval (`stats.strength.rate`)."""
     if not rated["connected"]:
         console.print(f"[yellow]{escape(title)}: the bots do not form one field (some never met the others "
@@ -249,7 +278,7 @@ def strength_table(console: Console, title: str, rated: dict) -> None:
                 caption=STRENGTH_LEGENDS[rated["model"]])
 
 
-def ranking_table(console: Console, result: dict) -> None:
+def ranking_table(console: Console, result: Json) -> None:
     """The overall ranking: each bot's variants averaged, with a 95% interval."""
     rows = result.get("ranking") or []
     if len(result["variants"]) < 2 or not rows:
@@ -288,7 +317,7 @@ def variant(console: Console, name: str) -> None:
                 [Col("option", "left"), Col("value", "left", True), Col("source", "left", True)], rows)
 
 
-def bots(console: Console, registry) -> None:
+def bots(console: Console, registry: Registry) -> None:
     from naparena.bots.plugins import bot_version
     # Text from plug-ins is text, never markup (a description may hold brackets).
     rows = [[escape(str(x)) for x in (e.name, e.source, bot_version(e), e.description)]
@@ -297,14 +326,14 @@ def bots(console: Console, registry) -> None:
                                   Col("version", "left", True), Col("description", "left", True)], rows)
 
 
-def failures(console: Console, registry, verbose: bool = False) -> None:
+def failures(console: Console, registry: Registry, verbose: bool = False) -> None:
     for f in registry.failures:
         console.print(f"[red]plug-in failed[/] {escape(str(f))}", highlight=False, soft_wrap=not console.is_terminal)
         if verbose and f.traceback:
             console.print(f.traceback.rstrip(), markup=False, highlight=False)
 
 
-def check(console: Console, name: str, results) -> None:
+def check(console: Console, name: str, results: Sequence[VariantChecked]) -> None:
     cols = [Col("variant", "left"), Col("seats"), Col("hands"), Col("decisions"), Col("faults", "left", True),
             Col("median ms"), Col("p95 ms"), Col("max ms")]
     rows = []
@@ -331,7 +360,7 @@ KIND_HEADS = {"bid": "bid", "play": "play", "peep": "peep", "floater_peep": "fpe
               "floater_discard": "fdisc", "trumps": "trump"}
 
 
-def check_coverage(console: Console, name: str, results, at_least: int) -> None:
+def check_coverage(console: Console, name: str, results: Sequence[VariantChecked], at_least: int) -> None:
     """Per variant and table size, the decisions of each kind the bot was asked: "·" where
     the variant has no such decision, red where a kind it has was asked fewer than
     `at_least` times."""
@@ -358,7 +387,7 @@ def card(c: int, trumps: int | None = None) -> str:
     return f"[{style}]{text}[/]"
 
 
-def hand_replay(console: Console, log: dict, record: dict) -> None:
+def hand_replay(console: Console, log: Json, record: Json) -> None:
     """One hand trick by trick: deal, decisions, bids, tricks, settlement."""
     aliases = [escape(f"{b['alias']}@{seat}") for seat, b in enumerate(log["bots"])]  # alias@seat: aliases may repeat
     trumps = record["trumps"]
@@ -391,7 +420,7 @@ def hand_replay(console: Console, log: dict, record: dict) -> None:
                   f"; kitty {record['kitty']}")
 
 
-def _answer(answer) -> str:
+def _answer(answer: Any) -> str:  # Any: a decision's answer as the JSON log holds it
     if isinstance(answer, list):
         return " ".join(card(c) for c in answer) or "nothing"
     if isinstance(answer, bool) or answer is None:

@@ -27,11 +27,15 @@ import re
 import shutil
 import struct
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 #: Folders every sandboxed seat sees anyway (read-only): nothing under them is mounted again.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+#: Mounts one path read-only (None: nothing to mount), saying why the bot needs it.
+Mount = Callable[[str | None, str], None]
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -169,7 +173,7 @@ def _script(path: str, limit: int = 1 << 16) -> str | None:
 
 # --- its runtime -------------------------------------------------------------------------
 
-def _runtime(program: str, add, argv: tuple[str, ...], depth: int) -> None:
+def _runtime(program: str, add: Mount, argv: tuple[str, ...], depth: int) -> None:
     """Mount `program` and what it needs to run, following wrappers `depth` deep."""
     path = program_path(program) if program else None
     if path is None or depth > _DEPTH:
@@ -218,7 +222,7 @@ def _prefix(real: str) -> str | None:
     return None
 
 
-def _python(path: str, real: str, add) -> None:
+def _python(path: str, real: str, add: Mount) -> None:
     """A Python's environment: a venv (pyvenv.cfg above its bin/) with its base, a conda
     environment, and the folders its site-packages point to (.pth, editable installs)."""
     env = Path(os.path.abspath(path)).parent.parent
@@ -252,7 +256,7 @@ def _site_pointers(site: Path) -> list[str]:
     return out
 
 
-def _node(argv: tuple[str, ...], add) -> None:
+def _node(argv: tuple[str, ...], add: Mount) -> None:
     """Every `node_modules` from the script's folder upwards, as Node resolves them."""
     folder = bot_folder(argv)
     while folder and folder != "/":

@@ -18,9 +18,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 
-def _getcpu():
+def _getcpu() -> Callable[[], int] | None:
     try:
-        return ctypes.CDLL(None, use_errno=True).sched_getcpu
+        getcpu: Callable[[], int] = ctypes.CDLL(None, use_errno=True).sched_getcpu
+        return getcpu
     except (OSError, AttributeError):
         return None
 

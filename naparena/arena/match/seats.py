@@ -202,7 +202,9 @@ class Channel:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
-                start_new_session=True, preexec_fn=_rlimits(confinement, self.groups), close_fds=True, bufsize=0)
+                start_new_session=True, close_fds=True, bufsize=0,
+                # The seat's limits must be set between fork and exec, in the child alone.
+                preexec_fn=_rlimits(confinement, self.groups))  # noqa: PLW1509
         except OSError as e:
             if self.groups is not None:
                 self.groups.release()
@@ -575,8 +577,9 @@ def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: 
                               f"{tag} seat {i} ({seat.alias})", seat_mounts(seat, bots_dir))
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
-    for i, (channel, broken) in started.items():
+    for i, (started_channel, started_broken) in started.items():
         seat, hello = job_seats[i], None
+        channel, broken = started_channel, started_broken
         if channel is not None:
             try:
                 hello = protocol.read_hello(channel.receive(deadline))
@@ -806,8 +809,8 @@ def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: I
         return not (in_system(path) or any(path == p or path.startswith(p + "/") for p in inside))
 
     for line in stderr:
-        for path in _PATH.findall(line):
-            path = path.rstrip(".")
+        for written in _PATH.findall(line):
+            path = written.rstrip(".")
             if os.path.exists(path) and hidden_here(path):
                 return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
                         f'files = ["{path}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')

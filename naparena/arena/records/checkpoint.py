@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from naparena.arena.records.logs import write_atomic
 
@@ -51,7 +52,7 @@ def saved_hands(state_path: str | Path) -> int:
         return 0
 
 
-def saved_hand(state_path: str | Path, n: int) -> dict | None:
+def saved_hand(state_path: str | Path, n: int) -> dict[str, Any] | None:  # Any: a hand record's JSON
     """Hand `n`'s record if the checkpoint holds it, else None. Only bytes the written state
     vouches for are read: the match may be appending the next hand meanwhile."""
     try:
@@ -72,7 +73,7 @@ class Checkpoint:
         self.hands_path = hands_path(state_path)
         self.written = 0  # bytes of hands already in the .hands file
 
-    def load(self) -> tuple[dict, bytearray] | None:
+    def load(self) -> tuple[dict[str, Any], bytearray] | None:  # Any: the match's JSON state
         """The saved state and hands, or None (and any stale files gone) to start afresh."""
         try:
             state = json.loads(self.state_path.read_bytes())
@@ -88,7 +89,7 @@ class Checkpoint:
         self.written = size
         return state, body
 
-    def save(self, state: dict, body: bytearray) -> None:
+    def save(self, state: dict[str, Any], body: bytearray) -> None:
         """Append the hands since the last save, then write the state that covers them."""
         self.state_path.parent.mkdir(exist_ok=True)
         with open(self.hands_path, "ab" if self.written else "wb") as f:

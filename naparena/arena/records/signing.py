@@ -69,7 +69,8 @@ def generate(path: Path) -> str:
 def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
     """The private key in PEM file `path`, or one RunError naming the flag, file and problem."""
     from cryptography.hazmat.primitives import serialization
-    ed25519 = _crypto()
+    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
+    from cryptography.hazmat.primitives.asymmetric import ed25519
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
     except OSError as e:
@@ -84,7 +85,8 @@ def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
 def load_public(given: str, flag: str = "--signed-by") -> Ed25519PublicKey:
     """A public key from its one-line text or a PEM file, or one RunError naming the problem."""
     from cryptography.hazmat.primitives import serialization
-    ed25519 = _crypto()
+    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
+    from cryptography.hazmat.primitives.asymmetric import ed25519
     if given.startswith(PREFIX):
         try:
             return ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(given[len(PREFIX):], validate=True))

@@ -13,7 +13,7 @@ import math
 import re
 import stat
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,13 @@ from naparena.errors import ConfigError, PluginError, RulesError
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS
 
+#: A TOML table as parsed (or a manifest's JSON record of one): Any, as its values are
+#: whatever the file wrote until the validators here have checked them.
+Table = Mapping[str, Any]
+
+#: The [tournament] settings, parsed: Tournament's keyword arguments, of each setting's own type.
+Settings = dict[str, Any]
+
 # --- loading ------------------------------------------------------------------------------
 
 def load_tournament(path: str | Path, registry: Any = None) -> Tournament:
@@ -89,7 +96,7 @@ def _read_limited(path: Path, shown: str) -> bytes:
     return data
 
 
-def parse_tournament(source: str | Mapping, path: str | Path | None, registry: Any = None) -> Tournament:
+def parse_tournament(source: str | Table, path: str | Path | None, registry: Any = None) -> Tournament:
     """Validate TOML text (or an already-parsed mapping) into a `Tournament`.
 
     With a `registry` (an object with `.bots: dict[name, entry]`, `entry.cls.validate_params`)
@@ -113,7 +120,8 @@ def parse_tournament(source: str | Mapping, path: str | Path | None, registry: A
     return check_bots(t, registry) if registry is not None else t
 
 
-def _check_size(settings: dict, bots: tuple, variants: tuple, lineups: Lineups, path: str) -> None:
+def _check_size(settings: Settings, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec, ...],
+                lineups: Lineups, path: str) -> None:
     """Refuse a schedule too large to hold in memory or to finish: counted, not built."""
     table, n = settings["table"], len(bots)
     if lineups.format is Format.LEAGUE:
@@ -183,7 +191,7 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
     return dataclasses.replace(t, bots=tuple(bots))
 
 
-def _toml(text: str, path: str) -> dict:
+def _toml(text: str, path: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except RecursionError:
@@ -200,7 +208,7 @@ def _toml(text: str, path: str) -> dict:
         raise ConfigError(path, "", message) from None
 
 
-def _settings(data: Mapping, path: str) -> dict:
+def _settings(data: Table, path: str) -> Settings:
     table = data.get("tournament")
     if table is None:
         raise ConfigError(path, "tournament",
@@ -214,7 +222,7 @@ def _settings(data: Mapping, path: str) -> dict:
                               f"belongs at the top level: write [[{key}]] tables, "
                               "or put it above [tournament]")
     _check_keys(table, (*SETTINGS, *FORMAT_KEYS), path, "tournament")
-    values = {}
+    values: Settings = {}
     for key, setting in SETTINGS.items():
         where = f"tournament.{key}"
         if key not in table:
@@ -229,7 +237,7 @@ def _settings(data: Mapping, path: str) -> dict:
     return values
 
 
-def _format(table: Mapping, path: str) -> Format:
+def _format(table: Table, path: str) -> Format:
     """The [tournament] table's format (checked before the bots, whose bound it sets)."""
     written = table.get("format", Format.ROUND_ROBIN.value)
     try:
@@ -238,7 +246,7 @@ def _format(table: Mapping, path: str) -> Format:
         raise ConfigError(path, "tournament.format", f"{FORMAT_RULE}, got {_show(written)}") from None
 
 
-def _lineups(table: Mapping, fmt: Format, bots: tuple[BotSpec, ...], seats: int, path: str) -> Lineups:
+def _lineups(table: Table, fmt: Format, bots: tuple[BotSpec, ...], seats: int, path: str) -> Lineups:
     """The format's keys: `rounds` (a league needs it, a gauntlet may set it) and a
     gauntlet's `challengers`; a key of another format is refused by name."""
     if "challengers" in table and fmt is not Format.GAUNTLET:
@@ -261,7 +269,7 @@ def _lineups(table: Mapping, fmt: Format, bots: tuple[BotSpec, ...], seats: int,
     return Lineups(fmt, rounds, challengers)
 
 
-def _challengers(table: Mapping, bots: tuple[BotSpec, ...], seats: int, path: str) -> tuple[str, ...]:
+def _challengers(table: Table, bots: tuple[BotSpec, ...], seats: int, path: str) -> tuple[str, ...]:
     where = "tournament.challengers"
     if "challengers" not in table:
         raise ConfigError(path, where, 'missing: a gauntlet names its challengers, e.g. challengers = ["mybot"]')
@@ -281,7 +289,7 @@ def _challengers(table: Mapping, bots: tuple[BotSpec, ...], seats: int, path: st
     return tuple(value)
 
 
-def _bots(data: Mapping, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, ...]:
+def _bots(data: Table, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, ...]:
     bots: list[BotSpec] = []
     seated: dict[str, int] = {}
     for i, entry in _entries(data, "bots", path, limit):
@@ -313,7 +321,7 @@ def _bots(data: Mapping, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, 
     return tuple(bots)
 
 
-def _bot_files(entry: Mapping, path: str, where: str) -> tuple[str, ...]:
+def _bot_files(entry: Table, path: str, where: str) -> tuple[str, ...]:
     """An entry's `files`: paths its seat sandbox shows read-only, each existing,
     relative to the tournament file (or absolute)."""
     if "files" not in entry:
@@ -329,7 +337,7 @@ def _bot_files(entry: Mapping, path: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _bot_process(entry: Mapping, path: str, where: str) -> tuple[tuple[str, ...] | None, Isolation | None]:
+def _bot_process(entry: Table, path: str, where: str) -> tuple[tuple[str, ...] | None, Isolation | None]:
     """An entry's `command` (an external bot) and `isolation`, checked."""
     command = None if entry.get("command") is None else _argv(entry["command"], path, f"{where}.command")
     written = entry.get("isolation")
@@ -354,7 +362,7 @@ def _argv(value: Any, path: str, where: str) -> tuple[str, ...]:
 
 
 
-def _seat_limits(data: Mapping, path: str) -> Confinement:
+def _seat_limits(data: Table, path: str) -> Confinement:
     """The optional [seats] table: limits and sandbox prefix of every seat process."""
     table = data.get("seats")
     if table is None:
@@ -386,7 +394,7 @@ def _sandbox(value: Any, path: str) -> str | tuple[str, ...]:
     return _argv(value, path, "seats.sandbox")
 
 
-def _bot_params(cls: Any, params: Mapping, path: str, where: str) -> dict:
+def _bot_params(cls: Any, params: Table, path: str, where: str) -> dict[str, Any]:
     known = getattr(cls, "params", None)
     if isinstance(known, Mapping):
         for key in params:
@@ -401,12 +409,12 @@ def _bot_params(cls: Any, params: Mapping, path: str, where: str) -> dict:
         raise ConfigError(path, f"{where}.{_key(culprit)}" if culprit else where, str(err)) from None
 
 
-def _named_param(message: str, params: Mapping) -> str | None:
+def _named_param(message: str, params: Table) -> str | None:
     # PluginError carries only a message; the bot contract quotes the parameter's name in it.
     return next((key for key in params if f"'{key}'" in message), None)
 
 
-def _variants(data: Mapping, table: int, path: str) -> tuple[VariantSpec, ...]:
+def _variants(data: Table, table: int, path: str) -> tuple[VariantSpec, ...]:
     variants: list[VariantSpec] = []
     named: dict[str, int] = {}
     for i, entry in _entries(data, "variants", path):
@@ -425,7 +433,7 @@ def _variants(data: Mapping, table: int, path: str) -> tuple[VariantSpec, ...]:
     return tuple(variants)
 
 
-def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec, ...], path: str) -> SprtSpec | None:
+def _sprt(data: Table, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec, ...], path: str) -> SprtSpec | None:
     table = data.get("sprt")
     if table is None:
         return None
@@ -444,18 +452,20 @@ def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec,
         pair.append(alias)
     if pair[0] == pair[1]:
         raise ConfigError(path, "sprt.b", "must name a different bot from sprt.a")
-    values = {}
+    values: dict[str, float] = {}
     rate = "must be between 0 and 0.5"
-    for key, default, ok, rule in (("delta", None, lambda v: v != 0, "must not be 0"),
-                                   ("alpha", SPRT_DEFAULTS["alpha"], lambda v: 0 < v < 0.5, rate),
-                                   ("beta", SPRT_DEFAULTS["beta"], lambda v: 0 < v < 0.5, rate)):
+    checks: tuple[tuple[str, float | None, Callable[[float], bool], str], ...] = (
+        ("delta", None, lambda v: v != 0, "must not be 0"),
+        ("alpha", SPRT_DEFAULTS["alpha"], lambda v: 0 < v < 0.5, rate),
+        ("beta", SPRT_DEFAULTS["beta"], lambda v: 0 < v < 0.5, rate))
+    for key, default, ok, rule in checks:
         if key not in table:
             if default is None:
                 raise ConfigError(path, f"sprt.{key}", "missing: the difference in chips per 100 hands to detect")
             values[key] = default
             continue
         value = _typed(table[key], float, path, f"sprt.{key}")
-        if not ok(value) or value != value or value in (float("inf"), float("-inf")):
+        if not ok(value) or math.isnan(value) or math.isinf(value):
             raise ConfigError(path, f"sprt.{key}", f"{rule}, got {_show(table[key])}")
         values[key] = value
     names = [v.name for v in variants]
@@ -466,7 +476,7 @@ def _sprt(data: Mapping, bots: tuple[BotSpec, ...], variants: tuple[VariantSpec,
     return SprtSpec(pair[0], pair[1], values["delta"], values["alpha"], values["beta"], variant)
 
 
-def _variant_base(entry: Mapping, name: str, path: str, where: str) -> tuple[str, dict]:
+def _variant_base(entry: Table, name: str, path: str, where: str) -> tuple[str, dict[str, Any]]:
     """The named variant to start from, and the option overrides on top of it.
 
     Overrides need an explicit `base`, so a named variant's name always means exactly
@@ -496,7 +506,7 @@ def _variant_base(entry: Mapping, name: str, path: str, where: str) -> tuple[str
     return base, overrides
 
 
-def _rules(base: str, overrides: dict, path: str, where: str) -> Rules:
+def _rules(base: str, overrides: Table, path: str, where: str) -> Rules:
     try:
         return make_rules(base, overrides)
     except RulesError as err:
@@ -504,7 +514,7 @@ def _rules(base: str, overrides: dict, path: str, where: str) -> Rules:
         raise ConfigError(path, key, err.message) from None
 
 
-def _check_table(rules: Rules, table: int, overrides: dict, path: str, where: str) -> None:
+def _check_table(rules: Rules, table: int, overrides: Table, path: str, where: str) -> None:
     try:
         rules.check_players(table)
     except RulesError as err:
@@ -515,7 +525,7 @@ def _check_table(rules: Rules, table: int, overrides: dict, path: str, where: st
 
 # --- small validators ---------------------------------------------------------------------
 
-def _entries(data: Mapping, key: str, path: str, limit: int = MAX_ENTRIES) -> list[tuple[int, Mapping]]:
+def _entries(data: Table, key: str, path: str, limit: int = MAX_ENTRIES) -> list[tuple[int, Table]]:
     value = data.get(key)
     if isinstance(value, list) and len(value) > limit:
         more = ("; a league or a gauntlet takes up to " f"{MAX_LEAGUE_BOTS}"
@@ -535,7 +545,7 @@ def _entries(data: Mapping, key: str, path: str, limit: int = MAX_ENTRIES) -> li
     return list(enumerate(value, 1))
 
 
-def _check_keys(table: Mapping, allowed: Sequence[str] | Mapping, path: str, where: str) -> None:
+def _check_keys(table: Table, allowed: Sequence[str] | Mapping[str, object], path: str, where: str) -> None:
     for key in table:
         if key not in allowed:
             listed = ", ".join(allowed)
@@ -543,7 +553,7 @@ def _check_keys(table: Mapping, allowed: Sequence[str] | Mapping, path: str, whe
                               f"unknown key{_hint(key, allowed)}; allowed here: {listed}")
 
 
-def _text(entry: Mapping, key: str, path: str, where: str) -> str:
+def _text(entry: Table, key: str, path: str, where: str) -> str:
     if key not in entry:
         raise ConfigError(path, f"{where}.{key}", "missing: this key is required")
     value = entry[key]
@@ -568,7 +578,7 @@ def _typed(value: Any, kind: type, path: str, where: str) -> Any:
     return value
 
 
-def _hint(word: Any, choices) -> str:
+def _hint(word: Any, choices: Iterable[object]) -> str:
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

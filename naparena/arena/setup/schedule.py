@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from naparena.arena.setup.league import gauntlet_tables, league_tables
-from naparena.arena.setup.seating import design, seatings
+from naparena.arena.setup.seating import SeatingDesign, design, seatings
 from naparena.arena.setup.settings import Format
-from naparena.arena.setup.tournament import Tournament
+from naparena.arena.setup.tournament import Tournament, VariantSpec
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class MatchSpec:
     hands: int
     boards: bool = False  # hands dealt from their own board seeds (see `board_seeds`)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:  # Any: the JSON the match log records
         d = dataclasses.asdict(self)
         d["seats"] = list(self.seats)
         if not self.boards:
@@ -67,7 +67,7 @@ def board_seeds(deal_seed: int, hands: int) -> tuple[int, ...]:
     return tuple(derive_seed(deal_seed, "board", n) for n in range(hands))
 
 
-def uses_boards(t: Tournament, variant) -> bool:
+def uses_boards(t: Tournament, variant: VariantSpec) -> bool:
     """Does this variant's duplicate need board seeds? Only when it does not shuffle every
     hand: `every_hand` variants draw each deal from the match's own RNG, which play never
     touches, so their seatings are identical already (and their logs stay as they were)."""
@@ -128,6 +128,6 @@ def total_hands(t: Tournament) -> int:
     return len(t.variants) * per_variant * t.hands
 
 
-def seating_design(t: Tournament) -> dict:
+def seating_design(t: Tournament) -> SeatingDesign:
     """The seating design of this tournament's tables, as the manifest records it."""
     return design(tables(t)[0])

@@ -15,6 +15,7 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import TypedDict
 
 # Per table size, the cyclic orders of the slots whose rotations are played. Each set
 # was found by exhaustive search over sets of cyclic orders and is the smallest that
@@ -77,13 +78,24 @@ def _distinct(played: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(played)) if len(set(Counter(played).values())) == 1 else played
 
 
-def design(slots: Sequence[str]) -> dict:
+class SeatingDesign(TypedDict):
+    """The seating design as the manifest records it."""
+    design: str
+    orders: list[list[int]]
+    seatings_per_deal_set: int
+
+
+#: A relation `balance` counts: ("seat", bot, seat) or ("offset", a, b, seats after a).
+Relation = tuple[str, str, int] | tuple[str, str, str, int]
+
+
+def design(slots: Sequence[str]) -> SeatingDesign:
     """The design as the manifest records it, for a table whose slots hold `slots`."""
     return {"design": DESIGN, "orders": [list(o) for o in orders_for(slots)],
             "seatings_per_deal_set": len(seatings(slots))}
 
 
-def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[tuple, Fraction]:
+def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[Relation, Fraction]:
     """Hands played in each relation, from (seats, hands) of matches.
 
     ("seat", bot, s): hands the bot played in seat s; ("offset", a, b, d): hands b sat d
@@ -92,7 +104,7 @@ def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[tuple, Fractio
     design is balanced when every value of each kind is the same; a relation of bots that
     played but never so counts as 0.
     """
-    out: dict[tuple, Fraction] = defaultdict(Fraction)
+    out: dict[Relation, Fraction] = defaultdict(Fraction)
     bots: set[str] = set()
     n = 0
     for seats, hands in matches:
@@ -114,7 +126,7 @@ def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[tuple, Fractio
     return dict(out)
 
 
-def imbalance(counts: dict[tuple, Fraction]) -> str | None:
+def imbalance(counts: dict[Relation, Fraction]) -> str | None:
     """What breaks the balance of `balance`'s counts, or None when each kind is even."""
     for kind in ("seat", "offset"):
         values = {k: v for k, v in counts.items() if k[0] == kind}
@@ -125,8 +137,8 @@ def imbalance(counts: dict[tuple, Fraction]) -> str | None:
     return None
 
 
-def _relation(key: tuple) -> str:
-    if key[0] == "seat":
+def _relation(key: Relation) -> str:
+    if len(key) == 3:  # ("seat", bot, seat): the only three-part relation
         return f"{key[1]} sat in seat {key[2]}"
     return f"{key[2]} sat {key[3]} seat{'s' if key[3] > 1 else ''} after {key[1]}"
 

@@ -149,9 +149,9 @@ SETTINGS: dict[str, Setting] = {
     "isolation": Setting(Isolation.INLINE.value, str, _parses(Isolation), ISOLATION_RULE,
                          "Python bots in the match process, or each in its own seat process",
                          Isolation, str),
-    "bots_dir": Setting("bots", str, lambda v: _path_ok(v), PATH_RULE,
+    "bots_dir": Setting("bots", str, _path_ok, PATH_RULE,
                         "drop-in bot folder beside this file (default: ./bots if there is none)"),
-    "log_dir": Setting("logs", str, lambda v: _path_ok(v), PATH_RULE,
+    "log_dir": Setting("logs", str, _path_ok, PATH_RULE,
                        "where runs are written, relative to the current directory"),
     "scheduler": Setting("", str, _parses(Scheduler.parse), SCHEDULER_RULE,
                          'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here',
@@ -232,7 +232,7 @@ MAX_MATCHES = 100_000
 MAX_TOTAL_HANDS = 10**9
 
 # The [seats] table: key -> (type, check, rule); its values make a `Confinement`.
-SEAT_KEYS = {
+SEAT_KEYS: dict[str, tuple[type, Callable[[Any], bool], str]] = {
     "memory_mb": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
     "cpu_seconds": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),
     "open_files": (int, lambda v: v >= 0, "must be 0 (no limit) or more"),

@@ -182,14 +182,23 @@ def _coverage(args: argparse.Namespace, done: list[dict], took: float) -> None:
         first = sum(r[3][0] <= truth <= r[3][1] for r in firsts)
         every = sum(r[3][0] <= truth <= r[3][1] for r in rows)
         lo, hi = binom_ci(first, n)
+        wlo, whi = wilson(first, n)
         ratings = [r[1] for r in firsts]
         mean = math.fsum(ratings) / n
         spread = math.sqrt(math.fsum((x - mean) ** 2 for x in ratings) / max(1, n - 1))
         se = math.fsum(r[2] for r in firsts) / n
         print(f"  {model:8s} {n} leagues rated; first alias covers {'the truth' if args.field else '0'}: "
-              f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%); all aliases: {every / len(rows):.3f}; "
+              f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%; Wilson [{wlo:.3f}, {whi:.3f}]); "
+              f"all aliases: {every / len(rows):.3f}; "
               f"first alias's ratings spread {spread:.2f}, its mean se {se:.2f}"
               + (f"; truth (mean of the aliases) {truth:+.2f}" if args.field else ""), flush=True)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson's 95% score interval for k successes in n trials."""
+    p, z2 = k / n, z * z
+    centre, half = (p + z2 / (2 * n)) / (1 + z2 / n), z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def spearman(order: list[str], truth: dict[str, float]) -> float:

@@ -86,6 +86,10 @@ def _beats(a: int, b: int) -> int:
 
 MODELS = ("margins", "places")
 
+#: A fit: strengths, their standard errors, the fit's degrees of freedom, and a cap on a
+#: bot's (the line-ups' residual degrees of freedom where their effect widened it).
+Fit = tuple[list[float], list[float], float, float]
+
 
 def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str, Any]:
     """Every bot's rating with its 95% interval and boards behind it, best first, under
@@ -110,7 +114,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     if fit is None:
         out["connected"] = False
         return out
-    theta, se, df = fit
+    theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -120,7 +124,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         # A bot's variance rests on its own boards (the clusters its estimate moves with),
         # not on the whole league's: its t quantile has their degrees of freedom. With the
         # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
-        own = min(df, boards[i] - 1)
+        own = min(df, boards[i] - 1, cap)
         q = t_quantile(own) if own > 0 else math.inf
         rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
                      "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
@@ -139,7 +143,7 @@ def _mean_table_share(tables: list[tuple[list[int], LineupSums]], i: int) -> flo
     return sum(s.n * (len(idx) - 1) / len(idx) for idx, s in tables if i in idx) / n
 
 
-def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[list[float], list[float], float] | None:
+def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> Fit | None:
     """Least squares of centred board values on strengths (sum zero), and its sandwich."""
     a = [[0.0] * n for _ in range(n)]
     r = [0.0] * n
@@ -169,7 +173,7 @@ def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[li
         extra = between * s.n * (s.n - 1)
         meat.append((idx, [[d[p][q] + extra * ((p == q) - 1 / k) for q in range(k)] for p in range(k)]))
     se, df = _sandwich(b, meat, tables, n)
-    return theta, se, df if between == 0 else min(df, lineup_df)
+    return theta, se, df, lineup_df if between else math.inf
 
 
 def _between_lineups(tables: list[tuple[list[int], LineupSums]], sums: list[tuple[list[float], list[list[float]]]],
@@ -228,7 +232,7 @@ PRIOR = 0.25
 
 
 def _fit_places(tables: list[tuple[list[int], LineupSums]], n: int,
-                steps: int = 200) -> tuple[list[float], list[float], float] | None:
+                steps: int = 200) -> Fit | None:
     """Bradley–Terry on board places by Newton steps on the composite log-likelihood
     with a weak normal prior (`PRIOR`; log-strengths, sum zero), each step solved by conjugate gradients on the sparse
     Hessian (a weighted Laplacian of who met whom); the sandwich's meat is each board's
@@ -270,7 +274,7 @@ def _fit_places(tables: list[tuple[list[int], LineupSums]], n: int,
         k = len(idx)
         meat.append((idx, [[sxx[p][q] - sx[p] * e[q] - e[p] * sx[q] + s.n * e[p] * e[q] for q in range(k)]
                            for p in range(k)]))
-    return beta, *_sandwich(b, meat, tables, n)
+    return beta, *_sandwich(b, meat, tables, n), math.inf
 
 
 def _conjugate_gradients(h: list[dict[int, float]], g: list[float]) -> list[float] | None:

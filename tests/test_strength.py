@@ -195,34 +195,3 @@ def test_places_rate_a_league_where_one_bot_never_placed_above_another():
     assert rows["a"]["rating"] > rows["c"]["rating"] and rows["c"]["ci95"][1] < rows["a"]["ci95"][0]
 
 
-def _with_lineup_effects(sums: dict, sd: float, seed: int) -> dict:
-    """The same boards, each line-up's seats moved by an effect of its own (how these bots
-    fare with these opponents), shared by all its boards."""
-    rng = random.Random(seed)
-    out = {}
-    for key, s in sums.items():
-        k, held = len(key[0]), key[1]
-        shift = [round(HELD * rng.gauss(0, sd)) for _ in range(k)]
-        shift[-1] = -sum(shift[:-1])
-        moved = LineupSums(held)
-        moved.n, moved.chips = s.n, [c + s.n * d for c, d in zip(s.chips, shift)]
-        moved.chips2 = [[s.chips2[p][q] + shift[p] * s.chips[q] + s.chips[p] * shift[q] + s.n * shift[p] * shift[q]
-                         for q in range(k)] for p in range(k)]
-        moved.places, moved.places2 = s.places, s.places2
-        out[key] = moved
-    return out
-
-
-def test_margins_intervals_widen_with_line_up_effects_the_boards_cannot_see(monkeypatch):
-    # Boards of one line-up share its effect: across leagues (other line-ups drawn) a
-    # bot's rating moves with it, though within the league its boards agree. A sandwich
-    # over boards alone (the old one) gives the same width with or without the effect.
-    plain = boards(TRUTH, 4, 6, 10, seed=8)
-    moved = _with_lineup_effects(plain, 15.0, seed=9)
-    se_plain = {r["bot"]: r["se"] for r in rate(plain)["bots"]}
-    se_moved = {r["bot"]: r["se"] for r in rate(moved)["bots"]}
-    assert sum(se_moved.values()) > 1.3 * sum(se_plain.values())
-    monkeypatch.setattr(strength, "_between_lineups", lambda *args: (0.0, 0.0))
-    board_only = {r["bot"]: r["se"] for r in rate(plain)["bots"]}
-    # Where there is no such effect, its estimate is near 0 and the width near the boards' alone.
-    assert sum(se_plain.values()) == pytest.approx(sum(board_only.values()), rel=0.1)

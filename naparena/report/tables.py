@@ -227,7 +227,7 @@ FEW_BOTS = 12
 STRENGTH_LEGENDS = {
     "margins": ("rating = chips per 100 hands the bot would win at a table of average bots of this "
                 "list, fitted over every seat of every board with its line-up's strength taken out "
-                "(least squares on chip margins); 95% CI from a sandwich over boards and line-ups; boards = boards "
+                "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
                 "behind the rating"),
     "places": ("rating = log-strength (Bradley-Terry on board places: each pair at a table, the better "
                "placed wins; a weak prior, sd 2; the list sums to zero): bots rated a and b, the first "

@@ -88,7 +88,7 @@ MODELS = ("margins", "places")
 
 #: A fit: strengths, their standard errors, the fit's degrees of freedom, and a cap on a
 #: bot's (the line-ups' residual degrees of freedom where their effect widened it).
-Fit = tuple[list[float], list[float], float, float]
+Fit = tuple[list[float], list[float], float]
 
 
 def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str, Any]:
@@ -114,7 +114,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     if fit is None:
         out["connected"] = False
         return out
-    theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
+    theta, se, df = fit
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -124,7 +124,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         # A bot's variance rests on its own boards (the clusters its estimate moves with),
         # not on the whole league's: its t quantile has their degrees of freedom. With the
         # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
-        own = min(df, boards[i] - 1, cap)
+        own = min(df, boards[i] - 1)
         q = t_quantile(own) if own > 0 else math.inf
         rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
                      "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
@@ -161,66 +161,15 @@ def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> Fit | No
     if b is None:
         return None
     theta = [sum(map(mul, row, r)) for row in b]
-    between, lineup_df = _between_lineups(tables, sums, theta, b, n)
     meat = []
     for (idx, s), (sx, sxx) in zip(tables, sums):
         t = [theta[i] for i in idx]
         k = len(idx)
-        # Σ over boards of (x − θ)(x − θ)ᵀ, then centred on both sides (x and θ enter centred);
-        # plus the line-up's own effect, shared by its boards: n² of it where the boards saw n.
-        d = _centre([[sxx[p][q] - sx[p] * t[q] - t[p] * sx[q] + s.n * t[p] * t[q] for q in range(k)]
-                     for p in range(k)])
-        extra = between * s.n * (s.n - 1)
-        meat.append((idx, [[d[p][q] + extra * ((p == q) - 1 / k) for q in range(k)] for p in range(k)]))
+        # Σ over boards of (x − θ)(x − θ)ᵀ, then centred on both sides (x and θ enter centred).
+        meat.append((idx, _centre([[sxx[p][q] - sx[p] * t[q] - t[p] * sx[q] + s.n * t[p] * t[q] for q in range(k)]
+                                   for p in range(k)])))
     se, df = _sandwich(b, meat, tables, n)
-    return theta, se, df, lineup_df if between else math.inf
-
-
-def _between_lineups(tables: list[tuple[list[int], LineupSums]], sums: list[tuple[list[float], list[list[float]]]],
-                     theta: list[float], b: list[list[float]], n: int) -> tuple[float, float]:
-    """The variance σ² of a line-up's own effect on each seat (how a bot fares with these
-    particular opponents beyond their strengths), by moments, and its degrees of freedom.
-
-    A bot's margin depends on whom it sat with beyond what its opponents' ratings add up
-    to; a board-clustered sandwich is conditional on the line-ups a league drew, and its
-    intervals covered 0.88, not 0.95, across draws among a varied field. The line-ups'
-    weighted residual sum of squares, RSS = Σ n ‖P(x̄ − θ)‖², has expectation
-    σ² (Σ n (k − 1) − Σ n² tr PBP) + Σ (tr PSP − n tr(PBP · PSP)) for S the covariance of
-    a board's values within the line-up (from its boards, or pooled where it had one),
-    B the fit's inverse, P centring; solved for σ² (0 if negative). Its degrees of
-    freedom are the line-ups' Σ (k − 1) less the n − 1 strengths."""
-    pooled_num, pooled_den = 0.0, 0.0
-    within: list[list[list[float]] | None] = []
-    for (idx, s), (sx, sxx) in zip(tables, sums):
-        k = len(idx)
-        if s.n < 2:
-            within.append(None)
-            continue
-        w = _centre([[(sxx[p][q] - sx[p] * sx[q] / s.n) / (s.n - 1) for q in range(k)] for p in range(k)])
-        within.append(w)
-        pooled_num += sum(w[p][p] for p in range(k)) * (s.n - 1)
-        pooled_den += (k - 1) * (s.n - 1)
-    if not pooled_den:
-        return 0.0, 0.0
-    pooled = pooled_num / pooled_den
-    rss = c_between = c_within = 0.0
-    lineup_df = 1.0 - n
-    for (idx, s), (sx, _), cov in zip(tables, sums, within):
-        k = len(idx)
-        res = [sx[p] / s.n - theta[i] for p, i in enumerate(idx)]
-        mean = sum(res) / k
-        rss += s.n * sum((x - mean) ** 2 for x in res)
-        pbp = _centre([[b[i][j] for j in idx] for i in idx])
-        c_between += s.n * (k - 1) - s.n ** 2 * sum(pbp[p][p] for p in range(k))
-        if cov is None:  # a board's covariance taken as the pooled σ² P
-            c_within += pooled * ((k - 1) - s.n * sum(pbp[p][p] for p in range(k)))
-        else:
-            c_within += sum(cov[p][p] for p in range(k)) - s.n * sum(
-                pbp[p][q] * cov[q][p] for p in range(k) for q in range(k))
-        lineup_df += k - 1
-    if c_between <= 0 or lineup_df < 1:
-        return 0.0, 0.0
-    return max(0.0, (rss - c_within) / c_between), lineup_df
+    return theta, se, df
 
 
 #: The places model's prior: each log-strength normal about 0 with standard deviation 2
@@ -274,7 +223,7 @@ def _fit_places(tables: list[tuple[list[int], LineupSums]], n: int,
         k = len(idx)
         meat.append((idx, [[sxx[p][q] - sx[p] * e[q] - e[p] * sx[q] + s.n * e[p] * e[q] for q in range(k)]
                            for p in range(k)]))
-    return beta, *_sandwich(b, meat, tables, n), math.inf
+    return beta, *_sandwich(b, meat, tables, n)
 
 
 def _conjugate_gradients(h: list[dict[int, float]], g: list[float]) -> list[float] | None:

@@ -12,9 +12,11 @@ same boards.
 
 `scale`: a league of generated bots of known order — one family, `skill` from 0 to 1:
 each decision answered by the heuristic with probability `skill`, else at random —
-played through a Session like `naparena run`. Prints wall time, peak memory of the
-parent and of the largest worker, boards per bot, and the Spearman correlation of each
-model's ranking with the known order.
+played through a Session like `naparena run`. Prints each phase's wall and CPU time
+(line-up design; the run, whose parent books the matches and fits the standings' margins;
+the booking alone, rebuilt from the logs; each model's fit), peak memory of the parent
+and of the largest worker, boards per bot, and the Spearman correlation of each model's
+ranking with the known order.
 """
 
 from __future__ import annotations
@@ -182,14 +184,23 @@ def _coverage(args: argparse.Namespace, done: list[dict], took: float) -> None:
         first = sum(r[3][0] <= truth <= r[3][1] for r in firsts)
         every = sum(r[3][0] <= truth <= r[3][1] for r in rows)
         lo, hi = binom_ci(first, n)
+        wlo, whi = wilson(first, n)
         ratings = [r[1] for r in firsts]
         mean = math.fsum(ratings) / n
         spread = math.sqrt(math.fsum((x - mean) ** 2 for x in ratings) / max(1, n - 1))
         se = math.fsum(r[2] for r in firsts) / n
         print(f"  {model:8s} {n} leagues rated; first alias covers {'the truth' if args.field else '0'}: "
-              f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%); all aliases: {every / len(rows):.3f}; "
+              f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%; Wilson [{wlo:.3f}, {whi:.3f}]); "
+              f"all aliases: {every / len(rows):.3f}; "
               f"first alias's ratings spread {spread:.2f}, its mean se {se:.2f}"
               + (f"; truth (mean of the aliases) {truth:+.2f}" if args.field else ""), flush=True)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson's 95% score interval for k successes in n trials."""
+    p, z2 = k / n, z * z
+    centre, half = (p + z2 / (2 * n)) / (1 + z2 / n), z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def spearman(order: list[str], truth: dict[str, float]) -> float:
@@ -199,6 +210,28 @@ def spearman(order: list[str], truth: dict[str, float]) -> float:
     rank_truth = {b: i for i, b in enumerate(by_truth)}
     d2 = sum((i - rank_truth[b]) ** 2 for i, b in enumerate(order))
     return 1 - 6 * d2 / (n * (n * n - 1))
+
+
+class Phase:
+    """Wall and CPU time of one phase: this process's CPU, and its children's (the pool's
+    workers, counted once they have been waited for)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self) -> Phase:
+        self.wall, self.cpu, self.kids = time.perf_counter(), time.process_time(), _children_cpu()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = time.process_time() - self.cpu
+        self.kids = _children_cpu() - self.kids
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def scale(args: argparse.Namespace) -> None:
@@ -212,32 +245,40 @@ def scale(args: argparse.Namespace) -> None:
             "bots": [{"name": "blend", "alias": a, "params": {"skill": s}} for a, s in skills.items()],
             "variants": [{"name": "classic"}]}
     (folder / "scale.toml").write_text(tomli_w.dumps(data))
-    started = time.perf_counter()
-    session = Session.open(folder / "scale.toml", log_dir=folder / "logs", workers=args.workers)
-    result = session.play()
-    wall = time.perf_counter() - started
+    phases = []
+    # The session asks for the same design later: cached, so counted here only.
+    with Phase("line-up design, opening the run") as p:
+        session = Session.open(folder / "scale.toml", log_dir=folder / "logs", workers=args.workers)
+        hands = sum(1 for _ in schedule(session.t)) * args.hands
+    phases.append(p)
+    with Phase("run: play, booking, standings") as run:
+        result = session.play()
+    phases.append(run)
+    with Phase("booking (rebuilt from the logs)") as p:
+        standings = load_standings(session.run_dir.path)
+    phases.append(p)
+    lineups = standings.book.lineups["classic"]
+    with Phase("margins fit (in the standings)") as p:
+        rate(lineups, "margins")
+    phases.append(p)
+    with Phase("places fit (ratings --model places)") as p:
+        places = rate(lineups, "places")["bots"]
+    phases.append(p)
     rated = result["strength"]["classic"]
     rows = rated["bots"]
     boards = [r["boards"] for r in rows]
-    hands = sum(1 for _ in schedule(session.t)) * args.hands
-    t0 = time.perf_counter()
-    lineups = load_standings(session.run_dir.path).book.lineups["classic"]
-    rebuilt = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    rate(lineups, "margins")
-    fit = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    places = rate(lineups, "places")["bots"]
     print(f"scale: {args.bots} bots, tables of {args.table}, {args.rounds} rounds, {args.hands} hands a match, "
-          f"{args.workers} workers: {hands:,} hands in {wall:.0f} s ({hands / wall:,.0f} hands/s)")
+          f"{args.workers} workers: {hands:,} hands in {run.wall:.0f} s ({hands / run.wall:,.0f} hands/s); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  {'phase':38s} {'wall s':>8s} {'CPU s':>8s} {'workers CPU s':>14s}")
+    for p in phases:
+        print(f"  {p.name:38s} {p.wall:8.1f} {p.cpu:8.1f} {p.kids:14.1f}")
     print(f"  peak memory: parent {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
           f"largest worker {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
     print(f"  boards per bot: {min(boards)} to {max(boards)}")
     print(f"  margins: Spearman vs known order {spearman([r['bot'] for r in rows], skills):.3f}; "
           f"mean 95% CI width {sum(r['ci95'][1] - r['ci95'][0] for r in rows) / len(rows):.1f} chips/100 hands")
-    print(f"  places: Spearman vs known order {spearman([r['bot'] for r in places], skills):.3f} "
-          f"({time.perf_counter() - t0:.1f} s to fit; margins {fit:.1f} s; standings rebuilt from the "
-          f"logs in {rebuilt:.0f} s)")
+    print(f"  places: Spearman vs known order {spearman([r['bot'] for r in places], skills):.3f}")
     plain = sorted(result["variants"]["classic"]["bots"], key=lambda r: -(r["per100"] or 0))
     plain = [r for r in plain if r["bot"] in skills]
     print(f"  unadjusted chips per 100 hands: Spearman {spearman([r['bot'] for r in plain], skills):.3f}")

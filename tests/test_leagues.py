@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import tomli_w
 
-from naparena.arena.records.ledger import Ledger
+from naparena.arena.records.ledger import Ledger, load_standings
 from naparena.arena.records.rundir import MATCHES, RunDir, config_hash
 from naparena.arena.records.verify import audit_run
 from naparena.arena.setup.league import cooccurrence, league_tables
@@ -24,6 +24,7 @@ from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, seatings
 from naparena.bots import plugins
 from naparena.errors import ConfigError
+from naparena.stats.strength import rate
 from naparena.tools.ratings import rating_lists
 from tests.helpers import assert_same_files, errors, flat, invoke, snapshot
 
@@ -391,3 +392,32 @@ def test_the_ratings_command_keeps_variants_apart_unless_pooled(tmp_path, run_se
     [pooled] = rating_lists([run_dir], pool=True)["lists"]
     assert pooled["variant"] == "pooled: classic, pagat"
     assert pooled["boards"] == sum(e["boards"] for e in lists)
+
+
+FIELD = [{"name": "heuristic", "alias": f"h{i}", "params": {"aggression": a}}
+         for i, a in enumerate((-1.0, 0.0, 1.0))] + [{"name": "bold", "alias": "bold"},
+                                                     {"name": "cautious", "alias": "cautious"}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt,duplicate", [("league", True), ("league", False), ("gauntlet", True),
+                                           ("gauntlet", False)])
+def test_identical_bots_under_different_names_rate_alike_in_a_mixed_field(tmp_path, run_session, fmt, duplicate):
+    # Three aliases of one bot among a varied field: their truths are equal, so every two
+    # ratings differ by no more than their intervals allow, whatever the design (a
+    # gauntlet's challengers are the aliases). Seeded, so it passes or fails the same way.
+    aliases = [{"name": "random", "alias": f"same{i}"} for i in range(3)]
+    data = {"tournament": {"name": "mix", "seed": 5, "hands": 4, "table": 4, "format": fmt, "rounds": 4,
+                           "timeout": 5.0, "duplicate": duplicate, "seeds": 2,
+                           **({"challengers": [a["alias"] for a in aliases]} if fmt == "gauntlet" else {})},
+            "bots": aliases + FIELD, "variants": [{"name": "classic"}]}
+    run_dir, result = run_session(write(tmp_path, data, "mix"), tmp_path / "run", workers=1)
+    lineups = load_standings(run_dir).book.lineups["classic"]
+    assert rate(lineups) == result["strength"]["classic"]
+    for model in ("margins", "places"):
+        rows = {r["bot"]: r for r in rate(lineups, model)["bots"]}
+        same = [rows[a["alias"]] for a in aliases]
+        for a, b in itertools.combinations(same, 2):
+            assert abs(a["rating"] - b["rating"]) <= 3 * math.hypot(a["se"], b["se"]), (model, a, b)
+        assert rows["h1"]["rating"] > max(r["rating"] for r in same), model  # and the field is seen
+

@@ -4,11 +4,13 @@ say, sums merge exactly, and a field that never met is not rated."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from naparena.arena.setup.league import league_tables
+from naparena.stats import strength
 from naparena.stats.distributions import t_quantile
 from naparena.stats.strength import LineupSums, merge, rate
 
@@ -125,3 +127,71 @@ def test_each_bot_s_t_quantile_has_its_own_boards_degrees_of_freedom(model):
         assert row["boards"] == 12
         half = (row["ci95"][1] - row["ci95"][0]) / 2
         assert half / row["se"] == pytest.approx(t_quantile(11), rel=0.01)  # 2.201, not 2.035 (rounding: 3 decimals)
+
+
+def _dense_inverse_sum_zero(a: list) -> list | None:
+    """The fits' algebra before it scaled (issue 33): Gauss–Jordan on a + c·11ᵀ beside I."""
+    n = len(a)
+    c = max(a[i][i] for i in range(n)) / n or 1.0
+    m = [[a[i][j] + c for j in range(n)] + [float(i == j) for j in range(n)] for i in range(n)]
+    scale = max(a[i][i] for i in range(n)) or 1.0
+    for k in range(n):
+        pivot = max(range(k, n), key=lambda i: abs(m[i][k]))
+        if abs(m[pivot][k]) < 1e-9 * scale:
+            return None
+        m[k], m[pivot] = m[pivot], m[k]
+        m[k] = [x / m[k][k] for x in m[k]]
+        for i in range(n):
+            if i != k:
+                m[i] = [x - m[i][k] * y for x, y in zip(m[i], m[k])]
+    return [r[n:] for r in m]
+
+
+def _dense_sandwich(b: list, meat: list, tables: list, n: int) -> tuple[list[float], float]:
+    g = sum(s.n for _, s in tables)
+    var = [sum(b[i][idx[p]] * d[p][q] * b[i][idx[q]] for idx, d in meat
+               for p in range(len(idx)) for q in range(len(idx))) for i in range(n)]
+    return [math.sqrt(max(v, 0.0) * g / (g - n + 1)) for v in var], float(g - n + 1)
+
+
+def _dense_newton_step(h: list, g: list) -> list | None:
+    n = len(g)
+    b = _dense_inverse_sum_zero([[row.get(j, 0.0) for j in range(n)] for row in h])
+    return None if b is None else [sum(b[i][j] * g[j] for j in range(n)) for i in range(n)]
+
+
+@pytest.mark.parametrize("model", ["margins", "places"])
+def test_the_sparse_fits_agree_with_the_dense_ones(model, monkeypatch):
+    # Cholesky, conjugate gradients and a sparse meat against Gauss–Jordan and the full
+    # B M B, on an unbalanced league (12 rounds of 16 bots at tables of four, 3 to 9 boards).
+    sums = boards(TRUTH, 4, 12, 5, seed=6)
+    for key, s in list(sums.items())[::3]:
+        s.merge(boards(TRUTH, 4, 12, 4, seed=7).get(key, LineupSums(s.hands)))
+    bots = sorted(TRUTH)
+    tables = [([bots.index(b) for b in names], s) for (names, _), s in sums.items()]
+    fit = strength._fit_margins if model == "margins" else strength._fit_places
+    fast = fit(tables, len(bots))
+    monkeypatch.setattr(strength, "_inverse_sum_zero", _dense_inverse_sum_zero)
+    monkeypatch.setattr(strength, "_sandwich", _dense_sandwich)
+    monkeypatch.setattr(strength, "_conjugate_gradients", _dense_newton_step)
+    dense = fit(tables, len(bots))
+    assert fast is not None and dense is not None
+    for x, y in zip(fast[0] + fast[1], dense[0] + dense[1]):
+        assert x == pytest.approx(y, rel=1e-9, abs=1e-9)
+
+
+def test_places_rate_a_league_where_one_bot_never_placed_above_another():
+    # c finishes last on every board: without the prior its strength runs to −∞ and the
+    # old fit rated nothing (half of 300 varied leagues); with it, every bot gets a finite
+    # rating, c last, its interval below a's.
+    first, second = LineupSums((HELD,) * 3), LineupSums((HELD,) * 3)
+    for n in range(5):
+        first.add([6 * n + 1, 3, -6 * n - 4])
+        second.add([n + 1, -n, -1])
+    rated = rate({(("a", "b", "c"), (HELD,) * 3): first, (("a", "d", "c"), (HELD,) * 3): second}, "places")
+    rows = {r["bot"]: r for r in rated["bots"]}
+    assert rated["connected"] and set(rows) == {"a", "b", "c", "d"}
+    assert all(math.isfinite(r["rating"]) and r["ci95"] is not None for r in rows.values())
+    assert rows["a"]["rating"] > rows["c"]["rating"] and rows["c"]["ci95"][1] < rows["a"]["ci95"][0]
+
+

@@ -152,9 +152,9 @@ STRENGTH_NOTES = {
                 "squares on chip margins), with its 95% interval (a sandwich over boards). Boards: the "
                 "boards behind the rating."),
     "places": ("Rating: a log-strength, Bradley–Terry on board places (each pair at a table, the better "
-               "placed wins; the list sums to zero): of two bots rated a and b, the first places above the "
-               "other with odds e<sup>a − b</sup>. With its 95% interval (a sandwich over boards). Boards: "
-               "the boards behind the rating."),
+               "placed wins; a weak normal prior, sd 2; the list sums to zero): of two bots rated a and b, "
+               "the first places above the other with odds e<sup>a − b</sup>. With its 95% interval (a "
+               "sandwich over boards). Boards: the boards behind the rating."),
 }
 
 

@@ -259,8 +259,8 @@ STRENGTH_LEGENDS = {
                 "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
                 "behind the rating"),
     "places": ("rating = log-strength (Bradley-Terry on board places: each pair at a table, the better "
-               "placed wins; the list sums to zero): bots rated a and b, the first places above the "
-               "other with odds e^(a − b); 95% CI from a sandwich over boards; boards = boards behind "
+               "placed wins; a weak prior, sd 2; the list sums to zero): bots rated a and b, the first "
+               "places above the other with odds e^(a − b); 95% CI from a sandwich over boards; boards = boards behind "
                "the rating"),
 }
 

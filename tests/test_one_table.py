@@ -164,15 +164,15 @@ def test_a_misspelt_variant_is_one_error_everywhere_and_the_overrides_have_one_n
 def test_the_lean_loop_writes_the_careful_loops_bytes(monkeypatch: pytest.MonkeyPatch, variant: str,
                                                        players: int) -> None:
     """The lean loop is the careful one with nothing to call but decisions: same log, byte for byte."""
-    from naparena.arena.match.play import Job, play_job
+    from naparena.arena.match.job import Job, seat_record
+    from naparena.arena.match.play import play_job
     from naparena.bots.plugins import load_registry
     from naparena.game.rules import make_rules
     from naparena.table import Table
 
     registry = load_registry(None)
-    seats = [{"alias": f"b{i}", "name": name, "params": {}, "seed": i}
-             for i, name in enumerate(["heuristic", "random"] * 4)][:players]
-    job = Job(index=2, seed=11, variant=variant, rules=make_rules(variant).as_dict(), seats=seats, hands=40)
+    seats = tuple(seat_record(f"b{i}", name, {}, i) for i, name in enumerate(["heuristic", "random"] * 4))[:players]
+    job = Job(index=2, seed=11, variant=variant, rules=make_rules(variant), seats=seats, hands=40)
     lean = bytes(play_job(job, registry))
     called: list[Table] = []
 

@@ -16,4 +16,9 @@ def rules_of(variant: str | Rules = "classic", overrides: Mapping[str, Any] | No
         if overrides:
             raise RulesError("overrides", "give overrides with a variant name, not with Rules")
         return variant
-    return make_rules(variant, overrides)
+    try:
+        return make_rules(variant, overrides)
+    except RulesError as e:
+        if e.option != "base":
+            raise
+        raise RulesError("variant", e.message) from None  # the caller's word, not the engine's

@@ -49,7 +49,7 @@ from naparena.arena.setup.settings import (
     parse_sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
-from naparena.bots.plugins import Registry, load_registry
+from naparena.bots.plugins import Registry, bot_version, importable, load_registry
 from naparena.errors import ConfigError, RunError
 
 log = logging.getLogger("naparena")
@@ -530,8 +530,13 @@ def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) ->
     files: tuple[list[str], list[str]] = ([], [])
     if isolation is Isolation.PROCESS and t.seats.sandbox == sandbox.BWRAP:
         files = seat_files(t, bot, registry, run_dir)
+    serves = None
+    if isolation is Isolation.PROCESS and command is None:
+        entry = registry.get(bot.name)
+        where = importable(entry)
+        serves = (where, bot_version(entry)) if where is not None else None
     return functools.partial(seat_record, bot.alias, bot.name, bot.params, isolation=isolation, command=command,
-                             files=files[0], hidden=files[1])
+                             files=files[0], hidden=files[1], serves=serves)
 
 
 def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:

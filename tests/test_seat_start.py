@@ -21,6 +21,7 @@ from naparena.arena.executors.pool import IN_PROCESS_ENV
 from naparena.arena.match import sandbox
 from naparena.arena.match.seats import seat_argv
 from naparena.arena.records.rundir import MATCHES, STANDINGS
+from naparena.arena.match.play import play_job
 from naparena.arena.session import Session
 from naparena.bots.plugins import importable, load_registry
 
@@ -112,3 +113,48 @@ def test_a_library_found_through_pythonpath_is_found_by_the_seat_too(tmp_path, m
     monkeypatch.setattr(sandbox, "search_path", list)
     Session.open(file, tmp_path / "control", workers=1).play()
     assert faults(tmp_path / "control") > 0
+
+
+COUNTER = '''import os, sys
+import naparena
+if "serve" in sys.argv[0]:  # a seat process, started for a match or as a spare
+    with open(os.environ.get("COUNT_FILE") or os.path.join(os.path.dirname(__file__), "starts"), "a") as f:
+        f.write(f"{os.getpid()}\\n")
+class Counted(naparena.Bot):
+    name = "counted"
+    def bid(self, view):
+        return view.legal[0]
+    def play(self, view):
+        return view.legal[0]
+@naparena.hookimpl
+def register_bots(register):
+    register(Counted)
+'''
+
+
+@pytest.mark.slow
+def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monkeypatch):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "counted.py").write_text(COUNTER)
+    file = tournament(tmp_path, [{"name": "counted"}, {"name": "random"}])
+    sent: list[tuple[int, bool]] = []
+    send = Session._send
+
+    def recording(self, executor, job):
+        sent.append((job.index, job.prestart))
+        return send(self, executor, job)
+    monkeypatch.setattr(Session, "_send", recording)
+    session = Session.open(file, tmp_path / "run", workers=1)
+    session.play()
+    matches = session.matches
+    # One worker plays every match in turn: it starts the next match's seats while one
+    # plays, except during the last, after which none comes.
+    assert [p for _, p in sorted(sent)] == [True] * (matches - 1) + [False]
+    starts = (tmp_path / "bots" / "starts").read_text().split()
+    assert len(starts) == matches  # one seat process of `counted` a match, none wasted
+    # Control: spares started during the last match too (as before) are closed unused.
+    (tmp_path / "bots" / "starts").unlink()
+    monkeypatch.setattr("naparena.arena.session.play_job",
+                        lambda job, registry, **_: play_job(job, registry, prestart=True))
+    Session.open(file, tmp_path / "control", workers=1).play()
+    assert len((tmp_path / "bots" / "starts").read_text().split()) == matches + 1

@@ -81,7 +81,7 @@ def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
     registry = _registries.get(key)
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry, prestart=True)
+    match_log = play_job(job, registry, prestart=job.prestart)
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
@@ -290,7 +290,8 @@ class Session:
         rd.clean()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if rd.has_match(s["index"]))
 
-    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = ()) -> Job:
+    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = (),
+            prestart: bool = False) -> Job:
         entry: MatchSpec = self.entries[spec["index"]]
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
@@ -305,7 +306,7 @@ class Session:
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
                    checkpoint=self._checkpoint(entry.index), confinement=self.t.seats,
-                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None)
+                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None, prestart=prestart)
 
     def _checkpoint(self, index: int) -> str:
         path = self.run_dir.checkpoint_path(index)
@@ -363,7 +364,12 @@ class Session:
                 elif isinstance(plan, Skip):
                     ready[spec["index"]] = {"skip": True}
                 else:
-                    futures[self._send(executor, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
+                    # With fewer matches to come than workers, most workers play no match
+                    # after this one: the seats they would start for it would be closed
+                    # unused (Python start-ups, each worker's, wasted at the run's end).
+                    ahead = len(self.specs) - submitted >= executor.workers
+                    job = self.job(spec, None, plan.stand_ins, prestart=ahead)
+                    futures[self._send(executor, job)] = (spec, [], plan.stand_ins)
             if next_index not in ready:
                 executor.flush()  # a cluster sends its batch of matches when told
                 done, _ = wait(list(futures), timeout=PROGRESS_TICK if tells else None,

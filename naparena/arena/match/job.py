@@ -94,6 +94,9 @@ class Job:
     # `verify --rerun`: a logged time-out, taken as given because time depends on the
     # machine. That decision faults whatever the bot answers (`play._time_out`).
     given: tuple[Fault, ...] = ()
+    # Whether the worker starts the seat processes of its next match while this one plays
+    # (`seats.prestart`): not for the run's last matches, after which no match comes.
+    prestart: bool = False
 
     @property
     def isolated(self) -> bool:

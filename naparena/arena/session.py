@@ -49,7 +49,7 @@ from naparena.arena.setup.settings import (
     parse_sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
-from naparena.bots.plugins import Registry, load_registry
+from naparena.bots.plugins import Registry, bot_version, importable, load_registry
 from naparena.errors import ConfigError, RunError
 
 log = logging.getLogger("naparena")
@@ -81,7 +81,7 @@ def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
     registry = _registries.get(key)
     if registry is None:
         registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry, prestart=True)
+    match_log = play_job(job, registry, prestart=job.prestart)
     if job.path is None:
         return match_log.summary, bytes(match_log)
     write_file(job.path, bytes(match_log))
@@ -294,7 +294,8 @@ class Session:
         rd.clean()  # left by an interrupted worker; its match will be played again
         return sum(1 for s in self.specs if rd.has_match(s["index"]))
 
-    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = ()) -> Job:
+    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = (),
+            prestart: bool = False) -> Job:
         entry: MatchSpec = self.entries[spec["index"]]
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
@@ -309,7 +310,7 @@ class Session:
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
                    checkpoint=self._checkpoint(entry.index), confinement=self.t.seats,
-                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None)
+                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None, prestart=prestart)
 
     def _checkpoint(self, index: int) -> str:
         path = self.run_dir.checkpoint_path(index)
@@ -367,7 +368,12 @@ class Session:
                 elif isinstance(plan, Skip):
                     ready[spec["index"]] = {"skip": True}
                 else:
-                    futures[self._send(executor, self.job(spec, None, plan.stand_ins))] = (spec, [], plan.stand_ins)
+                    # With fewer matches to come than workers, most workers play no match
+                    # after this one: the seats they would start for it would be closed
+                    # unused (Python start-ups, each worker's, wasted at the run's end).
+                    ahead = len(self.specs) - submitted >= executor.workers
+                    job = self.job(spec, None, plan.stand_ins, prestart=ahead)
+                    futures[self._send(executor, job)] = (spec, [], plan.stand_ins)
             if next_index not in ready:
                 executor.flush()  # a cluster sends its batch of matches when told
                 done, _ = wait(list(futures), timeout=PROGRESS_TICK if tells else None,
@@ -534,8 +540,13 @@ def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) ->
     files: tuple[list[str], list[str]] = ([], [])
     if isolation is Isolation.PROCESS and t.seats.sandbox == sandbox.BWRAP:
         files = seat_files(t, bot, registry, run_dir)
+    serves = None
+    if isolation is Isolation.PROCESS and command is None:
+        entry = registry.get(bot.name)
+        where = importable(entry)
+        serves = (where, bot_version(entry)) if where is not None else None
     return functools.partial(seat_record, bot.alias, bot.name, bot.params, isolation=isolation, command=command,
-                             files=files[0], hidden=files[1])
+                             files=files[0], hidden=files[1], serves=serves)
 
 
 def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:

@@ -120,6 +120,16 @@ def bot_version(entry: BotEntry) -> str:
     return entry.version or entry.source
 
 
+def importable(entry: BotEntry) -> str | None:
+    """`module:qualname` of the bot's class where a fresh interpreter can import it by
+    name (naparena's own bots, an installed package's); None for a drop-in file, which
+    only the registry's loader finds."""
+    module, qualname = entry.cls.__module__, entry.cls.__qualname__
+    if module.partition(".")[0] == DROP_IN_PACKAGE or "<locals>" in qualname or module == "__main__":
+        return None
+    return f"{module}:{qualname}"
+
+
 def load_registry(
     bots_dir: str | Path | None = DEFAULT_BOTS_DIR, extra_plugins: Iterable[object] = ()
 ) -> Registry:

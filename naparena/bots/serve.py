@@ -10,25 +10,60 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import importlib
 import json
 import os
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import orjson
 
 from naparena.bots import protocol
 from naparena.bots.bot import Bot, wants_events
-from naparena.bots.plugins import BotEntry, bot_version, load_registry
 from naparena.errors import PluginError
 from naparena.game.rules import Rules
 from naparena.game.view import View
 
 
+@dataclass(frozen=True)
+class Served:
+    """The bot a seat serves: its name, class and the version its hello reports."""
+
+    name: str
+    cls: type[Bot]
+    version: str
+
+
+def registered(name: str, bots_dir: str | None) -> Served:
+    """The bot as the plug-in registry finds it (every plug-in loaded: the slow way)."""
+    from naparena.bots.plugins import bot_version, load_registry
+
+    entry = load_registry(bots_dir).get(name)
+    return Served(entry.name, entry.cls, bot_version(entry))
+
+
+def imported(name: str, where: str, version: str) -> Served:
+    """The bot's class by `module:qualname`, as the match's registry already found it:
+    a seat then starts without loading every plug-in (importlib.metadata, pluggy and
+    each built-in bot cost a Python seat most of its start-up)."""
+    module, _, qualname = where.partition(":")
+    try:
+        found: object = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as e:
+        raise PluginError(f"bot {name!r}: cannot import {where}: {e}") from None
+    if not (isinstance(found, type) and issubclass(found, Bot)):
+        raise PluginError(f"bot {name!r}: {where} is not a Bot class")
+    return Served(name, found, version)
+
+
 def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None = None,
-          stdin: BinaryIO | None = None, out_fd: int | None = None) -> int:
+          stdin: BinaryIO | None = None, out_fd: int | None = None, entry: str | None = None,
+          version: str = "") -> int:
     """Answer the protocol for bot `name` until shutdown or end of input; the exit code.
     An unknown bot is a `PluginError`, raised before any input is read.
 
@@ -43,7 +78,7 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
         _write_all(out_fd, data)
 
     try:  # the bot before the hello: a person who names no bot is told so at once
-        entry = load_registry(bots_dir).get(name)
+        bot = imported(name, entry, version) if entry else registered(name, bots_dir)
     except PluginError as e:
         write(protocol.refusal(str(e)))
         raise
@@ -56,17 +91,17 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
         return 2
     try:
         given = {**(params or {}), **first.get("params", {})}
-        full = entry.cls.validate_params(given)
+        full = bot.cls.validate_params(given)
     except PluginError as e:
         write(protocol.refusal(str(e)))
         return 2
-    cls = entry.cls
-    write(protocol.bot_hello(name, bot_version(entry), _plain(full), wants_events(cls),
+    cls = bot.cls
+    write(protocol.bot_hello(name, bot.version, _plain(full), wants_events(cls),
                              cls.start_hand is not Bot.start_hand))
-    return _loop(entry, full, stdin, write)
+    return _loop(bot, full, stdin, write)
 
 
-def _loop(entry: BotEntry, params: dict[str, Any], stdin: BinaryIO, write: Callable[[bytes], None]) -> int:
+def _loop(entry: Served, params: dict[str, Any], stdin: BinaryIO, write: Callable[[bytes], None]) -> int:
     bot: Bot | None = None
     rules: Rules | None = None
     # A bot without an end_hand skips the hand's record unread: it comes every hand.
@@ -160,8 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bot")
     parser.add_argument("--params", default="{}", help="the bot's parameters as a JSON object")
     parser.add_argument("--bots-dir", default=None, help="drop-in bot folder")
+    # The match names the class its registry found, and its version: the seat imports that
+    # module alone. Without it, the seat loads every plug-in to find the bot by name.
+    parser.add_argument("--entry", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--version", dest="bot_version", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    return serve(args.bot, parse_params(args.params), args.bots_dir)
+    return serve(args.bot, parse_params(args.params), args.bots_dir, entry=args.entry, version=args.bot_version)
 
 
 def parse_params(text: str) -> dict[str, Any]:

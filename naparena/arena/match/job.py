@@ -34,6 +34,10 @@ class SeatRecord:
     command: tuple[str, ...] | None = None
     files: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    # A served Python bot's class as `module:qualname` and its version, found by the run's
+    # registry: its seat imports that module alone (None: the seat loads the registry).
+    serves: str | None = None
+    version: str = ""
 
     @property
     def in_process(self) -> bool:
@@ -54,15 +58,17 @@ class SeatRecord:
 
 def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,
                 isolation: Isolation | str = Isolation.INLINE, command: Sequence[str] | None = None,
-                files: Sequence[str] = (), hidden: Sequence[str] = ()) -> SeatRecord:
+                files: Sequence[str] = (), hidden: Sequence[str] = (),
+                serves: tuple[str, str] | None = None) -> SeatRecord:
     """The one builder of a seat: the session's, `naparena check`'s and the environments'.
     An external bot (a `command`) always plays in a process of its own; `isolation` given
-    as a word is read by the [tournament] setting's own rule (ValueError names it)."""
+    as a word is read by the [tournament] setting's own rule (ValueError names it).
+    `serves`: a served Python bot's (`module:qualname`, version), as the registry found it."""
     mode = isolation if isinstance(isolation, Isolation) else parse_isolation(isolation)
     if command is not None:
         mode = Isolation.PROCESS
     return SeatRecord(alias, name, dict(params), seed, mode, None if command is None else tuple(command),
-                      tuple(files), tuple(hidden))
+                      tuple(files), tuple(hidden), *(serves if serves and command is None else (None, "")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +94,9 @@ class Job:
     # `verify --rerun`: a logged time-out, taken as given because time depends on the
     # machine. That decision faults whatever the bot answers (`play._time_out`).
     given: tuple[Fault, ...] = ()
+    # Whether the worker starts the seat processes of its next match while this one plays
+    # (`seats.prestart`): not for the run's last matches, after which no match comes.
+    prestart: bool = False
 
     @property
     def isolated(self) -> bool:

@@ -145,8 +145,17 @@ def module_files(cls: type) -> list[str]:
 
 def python_files() -> list[str]:
     """What an isolated Python bot needs besides its own module: the interpreter's
-    prefixes (a virtual environment's packages) and naparena's package directory alone,
-    never the checkout it may sit in (a checkout holds logs/ beside it)."""
+    prefixes (a virtual environment's packages), the folders of PYTHONPATH, and naparena's
+    package directory alone, never the checkout it may sit in (a checkout holds logs/
+    beside it)."""
     package = str(Path(__file__).resolve().parents[2])
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    return [p for p in sorted(prefixes) if not in_system(p)] + [package]
+    searched = [p for p in search_path() if os.path.exists(p) and not in_system(p)]
+    return [p for p in sorted(prefixes) if not in_system(p)] + searched + [package]
+
+
+def search_path() -> list[str]:
+    """This process's PYTHONPATH, each folder absolute. Where naparena (or a bot's own
+    library) was found that way, a Python seat needs the same path: its environment is
+    scrubbed, so it is given the folders again rather than inheriting the variable."""
+    return [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]

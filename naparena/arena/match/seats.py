@@ -81,9 +81,13 @@ class _Broken(Exception):
         self.reason = reason
 
 
-def serve_command(name: str, bots_dir: str | None) -> list[str]:
-    """The argv of an isolated Python bot: `naparena serve`'s code without the CLI's start-up."""
-    argv = [sys.executable, "-m", "naparena.bots.serve", name]
+def serve_command(seat: SeatRecord, bots_dir: str | None) -> list[str]:
+    """The argv of an isolated Python bot: `naparena serve`'s code without the CLI's
+    start-up, told the bot's class where the run's registry knows it (then the seat
+    imports that module alone, not every plug-in: most of a Python seat's start-up)."""
+    argv = [sys.executable, "-m", "naparena.bots.serve", seat.name]
+    if seat.serves is not None:
+        return [*argv, "--entry", seat.serves, "--version", seat.version]
     return argv + (["--bots-dir", str(Path(bots_dir).resolve())] if bots_dir else [])
 
 
@@ -92,7 +96,8 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
     if python:
         # Hash seed fixed: a bot iterating a set of strings does so alike in every run.
-        env.update(PYTHONPATH=_SOURCE_ROOT, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        path = os.pathsep.join(dict.fromkeys([_SOURCE_ROOT, *sandbox.search_path()]))
+        env.update(PYTHONPATH=path, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
         for key in ("NAPARENA_DISABLE_PLUGIN_AUTOLOAD",):
             if key in os.environ:
                 env[key] = os.environ[key]
@@ -599,7 +604,7 @@ def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: 
 def seat_argv(seat: SeatRecord, bots_dir: str | None) -> tuple[list[str], bool]:
     """(argv, whether it is naparena's own Python seat) of a process seat."""
     command = seat.command
-    return (list(command), False) if command else (serve_command(seat.name, bots_dir), True)
+    return (list(command), False) if command else (serve_command(seat, bots_dir), True)
 
 
 def seat_mounts(seat: SeatRecord, bots_dir: str | None) -> Mounts:

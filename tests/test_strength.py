@@ -61,6 +61,7 @@ def test_places_recover_the_order():
     assert rated["bots"][0]["rating"] > 0 > rated["bots"][-1]["rating"]
 
 
+@pytest.mark.slow  # 300 simulated leagues a model: minutes of CPU
 @pytest.mark.parametrize("model", ["margins", "places"])
 def test_intervals_cover_the_truth_about_as_often_as_they_say(model):
     # Identical bots: every true rating is 0. 300 leagues of 8 bots, the first bot's interval each time.

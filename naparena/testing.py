@@ -87,9 +87,10 @@ def _overrides(overrides: Mapping[str, Any] | None, old: Mapping[str, Any] | Non
     return old
 
 
-def view(hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classic", players: int = 4,
-         bids: Sequence[str] = (), contract: str | None = None, trick: str = "",
-         overrides: Mapping[str, Any] | None = None, rules_overrides: Mapping[str, Any] | None = None) -> View:
+def view(  # noqa: PLR0913 - a public helper for bot authors: each part of the situation is a keyword
+        hand: str, kind: str = "play", *, seat: int = 0, variant: str = "classic", players: int = 4,
+        bids: Sequence[str] = (), contract: str | None = None, trick: str = "",
+        overrides: Mapping[str, Any] | None = None, rules_overrides: Mapping[str, Any] | None = None) -> View:
     """The view of `seat`, holding `hand`, at its first decision of `kind`.
 
     kind="bid": the seats before it (in bidding order) have bid `bids`, e.g. ("pass", "three").

@@ -29,7 +29,7 @@ def observation_is_lean(observation: str) -> bool:
     return observation == "lean"
 
 
-def observation_space(lean: bool) -> spaces.Space:
+def observation_space(lean: bool) -> spaces.Space[Any]:
     """The rich observation's Dict space, or the lean one's flat Box (vector, then mask)."""
     if lean:
         return spaces.Box(0.0, 1.0, (LEAN_SIZE,), np.float32)
@@ -69,25 +69,25 @@ class NapEnv(AECEnv):
         self._seats = {a: s for s, a in enumerate(self.possible_agents)}
         self.lean = observation_is_lean(observation)
         obs = observation_space(self.lean)
-        self.observation_spaces = {a: obs for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.table: Table | None = None
         self._settled = False
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.table = Table(self.rules, self.players, self.hands, fresh_seed() if seed is None else seed,
                            self.stack, (options or {}).get("boards"))
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
-        self._cumulative_rewards = {a: 0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._settled = False
         self._turn()
@@ -133,7 +133,7 @@ class NapEnv(AECEnv):
             self._settled = True
             self._accumulate_rewards()  # between settlements every reward is 0: nothing to add
         if table.over:
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
         self._turn()
         if self.render_mode == "human":
             self.render()

@@ -73,7 +73,8 @@ class NapSeatEnv(gym.Env):
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 4}
 
-    def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0,
+    # PLR0913: a public Gymnasium constructor; `gymnasium.make` passes its options by keyword.
+    def __init__(self, variant: str | Rules = "classic", players: int = 4, seat: int = 0, *,  # noqa: PLR0913
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None, stack: int = 0,

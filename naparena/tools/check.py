@@ -137,12 +137,28 @@ def table_sizes(variant: str) -> list[int]:
     return sizes
 
 
-def check_bot(registry: Any, name: str, params: dict[str, Any] | None = None, hands: int = 30,
-              timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
-              isolation: Isolation = Isolation.INLINE,
-              command: list[str] | None = None, confinement: Confinement | None = None,
-              progress: Callable[[int, int, str], None] | None = None, thorough: int = 0,
-              files: list[str] | None = None) -> list[VariantCheck]:
+@dataclass(frozen=True)
+class _Check:
+    """One bot's check: the bot, and the options every table of its check shares."""
+
+    registry: Any
+    name: str
+    params: dict[str, Any]
+    hands: int
+    timeout: float
+    thorough: int
+    command: list[str] | None = None
+    confinement: Confinement = field(default_factory=Confinement)
+    files: list[str] = field(default_factory=list)
+
+
+def check_bot(  # noqa: PLR0913 - `naparena check`'s entry point: each option its own keyword
+        registry: Any, name: str, *, params: dict[str, Any] | None = None, hands: int = 30,
+        timeout: float = SETTINGS["timeout"].default, variants: list[str] | None = None,
+        isolation: Isolation = Isolation.INLINE,
+        command: list[str] | None = None, confinement: Confinement | None = None,
+        progress: Callable[[int, int, str], None] | None = None, thorough: int = 0,
+        files: list[str] | None = None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults,
     decision times and decisions asked by kind per variant. With `thorough` = N, deal on
     in rounds of `hands` until every kind the variant has was asked at least N times at
@@ -155,20 +171,20 @@ def check_bot(registry: Any, name: str, params: dict[str, Any] | None = None, ha
     process, and a protocol violation is a fault quoting the offending line.
     """
     if command is not None or isolation == Isolation.PROCESS:
-        confinement = confinement or Confinement()
+        check = _Check(registry, name, params or {}, hands, timeout, thorough, command,
+                       confinement or Confinement(), files or [])
         if command is not None:
-            _shake_hands(name, params or {}, command, confinement, files or [])
+            _shake_hands(name, check.params, command, check.confinement, check.files)
         names, results = variants or list(VARIANTS), []
         # An external program declares nothing; an unregistered name fails as it did before.
         cls = registry.bots[name].cls if command is None and name in registry.bots else None
         for n, variant in enumerate(names, 1):
-            results.append(_declined(cls, variant) or _check_process(
-                registry, name, params or {}, variant, hands, timeout, command, confinement, files or [], thorough))
+            results.append(_declined(cls, variant) or _check_process(check, variant))
             if progress:
                 progress(n, len(names), variant)
         return results
     entry = registry.get(name)
-    params = entry.cls.validate_params(params or {})
+    check = _Check(registry, name, entry.cls.validate_params(params or {}), hands, timeout, thorough)
     executor = InlineExecutor(Timing(timeout))  # its watchdog thread interrupts an overrunning bot
     try:
         watch = supervisor(timeout)  # on the slot the executor's watchdog reads
@@ -179,7 +195,7 @@ def check_bot(registry: Any, name: str, params: dict[str, Any] | None = None, ha
             if report is None:
                 report = VariantCheck(variant, tuple(table_sizes(variant)))
                 for players in report.players:
-                    _check_variant(registry, name, params, variant, players, hands, watch, report, thorough)
+                    _check_variant(check, variant, players, watch, report)
             results.append(report)
             if progress:
                 progress(n, len(names), variant)
@@ -204,19 +220,20 @@ def _rounds(report: VariantCheck, players: int, hands: int, thorough: int) -> It
         dealt += n
 
 
-def _check_variant(registry: Any, name: str, params: dict[str, Any], variant: str, players: int, hands: int,
-                   watch: Supervisor, report: VariantCheck, thorough: int = 0) -> VariantCheck:
+def _check_variant(check: _Check, variant: str, players: int, watch: Supervisor,
+                   report: VariantCheck) -> VariantCheck:
     """The bot in seat 0 against `random` bots, at the table a tournament plays at: its
     hooks are called, its decisions supervised, timed and counted by kind."""
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
-    bot = Seat(registry.make(name, params, random.Random(seed), 0), name)
+    registry, name = check.registry, check.name
+    bot = Seat(registry.make(name, check.params, random.Random(seed), 0), name)
     asked = report.asked.setdefault(players, Counter())
     bot.decide = {kind: _timed(decide, kind, report, asked) for kind, decide in bot.decide.items()}
     others = [Seat(registry.make("random", {}, random.Random(seed + s), s), f"random{s}") for s in range(1, players)]
     table = Table([bot, *others], watch)
     match = Match(rules, players, seed)
-    table.start_match(0, [bot.alias, *(o.alias for o in others)], rules, hands, watch.timeout)
+    table.start_match(0, [bot.alias, *(o.alias for o in others)], rules, check.hands, watch.timeout)
 
     def book(record: dict[str, Any]) -> None:
         for _, seat, kind, reason in record.get("faults", ()):
@@ -226,7 +243,7 @@ def _check_variant(registry: Any, name: str, params: dict[str, Any], variant: st
                 report.first_error = report.first_error or f"{players} seats, hand {record['n']}, {kind}: {reason}"
         report.hands += 1
 
-    for n in _rounds(report, players, hands, thorough):
+    for n in _rounds(report, players, check.hands, check.thorough):
         table.play(match, n, book)
     table.end_match(match.hand_no)
     return report
@@ -256,32 +273,29 @@ def _shake_hands(name: str, params: dict[str, Any], command: list[str], confinem
         raise HandshakeError(f"{name} failed its handshake: {e}") from None
 
 
-def _check_process(registry: Any, name: str, params: dict[str, Any], variant: str, hands: int, timeout: float,
-                   command: list[str] | None, confinement: Confinement, files: list[str],
-                   thorough: int = 0) -> VariantCheck:
+def _check_process(check: _Check, variant: str) -> VariantCheck:
     """One variant through real matches at every table size it allows, the bot a seat
     process in seat 0 (one process a match, as in a tournament); with `thorough`, one
     more match for each round of hands."""
     report = VariantCheck(variant, tuple(table_sizes(variant)))
     for players in report.players:
-        for round_no, n in enumerate(_rounds(report, players, hands, thorough)):
-            _check_process_table(registry, name, params, variant, players, n, timeout, command,
-                                 confinement, report, files, round_no)
+        for round_no, n in enumerate(_rounds(report, players, check.hands, check.thorough)):
+            _check_process_table(check, variant, players, n, report, round_no)
     return report
 
 
-def _check_process_table(registry: Any, name: str, params: dict[str, Any], variant: str, players: int, hands: int,
-                         timeout: float, command: list[str] | None, confinement: Confinement,
-                         report: VariantCheck, files: list[str], round_no: int = 0) -> None:
+def _check_process_table(check: _Check, variant: str, players: int, hands: int, report: VariantCheck,
+                         round_no: int = 0) -> None:
+    registry, name, command = check.registry, check.name, check.command
     rules = make_rules(variant)
     seed = derive_seed(CHECK_SEED, "check", variant, players)
     if round_no:  # a later round of --thorough: other deals
         seed = derive_seed(CHECK_SEED, "check", variant, players, round_no)
-    bot = seat_record(name, name, params, seed, isolation=Isolation.PROCESS, command=command or None,
-                      files=files + ([] if command else _own_files(registry, name)))
+    bot = seat_record(name, name, check.params, seed, isolation=Isolation.PROCESS, command=command or None,
+                      files=check.files + ([] if command else _own_files(registry, name)))
     others = [seat_record(f"random{s}", "random", {}, seed + s) for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules, seats=(bot, *others), hands=hands,
-              timing=Timing(timeout), confinement=confinement)
+              timing=Timing(check.timeout), confinement=check.confinement)
     with _stderr_of_seat(0) as stderr:
         data = orjson.loads(bytes(play_job(job, registry, report.times,
                                            asked=report.asked.setdefault(players, Counter()))))

@@ -27,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -80,7 +81,7 @@ def _on_timeout_signal(signum: int, frame: FrameType | None) -> None:
     s = _slot
     # Only interrupt the decision the watchdog timed out, never a later one.
     if s is not None and s[SEAT] >= 0 and s[HAND] == s[KILL_HAND] and s[DECISION] == s[KILL_DECISION]:
-        raise BotTimeout()
+        raise BotTimeout
 
 
 def supervisor(timeout: float, crashes: Sequence[Sequence[Any]] = (),
@@ -158,8 +159,8 @@ def _play_match(job: Job, registry: Any, rules: Rules, remotes: dict[int, Any]) 
         decided = state["decisions"]
     first = match.hand_no
     table.start_match(job.index, [s.alias for s in job.seats], rules, job.hands, job.timing.timeout, first)
-    save = None if saver is None else _saving(saver, job, match, seats, rngs, summary, body, decided,
-                                               table.counts, remotes)
+    save = None if saver is None else _saving(saver, job, _InPlay(match, seats, rngs, summary, body, decided,
+                                                                  table.counts, remotes))
     table.play(match, job.hands - first, record_into(body, summary.add), save)
     won = [c - job.stack for c in match.chips]  # every hand's chips, before the kitty is shared
     final = match.close()
@@ -194,9 +195,23 @@ def fingerprint(job: Job) -> str:
     return hashlib.sha256(orjson.dumps(what, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
 
 
-def _saving(saver: Checkpoint, job: Job, match: Match, seats: list[Seat], rngs: list[random.Random],
-            summary: MatchSummary, body: bytearray, decided: list[int], counts: list[int],
-            remotes: dict[int, Any]) -> Callable[[], None]:
+@dataclass(frozen=True)
+class _InPlay:
+    """A match in play, as its checkpoint saves it: the engine's match, the seats (and
+    their processes, whose crashes stop checkpoints), the inline bots' random sources,
+    the summary and log body so far, and each seat's decisions before and since."""
+
+    match: Match
+    seats: list[Seat]
+    rngs: list[random.Random]
+    summary: MatchSummary
+    body: bytearray
+    decided: list[int]
+    counts: list[int]
+    remotes: dict[int, Any]
+
+
+def _saving(saver: Checkpoint, job: Job, play: _InPlay) -> Callable[[], None]:
     """`save()`, called after every hand: a checkpoint once `every()` seconds have passed.
     Only while no seat has crashed: a replay after a crash starts from the last clean one,
     and the crash, found again, is booked as in any replay."""
@@ -205,11 +220,12 @@ def _saving(saver: Checkpoint, job: Job, match: Match, seats: list[Seat], rngs: 
 
     def save() -> None:
         now = time.monotonic()
-        if now < due[0] or job.crashes or any(s.dead for s in seats) or any(b.crash for b in remotes.values()):
+        if now < due[0] or job.crashes or any(s.dead for s in play.seats) or \
+                any(b.crash for b in play.remotes.values()):
             return
-        saver.save({"hand": match.hand_no, "match": match.state(), "summary": summary.state(),
-                    "rngs": [[v, list(internal), g] for v, internal, g in (r.getstate() for r in rngs)],
-                    "decisions": _decisions(seats, counts, decided)}, body)
+        saver.save({"hand": play.match.hand_no, "match": play.match.state(), "summary": play.summary.state(),
+                    "rngs": [[v, list(internal), g] for v, internal, g in (r.getstate() for r in play.rngs)],
+                    "decisions": _decisions(play.seats, play.counts, play.decided)}, play.body)
         due[0] = time.monotonic() + interval
     return save
 

@@ -10,6 +10,7 @@ import json
 import os
 import zlib
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 
@@ -22,13 +23,59 @@ from naparena.table.watch import fault_kind
 # every other), so a schedule of format 3 is not this one.
 FORMAT = 4
 
+#: A match log, its header or tail, a hand record, a schedule entry: JSON objects as
+#: written and read back. Any: this is the JSON boundary; each reader checks the keys it uses.
+Json = dict[str, Any]
 
-def compact(data) -> str:
+
+class SeatSummary(TypedDict):
+    """One seat's totals in a match's summary."""
+
+    chips: int
+    hands: int
+    bidder_hands: int
+    bidder_chips: int
+    defender_chips: int
+    contracts: dict[str, list[int]]  # contract: [tries, made]
+    revokes: int
+    faults: dict[str, int]           # fault kind: count
+    decisions: int
+    crashed_at: NotRequired[int]     # the hand a seat crashed in, only after a crash
+    crashed_by: NotRequired[str]     # and its fault kind
+
+
+class Summary(TypedDict):
+    """The summary a match log ends with."""
+
+    seats: list[SeatSummary]
+    final: list[int]
+    kitty: int
+    hands: int
+    dealer: int | None
+    hand_chips: list[list[int]]
+    deal_keys: list[int]
+
+
+class SummaryState(TypedDict):
+    """A `MatchSummary`'s totals so far, as a match's checkpoint holds them."""
+
+    hands: int
+    bidder_hands: list[int]
+    bidder_chips: list[int]
+    contracts: list[dict[str, list[int]]]
+    revokes: list[int]
+    faults: list[dict[str, int]]
+    dealer: int | None
+    hand_chips: list[list[int]]
+    deal_keys: list[int]
+
+
+def compact(data: object) -> str:
     # orjson: a quarter of the stdlib's time per hand, the same compact JSON text.
     return orjson.dumps(data).decode()
 
 
-def load_match(path: str | Path) -> dict:
+def load_match(path: str | Path) -> Json:
     """A match file read back, or a RunError naming it and what is wrong with it."""
     if Path(path).is_dir():
         raise RunError(f"{path}: a folder, not a match log; name one of a run's matches/NNNNNN.json files")
@@ -50,10 +97,11 @@ def load_match(path: str | Path) -> dict:
     if not isinstance(data.get("hands"), list) and "skipped" not in data:
         # The manifest carries the log format's number too: say what was given instead.
         raise RunError(f"{path}: not a match log (it has no hands){where}")
-    return data
+    match_log: Json = data  # a JSON object, checked to be a match log of this format
+    return match_log
 
 
-def other_format(data) -> str:
+def other_format(data: object) -> str:
     found = data.get("format") if isinstance(data, dict) else None
     if isinstance(found, int) and 0 < found < FORMAT:
         return (f"written in log format {found} by an older naparena; this one reads format {FORMAT}"
@@ -68,7 +116,7 @@ _SEAT_FIELDS: dict[str, type] = {"chips": int, "hands": int, "bidder_hands": int
                 "defender_chips": int, "revokes": int, "decisions": int, "contracts": dict, "faults": dict}
 
 
-def read_match(path: str | Path, spec: dict | None = None) -> dict:
+def read_match(path: str | Path, spec: Json | None = None) -> Json:
     """`load_match`, then checked enough for the standings to add it up safely: a complete
     match log (or a skipped stub) and, given the schedule's `spec`, one of this run's."""
     data = load_match(path)
@@ -89,11 +137,11 @@ def read_match(path: str | Path, spec: dict | None = None) -> dict:
     return data
 
 
-_SPEC_FIELDS = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
+_SPEC_FIELDS: dict[str, type] = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
                 "seed": int, "seats": list, "hands": int}
 
 
-def _spec_problem(spec) -> str | None:
+def _spec_problem(spec: object) -> str | None:
     if not isinstance(spec, dict):
         return "no schedule entry ('match')"
     for key, kind in _SPEC_FIELDS.items():
@@ -104,7 +152,7 @@ def _spec_problem(spec) -> str | None:
     return None
 
 
-def _structure_problem(data: dict) -> str | None:
+def _structure_problem(data: Json) -> str | None:
     for key, kind in (("match", dict), ("bots", list), ("hands", list), ("summary", dict),
                       ("crashes", list), ("rules", dict), ("seed", int)):
         if not isinstance(data.get(key), kind):
@@ -134,12 +182,13 @@ class MatchLog:
     """A played match: header, hands (their JSON objects, comma-joined), summary; `bytes()` is
     the log file. Written here, beside its reader, so the two keep one format."""
 
-    def __init__(self, head: dict, hands: bytes | bytearray, tail: dict):
+    def __init__(self, head: Json, hands: bytes | bytearray, tail: Json):
         self.head, self.hands, self.tail = head, hands, tail
 
     @property
-    def summary(self) -> dict:
-        return self.tail["summary"]
+    def summary(self) -> Json:
+        summary: Json = self.tail["summary"]  # plain data, as it travels back from a worker
+        return summary
 
     def __bytes__(self) -> bytes:
         head = compact(self.head)[:-1]
@@ -163,15 +212,19 @@ class MatchSummary:
         self.hand_chips: list[list[int]] = []
         self.deal_keys: list[int] = []
 
-    def state(self) -> dict:
+    def state(self) -> SummaryState:
         """The totals so far, as JSON-ready data (a match's checkpoint)."""
-        return dict(vars(self))
+        return {"hands": self.hands, "bidder_hands": self.bidder_hands, "bidder_chips": self.bidder_chips,
+                "contracts": self.contracts, "revokes": self.revokes, "faults": self.faults,
+                "dealer": self.dealer, "hand_chips": self.hand_chips, "deal_keys": self.deal_keys}
 
-    def restore(self, state: dict) -> None:
-        for key in vars(self):
-            setattr(self, key, state[key])
+    def restore(self, state: SummaryState) -> None:
+        self.hands, self.dealer = state["hands"], state["dealer"]
+        self.bidder_hands, self.bidder_chips = state["bidder_hands"], state["bidder_chips"]
+        self.contracts, self.revokes, self.faults = state["contracts"], state["revokes"], state["faults"]
+        self.hand_chips, self.deal_keys = state["hand_chips"], state["deal_keys"]
 
-    def add(self, r: dict) -> None:
+    def add(self, r: Json) -> None:
         """Book one hand record; kept lean because it runs once per hand."""
         self.hands += 1
         if self.dealer is None:
@@ -195,10 +248,11 @@ class MatchSummary:
                 kinds = self.faults[s]
                 kinds[fault_kind(reason)] = kinds.get(fault_kind(reason), 0) + 1
 
-    def result(self, won: list[int], final: list[int], kitty: int, decisions: list[int], crashes: list) -> dict:
+    def result(self, won: list[int], final: list[int], kitty: int, decisions: list[int],
+               crashes: list[list[Any]]) -> Summary:
         """The match's summary; `won` is each seat's chips over all hands (the Match adds
         them up anyway, and a vector sum per hand here would cost more than the booking)."""
-        seats = []
+        seats: list[SeatSummary] = []
         for s, chips in enumerate(won):
             seats.append({"chips": chips, "hands": self.hands, "bidder_hands": self.bidder_hands[s],
                           "bidder_chips": self.bidder_chips[s], "defender_chips": chips - self.bidder_chips[s],
@@ -213,7 +267,7 @@ class MatchSummary:
                 "dealer": self.dealer, "hand_chips": self.hand_chips, "deal_keys": self.deal_keys}
 
 
-def deal_key(r: dict) -> int:
+def deal_key(r: Json) -> int:
     """A checksum of what a hand was dealt (CRC-32 of the deal, started from the dealer,
     then of any extra cards): equal keys in two rotations = the same board."""
     key = zlib.crc32(orjson.dumps(r["deal"]), r["dealer"])
@@ -226,7 +280,7 @@ def deal_key(r: dict) -> int:
 _EXTRA_CARDS = ("peep_card", "floater", "garnet")
 
 
-def dumps(data: dict) -> bytes:
+def dumps(data: Json) -> bytes:
     """Compact JSON bytes of a small log file (a skipped match)."""
     return (compact(data) + "\n").encode()
 

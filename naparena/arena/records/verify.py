@@ -27,7 +27,7 @@ from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament
 from naparena.errors import RunError
 from naparena.game.engine import BID, PLAY, Hand, Match
-from naparena.game.rules import Rules, make_rules
+from naparena.game.rules import Rules
 from naparena.table.play import play_hands
 
 
@@ -87,13 +87,13 @@ def verify_match(log: dict[str, Any]) -> list[str]:
     match = Match(Rules.from_dict(log["rules"]), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
     hands = iter(log["hands"])
-    played: list[dict] = []
+    played: list[dict[str, Any]] = []
 
     def answer(hand: Hand) -> None:  # the log's answers, where a table asks its seats
         played.append(next(hands))
         feed(hand, played[-1], decisions)
 
-    def book(record: dict) -> None:
+    def book(record: dict[str, Any]) -> None:
         logged, again = played[-1], plain(record)
         summary.add(logged)
         if again != logged:

@@ -32,12 +32,10 @@ from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, ma
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
-from naparena.arena.match.play import play_job
 from naparena.arena.match.seats import close_spares, preflight
-from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
-from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
+from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
@@ -49,6 +47,7 @@ from naparena.arena.setup.settings import (
     parse_sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, Tournament, with_isolation
+from naparena.arena.worker import run_job
 from naparena.bots.plugins import Registry, bot_version, importable, load_registry
 from naparena.errors import ConfigError, RunError
 
@@ -59,35 +58,6 @@ PROGRESS_TICK = 0.5
 
 # A match whose worker is lost this often to something outside any bot stops the run.
 MAX_LOSSES = 5
-
-
-# --- in the worker --------------------------------------------------------------------
-
-_registries: dict[tuple[Any, ...], Registry] = {}
-
-
-def _drop_in_key(folder: str | None) -> tuple[Any, ...]:
-    """What a worker's cached registry depends on: the folder and its files' mtimes."""
-    if folder is None:
-        return (None,)
-    path = Path(folder).resolve()
-    return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
-
-
-def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
-    """Worker entry point: play one match, write its log, return only its summary. A job
-    without a path (played on another machine) returns (summary, log bytes) instead."""
-    key = _drop_in_key(job.bots_dir)
-    registry = _registries.get(key)
-    if registry is None:
-        registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry, prestart=job.prestart)
-    if job.path is None:
-        return match_log.summary, bytes(match_log)
-    write_file(job.path, bytes(match_log))
-    if job.checkpoint is not None:
-        discard_checkpoint(job.checkpoint)  # the log holds it all now
-    return match_log.summary
 
 
 # --- the tournament's bots ------------------------------------------------------------

@@ -154,7 +154,7 @@ def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monke
     assert len(starts) == matches  # one seat process of `counted` a match, none wasted
     # Control: spares started during the last match too (as before) are closed unused.
     (tmp_path / "bots" / "starts").unlink()
-    monkeypatch.setattr("naparena.arena.session.play_job",
+    monkeypatch.setattr("naparena.arena.worker.play_job",
                         lambda job, registry, **_: play_job(job, registry, prestart=True))
     Session.open(file, tmp_path / "control", workers=1).play()
     assert len((tmp_path / "bots" / "starts").read_text().split()) == matches + 1

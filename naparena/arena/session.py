@@ -42,6 +42,7 @@ from naparena.arena.setup.settings import (
     SCHEDULER_RULE,
     Confinement,
     Isolation,
+    Sandbox,
     Scheduler,
     parse_isolation,
     parse_sandbox,
@@ -157,7 +158,7 @@ class Session:
     def open(cls, source: str | Path | Tournament, run_dir: str | Path | None = None, *,  # noqa: PLR0913
              log_dir: str | Path | None = None, bots_dir: str | Path | None = None,
              isolation: str | None = None, workers: int | None = None, scheduler: str | Scheduler | None = None,
-             resume: bool = False, watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
+             resume: bool = False, watcher: Watcher | None = None, sandbox: str | Sandbox | None = None) -> Session:
         """A tournament (its file, or one already read) ready to play: bots loaded and
         checked, external bots started once. Into `run_dir`, else a new directory under
         `log_dir` (or, with `resume`, the newest run of this configuration there).
@@ -176,7 +177,7 @@ class Session:
     @classmethod
     def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
                workers: int | None = None, scheduler: str | Scheduler | None = None,
-               watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
+               watcher: Watcher | None = None, sandbox: str | Sandbox | None = None) -> Session:
         """The run in `run_dir` ready to continue, from its own tournament file and bots,
         in the sandbox mode its manifest records unless `sandbox` says another."""
         rd = RunDir(run_dir)
@@ -499,7 +500,7 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
 def shake_hands(t: Tournament, registry: Registry) -> None:
     """`preflight` each external bot as its seats will start: sandboxed, with its own files."""
     preflight(t, {b.alias: seat_files(t, b, registry) for b in t.bots if b.command is not None}
-              if t.seats.sandbox == sandbox.BWRAP else {})
+              if t.seats.sandbox == Sandbox.BWRAP else {})
 
 
 def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> Callable[[int], SeatRecord]:
@@ -508,7 +509,7 @@ def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) ->
     isolation = t.isolation_of(bot)
     command = t.command_of(bot) if bot.command is not None else None
     files: tuple[list[str], list[str]] = ([], [])
-    if isolation is Isolation.PROCESS and t.seats.sandbox == sandbox.BWRAP:
+    if isolation is Isolation.PROCESS and t.seats.sandbox == Sandbox.BWRAP:
         files = seat_files(t, bot, registry, run_dir)
     serves = None
     if isolation is Isolation.PROCESS and command is None:
@@ -553,21 +554,24 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
     return shown, list(hidden)
 
 
-def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:
+def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:
     """The tournament with its sandbox mode (`mode` if given, else [seats]) resolved to
-    the one the run uses; auto without bubblewrap warns once, required refuses."""
+    the one the run uses (BWRAP, OFF or a prefix), before any job is built: the seats then
+    only compare it. Auto without bubblewrap warns once, required refuses."""
     seats, warning = resolve_sandbox(t.seats, mode)
     if warning is not None:
         watcher.caveat(warning)
     return dataclasses.replace(t, seats=seats)
 
 
-def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, str | None]:
+def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Confinement, str | None]:
     """The one place a sandbox mode is resolved (a run's, `naparena check`'s): `mode`
     (--sandbox) if given, else [seats] sandbox, as the seats will use it, with the warning
     to give once."""
-    wanted: str | tuple[str, ...] = seats.sandbox
-    if mode is not None:
+    wanted: Sandbox | tuple[str, ...] = seats.sandbox
+    if isinstance(mode, Sandbox):  # a manifest's, parsed where it was read
+        wanted = mode
+    elif mode is not None:
         try:
             wanted = parse_sandbox(mode)
         except ValueError as e:
@@ -576,11 +580,16 @@ def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, 
     return dataclasses.replace(seats, sandbox=used), warning
 
 
-def recorded_sandbox(manifest_data: dict[str, Any]) -> str | None:
-    """The sandbox mode a run's manifest records, as a --sandbox word (None for a prefix,
-    which the tournament file still holds)."""
+def recorded_sandbox(manifest_data: dict[str, Any]) -> Sandbox | None:
+    """The sandbox mode a run's manifest records (None for a prefix, which the tournament
+    file still holds)."""
     mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
-    return mode if isinstance(mode, str) else None
+    if not isinstance(mode, str):
+        return None
+    try:
+        return parse_sandbox(mode)
+    except ValueError as e:
+        raise RunError(f"the run's manifest: tournament.seats.sandbox {e}") from None
 
 
 def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:

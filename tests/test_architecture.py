@@ -197,8 +197,10 @@ ARENA_ALLOWED = {
     "executors": {"setup", "records", "match"},
     # The worker's entry point: plays a Job; knows nothing of the session that sent it.
     "worker": {"setup", "records", "match"},
-    "session": {"setup", "records", "match", "executors", "worker"},
-    "rerun": {"setup", "records", "match", "executors", "worker", "session"},
+    # The dispatch and crash policy: sends jobs to an executor, books outcomes in order.
+    "dispatch": {"setup", "records", "match", "executors", "worker"},
+    "session": {"setup", "records", "match", "executors", "worker", "dispatch"},
+    "rerun": {"setup", "records", "match", "executors", "worker", "dispatch", "session"},
 }
 # What the file and settings layer must never touch: processes, signals, threads.
 PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",

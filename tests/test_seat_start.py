@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from naparena.arena.dispatch import Dispatch
 from naparena.arena.executors.pool import IN_PROCESS_ENV
 from naparena.arena.match import sandbox
 from naparena.arena.match.seats import seat_argv
@@ -138,12 +139,12 @@ def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monke
     (tmp_path / "bots" / "counted.py").write_text(COUNTER)
     file = tournament(tmp_path, [{"name": "counted"}, {"name": "random"}])
     sent: list[tuple[int, bool]] = []
-    send = Session._send
+    send = Dispatch._send
 
     def recording(self, executor, job):
         sent.append((job.index, job.prestart))
         return send(self, executor, job)
-    monkeypatch.setattr(Session, "_send", recording)
+    monkeypatch.setattr(Dispatch, "_send", recording)
     session = Session.open(file, tmp_path / "run", workers=1)
     session.play()
     matches = session.matches

@@ -27,7 +27,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Sandbox
 from naparena.errors import NaparenaError, RunError
 from naparena.report import tables as render
 
@@ -845,7 +845,7 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
     how["confinement"] = _checked_sandbox(how.get("confinement") or Confinement(), sandbox)
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
-    if verbose and how["confinement"].sandbox == "bwrap" and ("command" in how or how["isolation"] == "process"):
+    if verbose and how["confinement"].sandbox == Sandbox.BWRAP and ("command" in how or how["isolation"] == "process"):
         err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False)
         for path, why in seat_sees(registry, bot, how.get("command"), how.get("files") or []):
             err.print(f"  {path}  ({why})", highlight=False, markup=False)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from naparena.arena import session
+from naparena.arena import worker
 from naparena.arena.session import Session
 from naparena.bots import plugins
 from tests.helpers import drop_in
@@ -41,7 +41,7 @@ def plain_environment() -> Iterator[None]:
 def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Nothing one test leaves behind reaches the next: worker registries are built afresh,
     drop-in modules are forgotten, and the log handlers a run puts on the root logger go."""
-    monkeypatch.setattr(session, "_registries", {})
+    monkeypatch.setattr(worker, "_registries", {})
     modules = set(sys.modules)
     root, ours = logging.getLogger(), logging.getLogger("naparena")
     handlers, level = list(root.handlers), ours.level

@@ -195,8 +195,12 @@ ARENA_ALLOWED = {
     "records": {"setup"},
     "match": {"setup", "records"},
     "executors": {"setup", "records", "match"},
-    "session": {"setup", "records", "match", "executors"},
-    "rerun": {"setup", "records", "match", "executors", "session"},
+    # The worker's entry point: plays a Job; knows nothing of the session that sent it.
+    "worker": {"setup", "records", "match"},
+    # The dispatch and crash policy: sends jobs to an executor, books outcomes in order.
+    "dispatch": {"setup", "records", "match", "executors", "worker"},
+    "session": {"setup", "records", "match", "executors", "worker", "dispatch"},
+    "rerun": {"setup", "records", "match", "executors", "worker", "dispatch", "session"},
 }
 # What the file and settings layer must never touch: processes, signals, threads.
 PLUMBING = {"subprocess", "multiprocessing", "signal", "threading", "concurrent", "resource",

@@ -20,8 +20,9 @@ import tomli_w
 from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
-from naparena.arena.session import Quiet, Session, run_job
+from naparena.arena.session import Quiet, Session
 from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
+from naparena.arena.worker import run_job
 from naparena.bots import plugins
 from naparena.game.rules import (
     CHOICES,

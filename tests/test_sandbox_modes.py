@@ -14,7 +14,9 @@ import tomli_w
 
 from naparena.arena.match import sandbox
 from naparena.arena.records.rundir import MATCHES, STANDINGS
-from naparena.arena.session import Session
+from naparena.arena.session import Session, recorded_sandbox
+from naparena.arena.setup.reader import load_tournament
+from naparena.arena.setup.settings import Sandbox
 from naparena.errors import RunError
 
 PLAIN = Path(__file__).parent / "seat_programs" / "plain.py"
@@ -73,3 +75,21 @@ def test_required_on_a_dask_worker_without_bubblewrap_is_one_clear_error(tmp_pat
     assert "this worker cannot sandbox seat processes: bwrap (bubblewrap) is not on PATH" in message
     assert sandbox.INSTALL_HINT in message
     assert not list((tmp_path / "run" / MATCHES).glob("*.json")), "no match played unguarded"
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"] + (["required"] if NO_BWRAP is None else []))
+def test_the_mode_travels_parsed_then_resolved(tmp_path, mode):
+    """Read once as a `Sandbox`, resolved once by the session: a job's seats compare
+    BWRAP or OFF, never a word still to resolve (and never a bare str)."""
+    path = write_tournament(tmp_path / "t", mode, external=False)
+    assert load_tournament(path).seats.sandbox is Sandbox(mode)
+    session = Session.open(path, tmp_path / "run")
+    used = session.job(session.specs[0]).confinement.sandbox
+    assert used is (Sandbox.OFF if mode == "off" or NO_BWRAP is not None else Sandbox.BWRAP)
+
+
+def test_a_manifests_mode_is_parsed_where_it_is_read():
+    assert recorded_sandbox({"tournament": {"seats": {"sandbox": "bwrap"}}}) is Sandbox.BWRAP
+    assert recorded_sandbox({"tournament": {"seats": {"sandbox": ["env"]}}}) is None
+    with pytest.raises(RunError, match="manifest: tournament.seats.sandbox must be"):
+        recorded_sandbox({"tournament": {"seats": {"sandbox": "bwarp"}}})

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from naparena.arena.dispatch import Dispatch
 from naparena.arena.executors.pool import IN_PROCESS_ENV
 from naparena.arena.match import sandbox
 from naparena.arena.match.play import play_job
@@ -138,12 +139,12 @@ def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monke
     (tmp_path / "bots" / "counted.py").write_text(COUNTER)
     file = tournament(tmp_path, [{"name": "counted"}, {"name": "random"}])
     sent: list[tuple[int, bool]] = []
-    send = Session._send
+    send = Dispatch._send
 
     def recording(self, executor, job):
         sent.append((job.index, job.prestart))
         return send(self, executor, job)
-    monkeypatch.setattr(Session, "_send", recording)
+    monkeypatch.setattr(Dispatch, "_send", recording)
     session = Session.open(file, tmp_path / "run", workers=1)
     session.play()
     matches = session.matches
@@ -154,7 +155,7 @@ def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monke
     assert len(starts) == matches  # one seat process of `counted` a match, none wasted
     # Control: spares started during the last match too (as before) are closed unused.
     (tmp_path / "bots" / "starts").unlink()
-    monkeypatch.setattr("naparena.arena.session.play_job",
+    monkeypatch.setattr("naparena.arena.worker.play_job",
                         lambda job, registry, **_: play_job(job, registry, prestart=True))
     Session.open(file, tmp_path / "control", workers=1).play()
     assert len((tmp_path / "bots" / "starts").read_text().split()) == matches + 1

@@ -5,9 +5,9 @@ the tests and the benchmarks all go through.
 external bot once (preflight); `Session.resume` does the same for a run directory.
 `Session.play` writes (or, resuming, checks) the manifest, opens the executor — this
 machine's pool, forked while the process has one thread, or a Dask cluster — sends the
-matches out as plain data (`Job`), books the results strictly in schedule order through
-a `Ledger`, and writes the standings; meanwhile it owns `run.log`, the workers' log
-records and SIGTERM. Whoever runs it hears what happens through a `Watcher`. So the
+matches out as plain data (`Job`) through a `Dispatch` (arena/dispatch.py), which books
+the results strictly in schedule order in a `Ledger`, and writes the standings; meanwhile
+it owns `run.log`, the workers' log records and SIGTERM. Whoever runs it hears what happens through a `Watcher`. So the
 standings, the disqualifications and every file in the run directory are the same for
 any number of workers and any completion order.
 """
@@ -22,28 +22,27 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
+from naparena.arena.dispatch import Dispatch
 from naparena.arena.executors.executor import MatchExecutor
-from naparena.arena.executors.pool import WorkerDied, WorkerLost, in_process, make_executor
+from naparena.arena.executors.pool import in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
-from naparena.arena.match.play import play_job
 from naparena.arena.match.seats import close_spares, preflight
-from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.checkpoint import saved_hands
-from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
-from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir, write_file
+from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
+from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
     SCHEDULER_RULE,
     Confinement,
     Isolation,
+    Sandbox,
     Scheduler,
     parse_isolation,
     parse_sandbox,
@@ -53,42 +52,6 @@ from naparena.bots.plugins import Registry, bot_version, importable, load_regist
 from naparena.errors import ConfigError, RunError
 
 log = logging.getLogger("naparena")
-
-# Seconds between progress reports while a long match is under way.
-PROGRESS_TICK = 0.5
-
-# A match whose worker is lost this often to something outside any bot stops the run.
-MAX_LOSSES = 5
-
-
-# --- in the worker --------------------------------------------------------------------
-
-_registries: dict[tuple[Any, ...], Registry] = {}
-
-
-def _drop_in_key(folder: str | None) -> tuple[Any, ...]:
-    """What a worker's cached registry depends on: the folder and its files' mtimes."""
-    if folder is None:
-        return (None,)
-    path = Path(folder).resolve()
-    return (str(path),) + tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.glob("*.py")))
-
-
-def run_job(job: Job) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
-    """Worker entry point: play one match, write its log, return only its summary. A job
-    without a path (played on another machine) returns (summary, log bytes) instead."""
-    key = _drop_in_key(job.bots_dir)
-    registry = _registries.get(key)
-    if registry is None:
-        registry = _registries[key] = load_registry(job.bots_dir)
-    match_log = play_job(job, registry, prestart=job.prestart)
-    if job.path is None:
-        return match_log.summary, bytes(match_log)
-    write_file(job.path, bytes(match_log))
-    if job.checkpoint is not None:
-        discard_checkpoint(job.checkpoint)  # the log holds it all now
-    return match_log.summary
-
 
 # --- the tournament's bots ------------------------------------------------------------
 
@@ -170,7 +133,6 @@ class Session:
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.
         self.seat_plans = {b.alias: _seat_plan(t, b, registry, str(self.run_dir.path)) for b in t.bots}
-        self.losses: dict[int, list[Any]] = {}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
@@ -187,7 +149,7 @@ class Session:
     def open(cls, source: str | Path | Tournament, run_dir: str | Path | None = None, *,  # noqa: PLR0913
              log_dir: str | Path | None = None, bots_dir: str | Path | None = None,
              isolation: str | None = None, workers: int | None = None, scheduler: str | Scheduler | None = None,
-             resume: bool = False, watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
+             resume: bool = False, watcher: Watcher | None = None, sandbox: str | Sandbox | None = None) -> Session:
         """A tournament (its file, or one already read) ready to play: bots loaded and
         checked, external bots started once. Into `run_dir`, else a new directory under
         `log_dir` (or, with `resume`, the newest run of this configuration there).
@@ -206,7 +168,7 @@ class Session:
     @classmethod
     def resume(cls, run_dir: str | Path, *, bots_dir: str | Path | None = None, isolation: str | None = None,
                workers: int | None = None, scheduler: str | Scheduler | None = None,
-               watcher: Watcher | None = None, sandbox: str | None = None) -> Session:
+               watcher: Watcher | None = None, sandbox: str | Sandbox | None = None) -> Session:
         """The run in `run_dir` ready to continue, from its own tournament file and bots,
         in the sandbox mode its manifest records unless `sandbox` says another."""
         rd = RunDir(run_dir)
@@ -329,8 +291,8 @@ class Session:
         ledger = Ledger.of(self.t)
         if executor.description:
             watcher.notice(executor.description)
-        self.losses = {}
-        self._play_all(ledger, executor, watcher)
+        Dispatch(self.specs, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
+            ledger, executor, watcher.progress)
         self._check_files()
         self.run_dir.drop_checkpoints()
         result = ledger.result()
@@ -345,152 +307,6 @@ class Session:
             shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
             raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
                            " no standings were written")
-
-    def _play_all(self, ledger: Ledger, executor: MatchExecutor, watcher: Watcher) -> None:
-        # A cluster sizes its last batches by what is left.
-        executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
-        todo = iter(self.specs)
-        # future → (spec, crashes, stand-in seats)
-        futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]] = {}
-        ready: dict[int, dict[str, Any] | None] = {}
-        next_index, hands_done, session_hands = 0, 0, 0
-        tells = executor.in_play() is not None  # whether it can tell the hands of matches under way
-        submitted = 0
-        while next_index < len(self.specs):
-            # Bounded look-ahead keeps memory flat; the executor says how far ahead it wants to see.
-            window = executor.window
-            while submitted < len(self.specs) and len(futures) + len(ready) < window:
-                spec = next(todo)
-                submitted += 1
-                plan = ledger.plan(spec)
-                if self.run_dir.has_match(spec["index"]):
-                    ready[spec["index"]] = None  # done in an earlier session: read at its turn
-                elif isinstance(plan, Skip):
-                    ready[spec["index"]] = {"skip": True}
-                else:
-                    # With fewer matches to come than workers, most workers play no match
-                    # after this one: the seats they would start for it would be closed
-                    # unused (Python start-ups, each worker's, wasted at the run's end).
-                    ahead = len(self.specs) - submitted >= executor.workers
-                    job = self.job(spec, None, plan.stand_ins, prestart=ahead)
-                    futures[self._send(executor, job)] = (spec, [], plan.stand_ins)
-            if next_index not in ready:
-                executor.flush()  # a cluster sends its batch of matches when told
-                done, _ = wait(list(futures), timeout=PROGRESS_TICK if tells else None,
-                               return_when=FIRST_COMPLETED)
-                if not done and tells:  # a long match under way: its hands so far
-                    playing, now = self._under_way(executor.in_play() or {}, ready)
-                    watcher.progress(next_index, hands_done + playing, session_hands + now)
-                for f in done:
-                    spec, crashes, stand_ins = futures.pop(f)
-                    self._collect(f, spec, crashes, stand_ins, futures, ready, executor)
-                continue
-            spec = self.specs[next_index]
-            outcome = ready.pop(next_index)
-            stale = self._stale(spec, outcome, ledger)
-            if stale is not None:  # a bot was disqualified since: play it again with the stand-in
-                futures[self._send(executor, self.job(spec, None, stale))] = (spec, [], stale)
-                continue
-            summary = self._consume(spec, outcome, ledger)
-            following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
-            ledger.end_of_unit(spec, following)
-            if summary is not None:
-                hands_done += summary["hands"]
-                if outcome is not None:
-                    session_hands += summary["hands"] - self.earlier.get(spec["index"], 0)
-            next_index += 1
-            playing_now = executor.in_play()
-            playing, now = self._under_way(playing_now, ready) if playing_now is not None else (0, 0)
-            watcher.progress(next_index, hands_done + playing, session_hands + now)
-
-    def _send(self, executor: MatchExecutor, job: Job) -> Future[Any]:
-        """Play `job` on `executor`, watched by the run's time limits."""
-        return executor.play(run_job, job, self.t.timing)
-
-    def _under_way(self, playing: dict[int, int], ready: dict[int, dict[str, Any] | None]) -> tuple[int, int]:
-        """Hands of matches not booked yet (being played, or done ahead of their turn): all
-        of them, and those played in this session (not the ones a checkpoint brought)."""
-        hands = dict(playing)
-        hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
-        return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
-
-    def _collect(self, future: Future[Any], spec: dict[str, Any], crashes: list[Any], stand_ins: tuple[int, ...],
-                 futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]],
-                 ready: dict[int, dict[str, Any] | None], executor: MatchExecutor) -> None:
-        try:
-            ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
-        except WorkerLost as lost:
-            if not self._lost(spec, lost):
-                futures[self._send(executor, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
-                return
-            crash = self._crash(spec, lost, crashes)
-            job = self.job(spec, crashes + [crash], stand_ins)
-            futures[self._send(executor, job)] = (spec, crashes + [crash], stand_ins)
-        except WorkerDied as died:
-            crash = self._crash(spec, died, crashes)
-            job = self.job(spec, crashes + [crash], stand_ins)
-            futures[self._send(executor, job)] = (spec, crashes + [crash], stand_ins)
-        except RunError:
-            raise
-        except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
-            raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
-
-    def _lost(self, spec: dict[str, Any], lost: WorkerLost) -> bool:
-        """A worker lost to something outside any bot: replay the match on a fresh one.
-        True when it is lost again in the same bot call: the bot does it (say, by killing
-        its own process), so it is charged as a crash after all."""
-        w = lost.where
-        place = (w["hand"], w["seat"], w["decision"]) if w["match"] == spec["index"] and w["seat"] >= 0 else None
-        seen = self.losses.setdefault(spec["index"], [])
-        if place is not None and place in seen:
-            return True
-        seen.append(place)
-        log.warning("match %d: worker lost (%s); playing the match again", spec["index"], lost.reason)
-        if len(seen) >= MAX_LOSSES:
-            raise RunError(f"match {spec['index']}: its worker was lost {len(seen)} times to something"
-                           f" outside any bot (last: {lost.reason})")
-        return False
-
-    def _crash(self, spec: dict[str, Any], died: WorkerDied, crashes: list[Any]) -> list[Any]:
-        w = died.where
-        if w["match"] != spec["index"] or w["seat"] < 0:
-            raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
-        crash = [w["hand"], w["seat"], w["decision"], died.reason]
-        if crash in crashes:
-            raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
-        return crash
-
-    def _stale(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
-        """The stand-in seats match `spec` must be replayed with, if it was played before a
-        bot in it was disqualified (in schedule order); None if it stands as played."""
-        plan = ledger.plan(spec)
-        if isinstance(plan, Skip) or (outcome is not None and outcome.get("skip")):
-            return None
-        if outcome is None:
-            data = self.run_dir.read_match(spec["index"], spec)
-            played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
-        else:
-            played = outcome["stand_ins"]
-        return plan.stand_ins if played != plan.stand_ins else None
-
-    def _consume(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
-        """Book match `spec` in schedule order; skip it if too few of its bots are left."""
-        plan = ledger.plan(spec)
-        if isinstance(plan, Skip):
-            self.run_dir.write_skipped(spec, plan.reason)
-            ledger.skip(spec, plan.reason)
-            return None
-        if outcome is None:
-            data = self.run_dir.read_match(spec["index"], spec)
-            if "skipped" in data:
-                ledger.skip(spec, data["skipped"])
-                return None
-            summary = data["summary"]
-        else:
-            summary = outcome["summary"]
-        assert isinstance(summary, dict)
-        _note(ledger.book(spec, summary, plan.stand_ins), summary)
-        return summary
 
 
 def _scheduler(text: str | Scheduler) -> Scheduler:
@@ -529,7 +345,7 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
 def shake_hands(t: Tournament, registry: Registry) -> None:
     """`preflight` each external bot as its seats will start: sandboxed, with its own files."""
     preflight(t, {b.alias: seat_files(t, b, registry) for b in t.bots if b.command is not None}
-              if t.seats.sandbox == sandbox.BWRAP else {})
+              if t.seats.sandbox == Sandbox.BWRAP else {})
 
 
 def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> Callable[[int], SeatRecord]:
@@ -538,7 +354,7 @@ def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) ->
     isolation = t.isolation_of(bot)
     command = t.command_of(bot) if bot.command is not None else None
     files: tuple[list[str], list[str]] = ([], [])
-    if isolation is Isolation.PROCESS and t.seats.sandbox == sandbox.BWRAP:
+    if isolation is Isolation.PROCESS and t.seats.sandbox == Sandbox.BWRAP:
         files = seat_files(t, bot, registry, run_dir)
     serves = None
     if isolation is Isolation.PROCESS and command is None:
@@ -583,21 +399,24 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
     return shown, list(hidden)
 
 
-def with_sandbox(t: Tournament, mode: str | None, watcher: Watcher) -> Tournament:
+def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:
     """The tournament with its sandbox mode (`mode` if given, else [seats]) resolved to
-    the one the run uses; auto without bubblewrap warns once, required refuses."""
+    the one the run uses (BWRAP, OFF or a prefix), before any job is built: the seats then
+    only compare it. Auto without bubblewrap warns once, required refuses."""
     seats, warning = resolve_sandbox(t.seats, mode)
     if warning is not None:
         watcher.caveat(warning)
     return dataclasses.replace(t, seats=seats)
 
 
-def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, str | None]:
+def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Confinement, str | None]:
     """The one place a sandbox mode is resolved (a run's, `naparena check`'s): `mode`
     (--sandbox) if given, else [seats] sandbox, as the seats will use it, with the warning
     to give once."""
-    wanted: str | tuple[str, ...] = seats.sandbox
-    if mode is not None:
+    wanted: Sandbox | tuple[str, ...] = seats.sandbox
+    if isinstance(mode, Sandbox):  # a manifest's, parsed where it was read
+        wanted = mode
+    elif mode is not None:
         try:
             wanted = parse_sandbox(mode)
         except ValueError as e:
@@ -606,28 +425,16 @@ def resolve_sandbox(seats: Confinement, mode: str | None) -> tuple[Confinement, 
     return dataclasses.replace(seats, sandbox=used), warning
 
 
-def recorded_sandbox(manifest_data: dict[str, Any]) -> str | None:
-    """The sandbox mode a run's manifest records, as a --sandbox word (None for a prefix,
-    which the tournament file still holds)."""
+def recorded_sandbox(manifest_data: dict[str, Any]) -> Sandbox | None:
+    """The sandbox mode a run's manifest records (None for a prefix, which the tournament
+    file still holds)."""
     mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
-    return mode if isinstance(mode, str) else None
-
-
-def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:
-    """Faults and crashes to run.log, in schedule order like everything else."""
-    for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
-        if s["faults"]:
-            faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
-            log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
-        if "crashed_at" in s:
-            log.warning("match %d seat %d (%s) %s in hand %d; the stand-in plays it from there (run.log has "
-                        "its stderr)", spec["index"], seat, alias, _DIED.get(s.get("crashed_by", ""), "crashed"),
-                        s["crashed_at"])
-
-
-#: How a seat's end reads in a sentence, by the kind of the fault that ended it.
-_DIED = {"crash": "crashed", "time-out": "timed out", "protocol": "broke the protocol (stray stdout?)",
-         "exception": "crashed", "illegal": "crashed"}
+    if not isinstance(mode, str):
+        return None
+    try:
+        return parse_sandbox(mode)
+    except ValueError as e:
+        raise RunError(f"the run's manifest: tournament.seats.sandbox {e}") from None
 
 
 # --- signals and run.log --------------------------------------------------------------

@@ -19,10 +19,11 @@ import sys
 from pathlib import Path
 
 from naparena.arena.match.bot_files import SYSTEM, in_system
+from naparena.arena.setup.settings import Sandbox
 from naparena.errors import RunError
 
-#: What `auto` and `required` resolve to, as the manifest records it.
-BWRAP = "bwrap"
+#: What `auto` and `required` resolve to where bubblewrap works, as the manifest records it.
+BWRAP = Sandbox.BWRAP
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
 UNGUARDED = ("seat processes run unsandboxed: a bot can read the run directory (earlier rotations' "
              "deals), the tournament file and other bots' files, reach the network, signal other "
@@ -53,16 +54,16 @@ def _probe(bwrap: str | None) -> str | None:
     return None
 
 
-def resolve(mode: str | tuple[str, ...]) -> tuple[str | tuple[str, ...], str | None]:
-    """The mode a run uses for `mode` as written, and the warning to give once (or None).
-    `required` without bubblewrap is a `RunError` (exit 2)."""
-    if isinstance(mode, tuple) or mode == "off":
+def resolve(mode: Sandbox | tuple[str, ...]) -> tuple[Sandbox | tuple[str, ...], str | None]:
+    """The mode a run uses for `mode` as written (BWRAP, OFF or the argv prefix), and the
+    warning to give once (or None). `required` without bubblewrap is a `RunError` (exit 2)."""
+    if isinstance(mode, tuple) or mode == Sandbox.OFF:
         return mode, None
     why = unavailable()
     if why is None:
-        return BWRAP, None
-    if mode == "auto":
-        return "off", f"no seat sandbox ({why}): {UNGUARDED}; {INSTALL_HINT}"
+        return Sandbox.BWRAP, None
+    if mode == Sandbox.AUTO:
+        return Sandbox.OFF, f"no seat sandbox ({why}): {UNGUARDED}; {INSTALL_HINT}"
     raise RunError(f"sandbox = \"{mode}\" but {why}; {INSTALL_HINT}, or set [seats] sandbox = \"off\"")
 
 

@@ -46,6 +46,7 @@ from naparena.arena.setup.settings import (
     Format,
     Isolation,
     Lineups,
+    Sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
 from naparena.errors import ConfigError, PluginError, RulesError
@@ -386,10 +387,10 @@ def _seat_limits(data: Table, path: str) -> Confinement:
     return Confinement(**values)
 
 
-def _sandbox(value: Any, path: str) -> str | tuple[str, ...]:
+def _sandbox(value: Any, path: str) -> Sandbox | tuple[str, ...]:
     if isinstance(value, str):
         if value in SANDBOX_MODES:
-            return value
+            return Sandbox(value)
         raise ConfigError(path, "seats.sandbox", f"{SANDBOX_RULE}, got {_show(value)}")
     return _argv(value, path, "seats.sandbox")
 

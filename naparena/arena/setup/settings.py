@@ -247,30 +247,41 @@ DISK_MB = 256
 #: [seats] cores: where seat processes run (`arena/match/cores.py` says why "match").
 CORE_MODES = ("match", "any")
 
-#: [seats] sandbox as a word; "bwrap" is what "auto" and "required" resolve to when
-#: bubblewrap works, as the manifest records it (in a file it means "required").
-SANDBOX_MODES = ("auto", "required", "off", "bwrap")
+class Sandbox(StrEnum):
+    """[seats] sandbox as a word. A run resolves AUTO and REQUIRED once, before any job is
+    built, to BWRAP (bubblewrap works) or OFF, which the manifest records (in a file "bwrap"
+    means "required"). A StrEnum is its word, so manifests and logs hold the same bytes."""
+
+    AUTO = "auto"
+    REQUIRED = "required"
+    OFF = "off"
+    BWRAP = "bwrap"
+
+
+#: The words [seats] sandbox, --sandbox and a manifest may hold.
+SANDBOX_MODES = tuple(Sandbox)
 SANDBOX_RULE = ('must be "auto", "required", "off" or an argv prefix, '
                 'e.g. ["podman", "run", "--rm", "-i", "image"]')
 
 
-def parse_sandbox(value: str) -> str:
+def parse_sandbox(value: str) -> Sandbox:
     """A sandbox mode given as a word (--sandbox, or a run's manifest: "bwrap" is what
     auto and required became there)."""
     if value not in SANDBOX_MODES:
         raise ValueError(f'must be "auto", "required" or "off", got {value!r}')
-    return value
+    return Sandbox(value)
 
 
 @dataclass(frozen=True)
 class Confinement:
-    """How seat processes are started: rlimits, the sandbox (a mode of `SANDBOX_MODES` or
-    an argv prefix), the start-up limit. Plain data, so it travels in a `Job` as `as_dict()`."""
+    """How seat processes are started: rlimits, the sandbox (a `Sandbox` mode or an argv
+    prefix; a run's jobs carry it resolved: BWRAP, OFF or a prefix), the start-up limit.
+    Plain data, so it travels in a `Job` as `as_dict()`."""
 
     memory_mb: int = 2048          # the seat's memory (its cgroup; else each process's RLIMIT_AS); 0 = no limit
     cpu_seconds: int = 0           # CPU time of the whole match (RLIMIT_CPU); 0 = no limit
     open_files: int = 64           # RLIMIT_NOFILE
-    sandbox: str | tuple[str, ...] = "auto"  # a mode, or an argv prefix such as a container runtime
+    sandbox: Sandbox | tuple[str, ...] = Sandbox.AUTO  # a mode, or an argv prefix such as a container runtime
     start_timeout: float = 10.0    # seconds from start to the bot's hello
     cores: str = "match"           # "match": seats share their match's core; "any": the kernel places them
     disk_mb: int = DISK_MB         # each private folder's size (sandboxed) and any one file's; 0 = no limit
@@ -278,7 +289,7 @@ class Confinement:
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
                "open_files": self.open_files,
-               "sandbox": self.sandbox if isinstance(self.sandbox, str) else list(self.sandbox),
+               "sandbox": self.sandbox.value if isinstance(self.sandbox, Sandbox) else list(self.sandbox),
                "start_timeout": self.start_timeout}
         if self.cores != "match":  # said only where it applies, so other manifests stay as they were
             out["cores"] = self.cores
@@ -289,6 +300,6 @@ class Confinement:
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Confinement:
         data = dict(data or {})
-        mode = data.get("sandbox", "auto")
-        data["sandbox"] = mode if isinstance(mode, str) else tuple(mode)
+        mode = data.get("sandbox", Sandbox.AUTO)
+        data["sandbox"] = parse_sandbox(mode) if isinstance(mode, str) else tuple(mode)
         return cls(**data)

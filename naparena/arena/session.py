@@ -33,7 +33,8 @@ from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
 from naparena.arena.match.play import play_job
-from naparena.arena.match.seats import close_spares, preflight
+from naparena.arena.match.preflight import preflight
+from naparena.arena.match.spares import close_spares
 from naparena.arena.records.checkpoint import discard as discard_checkpoint
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip

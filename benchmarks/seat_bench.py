@@ -169,7 +169,7 @@ def js_match_wall(hands: int, prestart: bool) -> tuple[float, float, float, int]
 
 def node_start_up() -> float:
     """Spawn to hello of the examples/js seat, alone."""
-    from naparena.arena.match.seats import probe
+    from naparena.arena.match.preflight import probe
     from naparena.arena.setup.settings import Confinement
     script = Path(__file__).resolve().parent.parent / "examples" / "js" / "napbot.js"
     start = time.perf_counter()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from naparena.arena.match.seats import FLUSH_HINT
+from naparena.arena.match.preflight import FLUSH_HINT
 from naparena.bots.protocol import MAX_SAFE_INT
 from naparena.game.cards import pack
 from naparena.game.engine import DECISION_KINDS

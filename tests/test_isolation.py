@@ -179,6 +179,7 @@ def test_the_next_matchs_seats_are_started_while_one_plays_and_serve_one_match_e
 
     from naparena.arena.match import seats
     from naparena.arena.match.play import play_job
+    from naparena.arena.match.spares import _spares, close_spares
     from naparena.bots.plugins import load_registry
 
     registry = load_registry(None)
@@ -193,18 +194,18 @@ def test_the_next_matchs_seats_are_started_while_one_plays_and_serve_one_match_e
     monkeypatch.setattr("naparena.arena.match.play.start_seats", start_and_note)
     try:
         first = bytes(play_job(_isolated_job(0, 7), registry, prestart=True))
-        spares = [c.proc for waiting in seats._spares.ready.values() for c in waiting]
+        spares = [c.proc for waiting in _spares.ready.values() for c in waiting]
         assert len(spares) == 3 and all(p.poll() is None for p in spares), "three live spares wait"
         assert not {p.pid for p in spares} & set(taken), "none of them played the first match"
         second = bytes(play_job(_isolated_job(1, 11), registry, prestart=True))
         assert sorted(taken[3:6]) == sorted(p.pid for p in spares), "the second match took the spares"
         assert all(p.poll() is not None for p in spares), "and closed them with it"
-        left = [c for waiting in seats._spares.ready.values() for c in waiting]
+        left = [c for waiting in _spares.ready.values() for c in waiting]
         assert len(left) == 3 and not {c.proc.pid for c in left} & set(taken)
     finally:
-        seats.close_spares()
-    assert not seats._spares.ready
+        close_spares()
+    assert not _spares.ready
     assert all(c.proc.poll() is not None and not os.path.exists(c.home) for c in left), "closed at the end"
     assert first == bytes(play_job(_isolated_job(0, 7), registry))
     assert second == bytes(play_job(_isolated_job(1, 11), registry))
-    assert not seats._spares.ready, "without prestart no spare is started"
+    assert not _spares.ready, "without prestart no spare is started"

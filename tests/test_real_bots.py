@@ -73,7 +73,7 @@ def old_rule(monkeypatch):
         if program and not bot_files.in_system(program):
             named.append(os.path.abspath(program))
         return bot_files.Footprint(tuple(argv), tuple((p, "named") for p in named))
-    monkeypatch.setattr("naparena.arena.match.seats.footprint", argv_files_only)
+    monkeypatch.setattr("naparena.arena.match.channel.footprint", argv_files_only)
 
 
 # --- a bot's own files -------------------------------------------------------------------
@@ -230,7 +230,7 @@ def c_bot(folder: Path) -> dict:
 @pytest.mark.parametrize("rule", ["now", "before"])
 def test_the_c_example_reads_its_data_file(tmp_path, monkeypatch, rule):
     if rule == "before":
-        monkeypatch.setattr("naparena.arena.match.seats.footprint", lambda argv, files=(): bot_files.Footprint(
+        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(): bot_files.Footprint(
             tuple(argv), ((argv[0], "named"),)))
     run, _ = play(tmp_path, c_bot(tmp_path))
     read = [line for line in (run / "run.log").read_text().splitlines() if "napbot-c: min_suit 4 from" in line]

@@ -20,8 +20,8 @@ import tomli_w
 from naparena.arena.dispatch import Dispatch
 from naparena.arena.executors.pool import IN_PROCESS_ENV
 from naparena.arena.match import sandbox
+from naparena.arena.match.channel import seat_argv
 from naparena.arena.match.play import play_job
-from naparena.arena.match.seats import seat_argv
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.bots.plugins import importable, load_registry

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from naparena.arena.match import cgroups, sandbox, seats
+from naparena.arena.match import cgroups, sandbox, spares
 from naparena.arena.match.job import seat_record
 from naparena.arena.records.rundir import RUN_LOG
 from naparena.arena.session import Session
@@ -84,13 +84,13 @@ def test_a_worker_forked_where_spares_were_started_closes_its_own(tmp_path):
     process that had armed it (a run played in-process, as tests do) starts with no
     finalizers, and must arm its own, or its spare's forks outlive the run."""
     plain = seat_record("plain", "plain", {}, 0, command=[sys.executable, str(PLAIN)])
-    seats.prestart([plain], None, Confinement(sandbox="off"))
+    spares.prestart([plain], None, Confinement(sandbox="off"))
     try:
-        assert seats._spares.armed and seats.spare_pids(), "this process has armed spares"
+        assert spares._spares.armed and spares.spare_pids(), "this process has armed spares"
         result, _ = _run(tmp_path, "off")
         assert result["matches"] == 2 and not _left_behind(tmp_path)
     finally:
-        seats.close_spares()
+        spares.close_spares()
 
 
 def test_the_check_for_processes_left_behind_finds_one(tmp_path):

@@ -32,7 +32,8 @@ from naparena.arena.executors.pool import in_process, make_executor
 from naparena.arena.executors.worker_logs import WorkerLogs
 from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
-from naparena.arena.match.seats import close_spares, preflight
+from naparena.arena.match.preflight import preflight
+from naparena.arena.match.spares import close_spares
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
 from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir

@@ -23,9 +23,10 @@ import orjson
 from naparena.arena.executors.pool import InlineExecutor
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint
+from naparena.arena.match.channel import STDERR_TAIL
 from naparena.arena.match.job import Job, seat_record
 from naparena.arena.match.play import play_job, supervisor
-from naparena.arena.match.seats import STDERR_TAIL, probe, with_stderr
+from naparena.arena.match.preflight import probe, with_stderr
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing

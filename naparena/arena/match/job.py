@@ -95,7 +95,7 @@ class Job:
     # machine. That decision faults whatever the bot answers (`play._time_out`).
     given: tuple[Fault, ...] = ()
     # Whether the worker starts the seat processes of its next match while this one plays
-    # (`seats.prestart`): not for the run's last matches, after which no match comes.
+    # (`spares.prestart`): not for the run's last matches, after which no match comes.
     prestart: bool = False
 
     @property

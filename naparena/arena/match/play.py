@@ -36,8 +36,9 @@ import orjson
 from naparena.arena.match import sandbox
 from naparena.arena.match.cores import sharing_core
 from naparena.arena.match.job import Job
-from naparena.arena.match.seats import SeatFault, close_seats, spare_holds, spare_pids, start_seats
-from naparena.arena.match.seats import prestart as start_spares
+from naparena.arena.match.seats import SeatFault, close_seats, start_seats
+from naparena.arena.match.spares import prestart as start_spares
+from naparena.arena.match.spares import spare_holds, spare_pids
 from naparena.arena.records.checkpoint import Checkpoint
 from naparena.arena.records.checkpoint import every as checkpoint_every
 from naparena.arena.records.logs import FORMAT, MatchLog, MatchSummary
@@ -102,7 +103,7 @@ def _seat_fault(e: BaseException, hand: Hand) -> str | None:
     return e.reason
 
 
-#: Start the next match's seat processes while this one plays (`seats.prestart`); off
+#: Start the next match's seat processes while this one plays (`spares.prestart`); off
 #: only to measure what that hides.
 PRESTART = True
 

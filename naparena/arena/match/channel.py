@@ -1,0 +1,501 @@
+"""One seat process and its pipes: how it is started (argv, environment, limits,
+sandbox), and a `Channel` that writes to it and reads its lines without ever waiting past
+a deadline, then ends its whole process group. The rules for a broken seat are in
+`seats.py`; the spare processes started ahead of a match in `spares.py`."""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import logging
+import math
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from naparena.arena.match import sandbox
+from naparena.arena.match.bot_files import footprint, in_system
+from naparena.arena.match.cgroups import SeatGroups
+from naparena.arena.match.job import SeatRecord
+from naparena.arena.setup.settings import Confinement
+from naparena.bots import protocol
+from naparena.bots.protocol import MAX_LINE, ProtocolError
+
+log = logging.getLogger("naparena")
+
+#: The package's source root, so a Python seat imports the same naparena as its match.
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[3])
+_STDERR_CAP = 1 << 16  # bytes of a seat's stderr logged per match; the rest is counted, not kept
+STDERR_TAIL = 10  # last lines of a seat's stderr shown with a failed handshake
+
+
+#: What a sandboxed seat sees besides its command's footprint: (files shown, folders
+#: shown empty, paths masked wherever the rest would show them).
+Mounts = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+class _Broken(Exception):
+    """The channel to a seat process is unusable; `reason` says how."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def serve_command(seat: SeatRecord, bots_dir: str | None) -> list[str]:
+    """The argv of an isolated Python bot: `naparena serve`'s code without the CLI's
+    start-up, told the bot's class where the run's registry knows it (then the seat
+    imports that module alone, not every plug-in: most of a Python seat's start-up)."""
+    argv = [sys.executable, "-m", "naparena.bots.serve", seat.name]
+    if seat.serves is not None:
+        return [*argv, "--entry", seat.serves, "--version", seat.version]
+    return argv + (["--bots-dir", str(Path(bots_dir).resolve())] if bots_dir else [])
+
+
+def seat_environment(python: bool, home: str) -> dict[str, str]:
+    """A scrubbed environment: nothing of the match's own leaks to a bot."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
+    if python:
+        # Hash seed fixed: a bot iterating a set of strings does so alike in every run.
+        path = os.pathsep.join(dict.fromkeys([_SOURCE_ROOT, *sandbox.search_path()]))
+        env.update(PYTHONPATH=path, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+        for key in ("NAPARENA_DISABLE_PLUGIN_AUTOLOAD",):
+            if key in os.environ:
+                env[key] = os.environ[key]
+    return env
+
+
+def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], None]:
+    """The child's limits, set between fork and exec (and its cgroups joined). Only
+    setrlimit and writes run there: nothing that could take a lock another thread of the
+    match holds. Memory is bounded per process only where the seat has no memory cgroup."""
+    wanted = [(resource.RLIMIT_CORE, 0)]
+    if c.memory_mb and not (groups is not None and groups.bounds_memory):
+        wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
+    if c.cpu_seconds:
+        wanted.append((resource.RLIMIT_CPU, c.cpu_seconds))
+    if c.open_files:
+        wanted.append((resource.RLIMIT_NOFILE, c.open_files))
+    if c.disk_mb:
+        wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20))
+    hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
+    limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
+    prctl = _prctl()
+
+    def apply() -> None:
+        for kind, value in limits:
+            resource.setrlimit(kind, (value, value))
+        if prctl is not None:  # a worker killed outright takes its seats with it
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if groups is not None:
+            groups.join()
+    return apply
+
+
+_PR_SET_PDEATHSIG = 1
+_SIGNALS = frozenset(s.value for s in signal.Signals)
+
+
+def _prctl() -> Callable[..., int] | None:
+    """Linux's prctl, looked up before the fork (nothing is loaded between fork and exec)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def sandboxed(confinement: Confinement) -> bool:
+    """Whether seats under `confinement` run in bubblewrap (auto/required resolved here
+    when no run resolved them)."""
+    mode = confinement.sandbox
+    if isinstance(mode, tuple) or mode == "off":
+        return False
+    return mode == sandbox.BWRAP or sandbox.resolve(mode)[0] == sandbox.BWRAP
+
+
+def seat_view(argv: list[str], python: bool, mounts: Mounts) -> tuple[list[str], list[str]]:
+    """(argv as the sandbox starts it, the paths it shows read-only) for a seat: a Python
+    seat's interpreter and naparena beside its own files; an external bot's footprint."""
+    files = mounts[0]
+    if python:
+        return argv, [*sandbox.python_files(), *files]
+    found = footprint(tuple(argv), tuple(files))
+    return list(found.argv), found.paths
+
+
+def confined_argv(argv: list[str], confinement: Confinement, python: bool, home: str,
+                  mounts: Mounts = ((), (), ()), stdout: str | None = None) -> list[str]:
+    """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own files
+    (`mounts`: files shown, folders shown empty, paths masked), behind an argv prefix, or
+    as it is."""
+    mode = confinement.sandbox
+    if isinstance(mode, tuple):
+        return list(mode) + argv
+    if not sandboxed(confinement):
+        return argv
+    argv, shown = seat_view(argv, python, mounts)
+    return sandbox.wrap(argv, home, shown, mounts[1], mounts[2], confinement.disk_mb, stdout)
+
+
+class Channel:
+    """The pipes to one seat process: writes and line reads that never wait past a deadline."""
+
+    def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
+                 mounts: Mounts = ((), (), ())):
+        self.tag = tag
+        self.home = tempfile.mkdtemp(prefix="naparena-seat-")
+        self.buf = bytearray()
+        self.stderr = bytearray()
+        self.stderr_seen = 0  # bytes the seat wrote to stderr
+        self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self.memory_mb = confinement.memory_mb
+        self.sandboxed = sandboxed(confinement)
+        # Sandboxed, the bot's stdout is a FIFO here that only the bot holds: its end is seen at once.
+        fifo = os.path.join(self.home, "stdout") if self.sandboxed else None
+        if fifo is not None:
+            os.mkfifo(fifo, 0o600)
+            self.rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
+        self.shown = seat_view(argv, python, mounts)[1] if self.sandboxed else []
+        self.hidden = mounts[2]
+        argv = confined_argv(argv, confinement, python, self.home, mounts, fifo)
+        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
+                start_new_session=True, close_fds=True, bufsize=0,
+                # The seat's limits must be set between fork and exec, in the child alone.
+                preexec_fn=_rlimits(confinement, self.groups))  # noqa: PLW1509
+        except OSError as e:
+            if self.groups is not None:
+                self.groups.release()
+            if fifo is not None:
+                os.close(self.rfd)
+            shutil.rmtree(self.home, ignore_errors=True)
+            program = e.filename or argv[0]
+            raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
+        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        assert stdin is not None and stderr is not None  # both are pipes
+        if self.groups is not None:
+            self.groups.started()
+        if stdout is not None:
+            self.rfd = stdout.fileno()
+        self.files = [f for f in (stdin, stdout, stderr) if f is not None]
+        self.wfd, self.efd = stdin.fileno(), stderr.fileno()
+        for fd in (self.wfd, self.rfd, self.efd):
+            os.set_blocking(fd, False)
+        self.readable = select.poll()
+        self.readable.register(self.rfd, select.POLLIN)
+        self.readable.register(self.efd, select.POLLIN)
+        self.oom = self.groups.oom if self.groups is not None else None
+        if self.oom is not None:
+            self.readable.register(self.oom, select.POLLIN)
+        self.writable = select.poll()
+        self.writable.register(self.wfd, select.POLLOUT)
+        self.closed = False
+
+    def pin(self, cpus: set[int]) -> None:
+        """Hold the seat to `cpus` where its cpuset makes that binding (else advisory)."""
+        if self.groups is not None:
+            self.groups.pin(cpus)
+
+    # --- one exchange ----------------------------------------------------------------
+
+    def send(self, data: bytes | bytearray, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.wfd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise _Broken(self._exit_reason()) from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Broken("time-out")  # not reading its input: the pipe is full
+            self.writable.poll(math.ceil(remaining * 1000))
+
+    def receive(self, deadline: float) -> bytes:
+        """The next whole line, within the deadline and `MAX_LINE` bytes."""
+        buf = self.buf
+        while True:
+            end = buf.find(b"\n")
+            if end >= 0:
+                line = bytes(buf[:end + 1])
+                del buf[:end + 1]
+                return line
+            if len(buf) > MAX_LINE:
+                raise _Broken(f"protocol: a line of more than {MAX_LINE} bytes: "
+                              f"{bytes(buf[:60])!r}…")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Broken("time-out")
+            for fd, _ in self.readable.poll(math.ceil(remaining * 1000)):
+                if fd == self.efd:
+                    self._drain_stderr()
+                    continue
+                if fd == self.oom:
+                    self._out_of_memory()
+                    continue
+                chunk = self._read(self.rfd)
+                if chunk is None:
+                    continue
+                if not chunk:
+                    raise _Broken(self._exit_reason())
+                buf += chunk
+
+    def _read(self, fd: int) -> bytes | None:
+        try:
+            return os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def _drain_stderr(self) -> bool:
+        """Log the seat's complete stderr lines, tagged; False once it is closed."""
+        chunk = self._read(self.efd)
+        if chunk is None:
+            return True
+        if not chunk:
+            self.readable.unregister(self.efd)
+            self._log_stderr(final=True)
+            return False
+        self._keep_stderr(chunk)
+        self._log_stderr(final=False)
+        return True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        # Counted always; kept for run.log only up to the cap over the whole match.
+        self.stderr_seen += len(chunk)
+        room = _STDERR_CAP - self.stderr_kept
+        if room > 0:
+            self.stderr += chunk[:room]
+            self.stderr_kept += min(room, len(chunk))
+
+    def _log_stderr(self, final: bool) -> None:
+        text = self.stderr
+        cut = len(text) if final else text.rfind(b"\n") + 1
+        for line in bytes(text[:cut]).decode("utf-8", "replace").splitlines():
+            log.info("%s stderr: %s", self.tag, line)
+            self.stderr_tail.append(line)
+        del text[:cut]
+        if final and self.stderr_seen > self.stderr_kept:
+            log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
+                     self.stderr_seen, self.stderr_kept)
+
+    def _drain_rest(self) -> None:
+        """After the kill, what the stderr pipe still holds (a crash's last words), without
+        waiting: a seat abandoned at once has had no time to have it read."""
+        for _ in range(16):  # at most 1 MiB: a child the kill missed may still be writing
+            chunk = self._read(self.efd)
+            if not chunk:
+                break
+            self._keep_stderr(chunk)
+        self._log_stderr(final=True)
+
+    def _out_of_memory(self) -> None:
+        """The kernel found the seat over its memory cgroup's limit: it ends here."""
+        if self.groups is not None and self.groups.out_of_memory():
+            raise _Broken(self.memory_reason)
+
+    @property
+    def memory_reason(self) -> str:
+        return (f"crash: the seat went over memory_mb = {self.memory_mb} (all its processes "
+                "and in-memory folders together)")
+
+    def _exit_reason(self) -> str:
+        """Why the pipe closed: the process's exit, if it comes within a moment."""
+        if self.groups is not None and self.groups.out_of_memory():
+            return self.memory_reason
+        try:
+            code = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return "crash: seat process closed its output"
+        if self.sandboxed and code > 128 and code - 128 in _SIGNALS:
+            code = 128 - code  # bwrap exits 128 + N for a bot killed by signal N: say it alike
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"crash: seat process killed by {name}"
+        return f"crash: seat process exited with code {code}"
+
+    # --- the end ---------------------------------------------------------------------
+
+    def begin_close(self, farewell: bytes) -> None:
+        """Say goodbye without waiting; `finish_close` waits for the exit."""
+        if self.closed:
+            return
+        try:
+            os.write(self.wfd, farewell)
+        except OSError:
+            pass  # full, or already gone: it is killed below
+        try:
+            self.files[0].close()
+        except OSError:
+            pass
+
+    def finish_close(self, deadline: float) -> None:
+        """Let the process exit until `deadline`, logging its stderr; then kill its group."""
+        if self.closed:
+            return
+        self.closed = True
+        stderr_open = True
+        while stderr_open and time.monotonic() < deadline:
+            ready = self.readable.poll(max(0, math.ceil((deadline - time.monotonic()) * 1000)))
+            if not ready:
+                break
+            for fd, _ in ready:
+                if fd == self.efd:
+                    stderr_open = self._drain_stderr()
+                elif fd == self.oom:  # over its memory as it ends: nothing more to do
+                    self.readable.unregister(fd)
+                elif not self._read(self.rfd):
+                    self.readable.unregister(self.rfd)
+        self.kill()
+        if self.groups is not None:
+            self.groups.release()
+        if stderr_open:
+            self._drain_rest()
+        for f in self.files[1:]:
+            f.close()
+        if len(self.files) == 2:  # the stdout FIFO, opened here
+            os.close(self.rfd)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def kill(self) -> None:
+        """The whole process group: a bot's own children go with it, and are gone when
+        this returns (within `_GROUP_END` seconds)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
+            pass
+        _await_group_end(self.proc.pid, time.monotonic() + _GROUP_END)
+
+    def abandon(self) -> None:
+        """Kill now: the seat is broken."""
+        self.begin_close(b"")
+        self.finish_close(time.monotonic())
+
+
+_GROUP_END = 5.0  # seconds a killed seat's group may take to end
+
+
+def _await_group_end(group: int, deadline: float) -> None:
+    """Wait until no live process is left in process group `group`. A SIGKILL ends a
+    process only when it next runs, and a bot's hundreds of children take a while on a
+    busy core; a zombie waiting for init to reap it counts as gone. The usual seat has no
+    children left, and costs one `killpg(group, 0)`."""
+    while True:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if not _live_in_group(group) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
+
+
+def _live_in_group(group: int) -> bool:
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split(None, 3)
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def seat_argv(seat: SeatRecord, bots_dir: str | None) -> tuple[list[str], bool]:
+    """(argv, whether it is naparena's own Python seat) of a process seat."""
+    command = seat.command
+    return (list(command), False) if command else (serve_command(seat, bots_dir), True)
+
+
+def seat_mounts(seat: SeatRecord, bots_dir: str | None) -> Mounts:
+    """What a sandboxed seat sees besides its command's footprint: (files, dirs, hidden).
+    A Python bot looks for drop-ins in bots_dir: there, it finds only its own file."""
+    dirs = (str(Path(bots_dir).resolve()),) if bots_dir and not seat.command else ()
+    return seat.files, dirs, seat.hidden
+
+
+def _spawn(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
+           tag: str = "spare seat", mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
+    """A new seat process, sent its hello; or (None, why it could not start)."""
+    try:
+        channel = Channel(argv, confinement, python=python, tag=tag, mounts=mounts)
+    except _Broken as e:
+        return None, e.reason
+    try:
+        channel.send(protocol.hello(params), time.monotonic() + confinement.start_timeout)
+    except _Broken as e:
+        channel.abandon()
+        return None, e.reason
+    return channel, None
+
+
+PARAM_REFUSED = "the bot does not accept parameter"
+
+
+def check_params(hello: dict[str, Any], params: dict[str, Any]) -> None:
+    """A bot accepts exactly the params its hello lists: a hello without `params` lists
+    none, as `"params": {}` does, so a tournament that gives it any is refused."""
+    accepted = hello.get("params") or {}
+    unknown = [k for k in params if k not in accepted]
+    if unknown:
+        listed = ", ".join(sorted(accepted)) or "none"
+        raise ProtocolError(f"{PARAM_REFUSED} '{unknown[0]}'; it accepts: {listed}")
+
+
+_PATH = re.compile(r"""(/[^\s:'"`,;()\[\]<>]+)""")
+
+
+def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: Iterable[str] = ()) -> str | None:
+    """One line when a sandboxed seat failed for want of a file: a path its stderr names
+    that exists on this machine but not in its sandbox, or exit status 126/127 (a program
+    it could not run); None when neither is the case."""
+    masked = [h.rstrip("/") for h in hidden]
+    inside = [p.rstrip("/") for p in shown]
+
+    def hidden_here(path: str) -> bool:
+        if any(path == m or path.startswith(m + "/") for m in masked):
+            return True
+        return not (in_system(path) or any(path == p or path.startswith(p + "/") for p in inside))
+
+    for line in stderr:
+        for written in _PATH.findall(line):
+            path = written.rstrip(".")
+            if os.path.exists(path) and hidden_here(path):
+                return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
+                        f'files = ["{path}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+    code = re.search(r"exited with code (\d+)", reason)
+    if code and code.group(1) in ("126", "127"):
+        return (f"exit code {code.group(1)} in the seat sandbox: a program or library the bot runs is not "
+                'in it; name it in files = [...] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+    return None

@@ -13,7 +13,8 @@ import pytest
 import tomli_w
 
 from naparena.arena.match import sandbox
-from naparena.arena.records.rundir import MATCHES, STANDINGS
+from naparena.arena.records.logs import FORMAT
+from naparena.arena.records.rundir import MATCHES, STANDINGS, Manifest
 from naparena.arena.session import Session, recorded_sandbox
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.settings import Sandbox
@@ -88,8 +89,14 @@ def test_the_mode_travels_parsed_then_resolved(tmp_path, mode):
     assert used is (Sandbox.OFF if mode == "off" or NO_BWRAP is not None else Sandbox.BWRAP)
 
 
+def recorded(tournament: dict) -> Manifest:
+    """A manifest as the run owner reads one back, recording `tournament`."""
+    return Manifest(format=FORMAT, naparena="0", python="3", config_hash="x", seed=1, matches=1, hands=1,
+                    tournament=tournament, bots={}, seating={}, fields={})
+
+
 def test_a_manifests_mode_is_parsed_where_it_is_read():
-    assert recorded_sandbox({"tournament": {"seats": {"sandbox": "bwrap"}}}) is Sandbox.BWRAP
-    assert recorded_sandbox({"tournament": {"seats": {"sandbox": ["env"]}}}) is None
+    assert recorded_sandbox(recorded({"seats": {"sandbox": "bwrap"}})) is Sandbox.BWRAP
+    assert recorded_sandbox(recorded({"seats": {"sandbox": ["env"]}})) is None
     with pytest.raises(RunError, match="manifest: tournament.seats.sandbox must be"):
-        recorded_sandbox({"tournament": {"seats": {"sandbox": "bwarp"}}})
+        recorded_sandbox(recorded({"seats": {"sandbox": "bwarp"}}))

@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,7 +36,7 @@ from naparena.arena.match.preflight import preflight
 from naparena.arena.match.spares import close_spares
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
-from naparena.arena.records.rundir import RunDir, latest_run_dir, manifest, new_run_dir
+from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
@@ -179,7 +179,8 @@ class Session:
             raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
         drop_ins = bots_dir or where.get("bots_dir")
         if sandbox is None:
-            sandbox = recorded_sandbox(rd.check_format())
+            rd.check_format()  # a run of another format is refused as such, before its fields
+            sandbox = recorded_sandbox(rd.load_manifest())
         return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
                         workers=workers, scheduler=scheduler, resume=True, watcher=watcher, sandbox=sandbox)
 
@@ -426,10 +427,11 @@ def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Con
     return dataclasses.replace(seats, sandbox=used), warning
 
 
-def recorded_sandbox(manifest_data: dict[str, Any]) -> Sandbox | None:
+def recorded_sandbox(manifest: Manifest) -> Sandbox | None:
     """The sandbox mode a run's manifest records (None for a prefix, which the tournament
     file still holds)."""
-    mode = manifest_data.get("tournament", {}).get("seats", {}).get("sandbox")
+    seats = manifest.tournament.get("seats", {})
+    mode = seats.get("sandbox") if isinstance(seats, Mapping) else None
     if not isinstance(mode, str):
         return None
     try:

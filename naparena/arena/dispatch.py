@@ -22,6 +22,7 @@ from naparena.arena.executors.pool import WorkerDied, WorkerLost
 from naparena.arena.match.job import Job
 from naparena.arena.records.ledger import Ledger, Skip
 from naparena.arena.records.rundir import RunDir
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.settings import Timing
 from naparena.arena.worker import run_job
 from naparena.errors import RunError
@@ -43,7 +44,7 @@ MakeJob = Callable[..., Job]
 class Dispatch:
     """One session's matches sent out, collected and booked in schedule order."""
 
-    def __init__(self, specs: list[dict[str, Any]], run_dir: RunDir, job: MakeJob, timing: Timing,
+    def __init__(self, specs: list[MatchSpec], run_dir: RunDir, job: MakeJob, timing: Timing,
                  earlier: dict[int, int]) -> None:
         self.specs, self.run_dir, self.job, self.timing = specs, run_dir, job, timing
         # Hands each match had in its checkpoint when the session took it up (the session's
@@ -55,10 +56,10 @@ class Dispatch:
     def play_all(self, ledger: Ledger, executor: MatchExecutor, progress: Progress) -> None:
         """Play every match not yet done on `executor`, booking each in schedule order."""
         # A cluster sizes its last batches by what is left.
-        executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec["index"])))
+        executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec.index)))
         todo = iter(self.specs)
         # future → (spec, crashes, stand-in seats)
-        futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]] = {}
+        futures: dict[Future[Any], tuple[MatchSpec, list[Any], tuple[int, ...]]] = {}
         ready: dict[int, dict[str, Any] | None] = {}
         next_index, hands_done, session_hands = 0, 0, 0
         tells = executor.in_play() is not None  # whether it can tell the hands of matches under way
@@ -69,11 +70,11 @@ class Dispatch:
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
                 spec = next(todo)
                 submitted += 1
-                plan = ledger.plan(spec)
-                if self.run_dir.has_match(spec["index"]):
-                    ready[spec["index"]] = None  # done in an earlier session: read at its turn
+                plan = ledger.plan(spec.as_dict())
+                if self.run_dir.has_match(spec.index):
+                    ready[spec.index] = None  # done in an earlier session: read at its turn
                 elif isinstance(plan, Skip):
-                    ready[spec["index"]] = {"skip": True}
+                    ready[spec.index] = {"skip": True}
                 else:
                     # With fewer matches to come than workers, most workers play no match
                     # after this one: the seats they would start for it would be closed
@@ -100,11 +101,11 @@ class Dispatch:
                 continue
             summary = self._consume(spec, outcome, ledger)
             following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
-            ledger.end_of_unit(spec, following)
+            ledger.end_of_unit(spec.as_dict(), following.as_dict() if following else None)
             if summary is not None:
                 hands_done += summary["hands"]
                 if outcome is not None:
-                    session_hands += summary["hands"] - self.earlier.get(spec["index"], 0)
+                    session_hands += summary["hands"] - self.earlier.get(spec.index, 0)
             next_index += 1
             playing_now = executor.in_play()
             playing, now = self._under_way(playing_now, ready) if playing_now is not None else (0, 0)
@@ -121,11 +122,11 @@ class Dispatch:
         hands.update((i, o["summary"]["hands"]) for i, o in ready.items() if o is not None and "summary" in o)
         return sum(hands.values()), sum(max(0, h - self.earlier.get(i, 0)) for i, h in hands.items())
 
-    def _collect(self, future: Future[Any], spec: dict[str, Any], crashes: list[Any], stand_ins: tuple[int, ...],
-                 futures: dict[Future[Any], tuple[dict[str, Any], list[Any], tuple[int, ...]]],
+    def _collect(self, future: Future[Any], spec: MatchSpec, crashes: list[Any], stand_ins: tuple[int, ...],
+                 futures: dict[Future[Any], tuple[MatchSpec, list[Any], tuple[int, ...]]],
                  ready: dict[int, dict[str, Any] | None], executor: MatchExecutor) -> None:
         try:
-            ready[spec["index"]] = {"summary": future.result(), "stand_ins": stand_ins}
+            ready[spec.index] = {"summary": future.result(), "stand_ins": stand_ins}
         except WorkerLost as lost:
             if not self._lost(spec, lost):
                 futures[self._send(executor, self.job(spec, crashes, stand_ins))] = (spec, crashes, stand_ins)
@@ -140,75 +141,77 @@ class Dispatch:
         except RunError:
             raise
         except RuntimeError as e:  # not a bot's doing: the engine or the runner failed
-            raise RunError(f"match {spec['index']} failed outside any bot: {e}") from None
+            raise RunError(f"match {spec.index} failed outside any bot: {e}") from None
 
-    def _lost(self, spec: dict[str, Any], lost: WorkerLost) -> bool:
+    def _lost(self, spec: MatchSpec, lost: WorkerLost) -> bool:
         """A worker lost to something outside any bot: replay the match on a fresh one.
         True when it is lost again in the same bot call: the bot does it (say, by killing
         its own process), so it is charged as a crash after all."""
         w = lost.where
-        place = (w["hand"], w["seat"], w["decision"]) if w["match"] == spec["index"] and w["seat"] >= 0 else None
-        seen = self.losses.setdefault(spec["index"], [])
+        place = (w["hand"], w["seat"], w["decision"]) if w["match"] == spec.index and w["seat"] >= 0 else None
+        seen = self.losses.setdefault(spec.index, [])
         if place is not None and place in seen:
             return True
         seen.append(place)
-        log.warning("match %d: worker lost (%s); playing the match again", spec["index"], lost.reason)
+        log.warning("match %d: worker lost (%s); playing the match again", spec.index, lost.reason)
         if len(seen) >= MAX_LOSSES:
-            raise RunError(f"match {spec['index']}: its worker was lost {len(seen)} times to something"
+            raise RunError(f"match {spec.index}: its worker was lost {len(seen)} times to something"
                            f" outside any bot (last: {lost.reason})")
         return False
 
-    def _crash(self, spec: dict[str, Any], died: WorkerDied, crashes: list[Any]) -> list[Any]:
+    def _crash(self, spec: MatchSpec, died: WorkerDied, crashes: list[Any]) -> list[Any]:
         w = died.where
-        if w["match"] != spec["index"] or w["seat"] < 0:
-            raise RunError(f"match {spec['index']}: a worker died outside any bot ({died.reason})")
+        if w["match"] != spec.index or w["seat"] < 0:
+            raise RunError(f"match {spec.index}: a worker died outside any bot ({died.reason})")
         crash = [w["hand"], w["seat"], w["decision"], died.reason]
         if crash in crashes:
-            raise RunError(f"match {spec['index']}: crash replay did not reproduce ({died.reason})")
+            raise RunError(f"match {spec.index}: crash replay did not reproduce ({died.reason})")
         return crash
 
-    def _stale(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
+    def _stale(self, spec: MatchSpec, outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
         """The stand-in seats match `spec` must be replayed with, if it was played before a
         bot in it was disqualified (in schedule order); None if it stands as played."""
-        plan = ledger.plan(spec)
+        plan = ledger.plan(spec.as_dict())
         if isinstance(plan, Skip) or (outcome is not None and outcome.get("skip")):
             return None
         if outcome is None:
-            data = self.run_dir.read_match(spec["index"], spec)
+            data = self.run_dir.read_match(spec.index, spec.as_dict())
             played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
         else:
             played = outcome["stand_ins"]
         return plan.stand_ins if played != plan.stand_ins else None
 
-    def _consume(self, spec: dict[str, Any], outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
+    def _consume(self, spec: MatchSpec, outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
         """Book match `spec` in schedule order; skip it if too few of its bots are left."""
-        plan = ledger.plan(spec)
+        plan = ledger.plan(spec.as_dict())
         if isinstance(plan, Skip):
-            self.run_dir.write_skipped(spec, plan.reason)
-            ledger.skip(spec, plan.reason)
+            self.run_dir.write_skipped(spec.as_dict(), plan.reason)
+            ledger.skip(spec.as_dict(), plan.reason)
             return None
         if outcome is None:
-            data = self.run_dir.read_match(spec["index"], spec)
+            data = self.run_dir.read_match(spec.index, spec.as_dict())
             if "skipped" in data:
-                ledger.skip(spec, data["skipped"])
+                ledger.skip(spec.as_dict(), data["skipped"])
                 return None
             summary = data["summary"]
         else:
             summary = outcome["summary"]
         assert isinstance(summary, dict)
-        _note(ledger.book(spec, summary, plan.stand_ins), summary)
+        _note(ledger.book(spec.as_dict(), summary, plan.stand_ins), summary)
         return summary
 
 
 def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:
-    """Faults and crashes to run.log, in schedule order like everything else."""
+    """Faults and crashes to run.log, in schedule order like everything else (`spec`: the
+    match as booked, a stand-in's seat named as such)."""
+    index = spec["index"]
     for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
         if s["faults"]:
             faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
-            log.info("match %d seat %d (%s): %s", spec["index"], seat, alias, faults)
+            log.info("match %d seat %d (%s): %s", index, seat, alias, faults)
         if "crashed_at" in s:
             log.warning("match %d seat %d (%s) %s in hand %d; the stand-in plays it from there (run.log has "
-                        "its stderr)", spec["index"], seat, alias, _DIED.get(s.get("crashed_by", ""), "crashed"),
+                        "its stderr)", index, seat, alias, _DIED.get(s.get("crashed_by", ""), "crashed"),
                         s["crashed_at"])
 
 

@@ -256,11 +256,11 @@ class Session:
             rd.write_manifest(mine)
         rd.write_where(self.t.path, bots_dir(self.t))
         rd.clean()  # left by an interrupted worker; its match will be played again
-        return sum(1 for s in self.specs if rd.has_match(s["index"]))
+        return sum(1 for entry in self.entries if rd.has_match(entry.index))
 
-    def job(self, spec: dict[str, Any], crashes: list[Any] | None = None, stand_ins: tuple[Any, ...] = (),
-            prestart: bool = False) -> Job:
-        entry: MatchSpec = self.entries[spec["index"]]
+    def job(self, spec: MatchSpec | Mapping[str, Any], crashes: list[Any] | None = None,
+            stand_ins: tuple[Any, ...] = (), prestart: bool = False) -> Job:
+        entry = spec if isinstance(spec, MatchSpec) else self.entries[spec["index"]]  # a log's record
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
         for i, alias in enumerate(entry.seats):
@@ -293,7 +293,7 @@ class Session:
         ledger = Ledger.of(self.t)
         if executor.description:
             watcher.notice(executor.description)
-        Dispatch(self.specs, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
+        Dispatch(self.entries, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
             ledger, executor, watcher.progress)
         self._check_files()
         self.run_dir.drop_checkpoints()
@@ -304,7 +304,7 @@ class Session:
     def _check_files(self) -> None:
         """Every file the run wrote must still be there before it says it is done (a bot,
         or anything else, may have deleted one meanwhile)."""
-        gone = self.run_dir.missing([s["index"] for s in self.specs])
+        gone = self.run_dir.missing([entry.index for entry in self.entries])
         if gone:
             shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
             raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"

@@ -129,7 +129,7 @@ class Session:
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
         # The schedule, typed for the jobs; as dicts for the ledger and the run directory.
         self.entries = schedule(t)
-        self.specs = [s.as_dict() for s in self.entries]
+        self.specs = [s.as_dict() for s in self.entries]  # as match logs record them (a rerun compares)
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.

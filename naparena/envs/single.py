@@ -8,6 +8,7 @@ programs (`command`), started and spoken to exactly as `naparena run` does.
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from naparena.arena.match import sandbox
 from naparena.arena.match.job import seat_record
 from naparena.arena.match.play import supervisor
 from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.session import resolve_sandbox
 from naparena.arena.setup.reader import _bot_process
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement, Isolation
@@ -94,7 +96,7 @@ class NapSeatEnv(gym.Env):
         # Absolute, as a run gives it: seat processes start in an empty directory.
         folder = Path(bots_dir or "bots")
         self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
-        self.timeout, self.confinement = timeout, confinement or Confinement()
+        self.timeout, self.confinement = timeout, self._resolved(confinement or Confinement())
         self.registry = load_registry(self.bots_dir)
         for spec in self.specs.values():
             if "command" not in spec:
@@ -111,6 +113,16 @@ class NapSeatEnv(gym.Env):
         self.bots: dict[int, Any] = {}
         self.remotes: dict[int, Any] = {}
         self.sitting: Sitting | None = None
+
+    def _resolved(self, confinement: Confinement) -> Confinement:
+        """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
+        works, else off with a warning), so the seats compare it and infer nothing."""
+        if not any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values()):
+            return confinement
+        resolved, warning = resolve_sandbox(confinement, None)
+        if warning is not None:
+            warnings.warn(warning, stacklevel=3)
+        return resolved
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:

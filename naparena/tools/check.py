@@ -27,6 +27,7 @@ from naparena.arena.match.channel import STDERR_TAIL
 from naparena.arena.match.job import Job, seat_record
 from naparena.arena.match.play import play_job, supervisor
 from naparena.arena.match.preflight import probe, with_stderr
+from naparena.arena.session import resolve_sandbox
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
@@ -173,7 +174,7 @@ def check_bot(  # noqa: PLR0913 - `naparena check`'s entry point: each option it
     """
     if command is not None or isolation == Isolation.PROCESS:
         check = _Check(registry, name, params or {}, hands, timeout, thorough, command,
-                       confinement or Confinement(), files or [])
+                       resolve_sandbox(confinement or Confinement(), None)[0], files or [])
         if command is not None:
             _shake_hands(name, check.params, command, check.confinement, check.files)
         names, results = variants or list(VARIANTS), []

@@ -118,8 +118,9 @@ def _prctl() -> Callable[..., int] | None:
 
 
 def sandboxed(confinement: Confinement) -> bool:
-    """Whether seats under `confinement` run in bubblewrap (auto/required resolved here
-    when no run resolved them)."""
+    """Whether seats under `confinement` run in bubblewrap. A run, `check` and the
+    environments resolve the mode before any seat starts; auto or required is resolved
+    here only for a seat started some other way (a benchmark's), never left unguarded."""
     mode = confinement.sandbox
     if isinstance(mode, tuple) or mode == "off":
         return False

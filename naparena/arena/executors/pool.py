@@ -28,19 +28,10 @@ from typing import Any
 
 from naparena.arena.executors.executor import PlayJob
 from naparena.arena.match.job import Job
-from naparena.arena.match.play import (
-    DECISION,
-    HAND,
-    KILL_DECISION,
-    KILL_HAND,
-    KILLED,
-    MATCH,
-    SEAT,
-    SLOT_SIZE,
-    bind_slot,
-)
+from naparena.arena.match.play import bind_slot
 from naparena.arena.setup.settings import Timing
 from naparena.errors import RunError
+from naparena.table import watch as layout  # the watchdog slot's fields
 
 
 class WorkerDied(Exception):
@@ -63,7 +54,8 @@ PR_SET_PDEATHSIG = 1
 
 
 def _where(slot: Any) -> dict[str, int]:
-    return {"match": slot[MATCH], "hand": slot[HAND], "seat": slot[SEAT], "decision": slot[DECISION]}
+    return {"match": slot[layout.MATCH], "hand": slot[layout.HAND], "seat": slot[layout.SEAT],
+            "decision": slot[layout.DECISION]}
 
 
 @dataclass
@@ -103,15 +95,15 @@ class _Watch:
 
     def check(self, now: float) -> str | None:
         slot = self.slot
-        ticket = (slot[MATCH], slot[HAND], slot[DECISION])
-        place = (*ticket, slot[SEAT])
+        ticket = (slot[layout.MATCH], slot[layout.HAND], slot[layout.DECISION])
+        place = (*ticket, slot[layout.SEAT])
         if place != self.place or self.moved is None:
             self.place, self.moved = place, now
-        elif slot[SEAT] < 0 and now - self.moved >= self.stall:
+        elif slot[layout.SEAT] < 0 and now - self.moved >= self.stall:
             # Between bot calls a match never waits this long: someone (an inline bot
             # with the run's own objects in reach) has tampered with the slot.
             return "stall"
-        if slot[SEAT] < 0 or ticket != self.ticket:
+        if slot[layout.SEAT] < 0 or ticket != self.ticket:
             self.ticket, self.since, self.signalled = ticket, now, False
             return None
         waited = now - self.since
@@ -119,8 +111,8 @@ class _Watch:
             return "kill"
         if waited >= self.timing.timeout and not self.signalled:
             self.signalled = True
-            slot[KILL_HAND], slot[KILL_DECISION] = ticket[1], ticket[2]
-            slot[KILLED] = 1
+            slot[layout.KILL_HAND], slot[layout.KILL_DECISION] = ticket[1], ticket[2]
+            slot[layout.KILLED] = 1
             return "interrupt"
         return None
 
@@ -198,7 +190,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, slot: Any, initial
         if task is None:
             return
         task_id, fn, args = task
-        slot[SEAT] = -1
+        slot[layout.SEAT] = -1
         try:
             out = (task_id, True, fn(*args))
         except RunError as e:  # the run's own verdict (a log it cannot write): pass it on
@@ -275,13 +267,13 @@ class ForkPool(Executor):
         playing = {}
         for w in self._workers:
             match = w.task.match if w.task else None
-            if match is not None and w.slot[MATCH] == match[0]:
-                playing[match[0]] = max(0, min(w.slot[HAND], match[1]))
+            if match is not None and w.slot[layout.MATCH] == match[0]:
+                playing[match[0]] = max(0, min(w.slot[layout.HAND], match[1]))
         return playing
 
     def _spawn(self) -> _Worker:
-        slot = self._ctx.RawArray("q", SLOT_SIZE)
-        slot[SEAT] = -1
+        slot = self._ctx.RawArray("q", layout.SLOT_SIZE)
+        slot[layout.SEAT] = -1
         return _Worker(self._ctx, slot, *self._init)
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
@@ -410,7 +402,7 @@ class ForkPool(Executor):
         if w.process.is_alive():
             return
         code = w.process.exitcode
-        outside = (code is not None and code < 0 and -code in OUTSIDE_SIGNALS) or w.slot[SEAT] < 0
+        outside = (code is not None and code < 0 and -code in OUTSIDE_SIGNALS) or w.slot[layout.SEAT] < 0
         self._replace(i, _death(code), WorkerLost if outside else WorkerDied)
 
     def _replace(self, i: int, reason: str, kind: type = WorkerDied) -> None:
@@ -484,8 +476,8 @@ class InlineExecutor(Executor):
                  initargs: tuple[Any, ...] = ()):
         """`timing` watches what runs outside a task (`naparena check`); a task is
         watched by its job's."""
-        self.slot = [0] * SLOT_SIZE
-        self.slot[SEAT] = -1
+        self.slot = [0] * layout.SLOT_SIZE
+        self.slot[layout.SEAT] = -1
         self._timing = timing
         self._watch = _Watch(self.slot, timing, kill=False)  # nothing can be killed in this process
         self._stop = threading.Event()

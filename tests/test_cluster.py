@@ -286,6 +286,48 @@ def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
     assert_same_files(snapshot(run_dir_in(tmp_path / "local")), expected)
 
 
+def test_a_local_cluster_forks_its_workers_and_starts_their_pools_before_any_match():
+    """What a run on one machine pays before its first match. Each worker is forked from a
+    server that has imported Dask and naparena's worker side (its parent is that server, not
+    the run, which spawned a fresh interpreter per worker before), and the plug-in starts
+    each worker's supervised child as soon as it is set up (before, at the first match)."""
+    from naparena.arena.executors.cluster import LOCAL_PRELOAD, ClusterExecutor
+    from naparena.arena.executors.dask_worker import PLUGIN
+
+    def pool_started(dask_worker) -> bool:
+        pool = dask_worker.plugins[PLUGIN].pool_here
+        return pool is not None and all(w.process.is_alive() for w in pool._workers)
+
+    executor = ClusterExecutor(Scheduler.parse("local:2"), plugins.load_registry(None), ["random"], None)
+    try:
+        wait_for(lambda: all(executor.client.run(pool_started).values()), "every worker's pool, no match sent", WAIT)
+        assert os.getpid() not in executor.client.run(os.getppid).values()
+        imported = executor.client.run(lambda: [name in sys.modules for name in LOCAL_PRELOAD])
+        assert all(all(names) for names in imported.values()), imported
+    finally:
+        executor.shutdown()
+
+
+@pytest.mark.slow
+def test_a_bot_that_kills_its_process_is_contained_on_a_local_cluster(tmp_path):
+    """A local cluster's workers are forks of a fork server, and each supervises its matches
+    in children of a fork server of its own: a bot that kills its process there is charged
+    a crash and replayed, giving the bytes of the local pool."""
+    write_testbots_tournament(tmp_path)
+    data = {"tournament": {"name": "crashes", "seed": 5, "hands": 4, "table": 3, "max_fault_share": 1.0},
+            "bots": [{"name": "random"}, {"name": "crashy"}, {"name": "random", "alias": "other"}],
+            "variants": [{"name": "classic"}]}
+    (tmp_path / "t.toml").write_text(tomli_w.dumps(data))
+    pool = naparena("run", "t.toml", "--workers", 2, "--log-dir", "pool", cwd=tmp_path, timeout=WAIT)
+    assert pool.returncode == 0, pool.stderr
+    dask = naparena("run", "t.toml", "--scheduler", "local:2", "--log-dir", "dask", cwd=tmp_path, timeout=WAIT)
+    assert dask.returncode == 0, dask.stderr
+    expected = snapshot(run_dir_in(tmp_path / "pool"))
+    assert_same_files(snapshot(run_dir_in(tmp_path / "dask")), expected)
+    reasons = [c[3] for k, v in expected.items() if k.startswith("matches/") for c in json.loads(v)["crashes"]]
+    assert any(r.startswith("crash: process exited with code 3") for r in reasons), reasons
+
+
 def test_the_tournament_file_can_name_the_scheduler(cluster, tmp_path):
     tournament(tmp_path / "ref")
     expected = reference(tmp_path / "ref")

@@ -41,10 +41,19 @@ from naparena.errors import RunError
 PLUGIN = "naparena"
 
 
+#: What the worker's fork server imports once, so that each supervised child (the first,
+#: and every one that replaces a child a bot killed) starts with all a match needs.
+PRELOAD = ("naparena.arena.executors.pool", "naparena.arena.worker")
+
+
 class WorkerSide(distributed.WorkerPlugin):
     """What one Dask worker keeps between tasks: a supervised child per worker thread,
-    for every job (made at the first), and `describe_bots` as it sees them, once per run.
-    Registered again by a later run, the one a worker has is kept, pool and all."""
+    for every job, and `describe_bots` as it sees them, once per run. Registered again by
+    a later run, the one a worker has is kept, pool and all.
+
+    The pool starts as soon as the plug-in is set up, in the background: its fork server
+    and children (a Python start and naparena's imports, about a second on a loaded
+    core) come up while the run checks the workers' bots, not when the first match arrives."""
 
     idempotent = True
 
@@ -53,6 +62,14 @@ class WorkerSide(distributed.WorkerPlugin):
         self.lock = threading.Lock()
         self.pool_here: ForkPool | None = None
         self.reports: dict[tuple[str | None, tuple[str, ...]], Identity] = {}
+        # A failure here is not lost: the first task's `pool()` tries again and reports it.
+        threading.Thread(target=self._start_pool, name="naparena-pool-start", daemon=True).start()
+
+    def _start_pool(self) -> None:
+        try:
+            self.pool()
+        except Exception:
+            pass
 
     def pool(self) -> ForkPool:
         with self.lock:
@@ -63,7 +80,7 @@ class WorkerSide(distributed.WorkerPlugin):
                     # it children. Ours die with it (see `tie_to_creator`), which is what that rule is for.
                     me.daemon = False
                 context = multiprocessing.get_context("forkserver")
-                context.set_forkserver_preload([tie_to_creator.__module__])
+                context.set_forkserver_preload(list(PRELOAD))
                 self.pool_here = ForkPool(self.threads, initializer=tie_to_creator, context="forkserver")
             return self.pool_here
 

@@ -289,9 +289,12 @@ def test_a_local_cluster_started_for_the_run_plays_the_same_bytes(tmp_path):
 def test_a_local_cluster_forks_its_workers_and_starts_their_pools_before_any_match():
     """What a run on one machine pays before its first match. Each worker is forked from a
     server that has imported Dask and naparena's worker side (its parent is that server, not
-    the run, which spawned a fresh interpreter per worker before), and the plug-in starts
-    each worker's supervised child as soon as it is set up (before, at the first match)."""
-    from naparena.arena.executors.cluster import LOCAL_PRELOAD, ClusterExecutor
+    the run, which spawned a fresh interpreter per worker before), the plug-in starts each
+    worker's supervised child as soon as it is set up (before, at the first match), and
+    Dask's housekeeping runs less often."""
+    import dask
+
+    from naparena.arena.executors.cluster import LOCAL_CONFIG, LOCAL_PRELOAD, ClusterExecutor
     from naparena.arena.executors.dask_worker import PLUGIN
 
     def pool_started(dask_worker) -> bool:
@@ -304,6 +307,9 @@ def test_a_local_cluster_forks_its_workers_and_starts_their_pools_before_any_mat
         assert os.getpid() not in executor.client.run(os.getppid).values()
         imported = executor.client.run(lambda: [name in sys.modules for name in LOCAL_PRELOAD])
         assert all(all(names) for names in imported.values()), imported
+        # Dask's housekeeping slowed on the workers too (it competes with play on one machine).
+        settings = executor.client.run(lambda: {key: dask.config.get(key) for key in LOCAL_CONFIG})
+        assert all(found == LOCAL_CONFIG for found in settings.values()), settings
     finally:
         executor.shutdown()
 

@@ -53,6 +53,13 @@ TASK_SECONDS = 2.0
 MAX_BATCH = 128  # and no more matches than this in one task
 #: What a local cluster's workers have imported before they start (`_local_cluster`).
 LOCAL_PRELOAD = ("distributed", "naparena.arena.executors.dask_worker", "naparena.arena.worker")
+#: Dask's own housekeeping, slowed for a local cluster: idle, its scheduler, nannies and two
+#: workers took 1.3 s of CPU every 20 s (3% of two cores, taken from play), 0.3 s with these.
+#: They time the event loop (a warning), sample the task thread (a task here only waits for
+#: its pool) and the workers' memory (a worker holds no data), and feed the dashboard.
+LOCAL_CONFIG = {"distributed.admin.tick.interval": "1s", "distributed.worker.profile.enabled": False,
+                "distributed.worker.memory.monitor-interval": "1s",
+                "distributed.admin.system-monitor.interval": "2s"}
 log = logging.getLogger("naparena")
 
 __all__ = ["MAX_BATCH", "TASK_SECONDS", "ClusterExecutor", "describe_bots", "mismatch", "require_distributed"]
@@ -331,13 +338,14 @@ def _local_cluster(distributed: ModuleType, workers: int) -> Any:
 
     The workers are forked from a fork server that has imported Dask and naparena's worker
     side once (`LOCAL_PRELOAD`), not spawned as fresh interpreters that each import them:
-    0.6 s of CPU a worker, measured, which a run on one machine pays before any match."""
+    0.6 s of CPU a worker, measured, which a run on one machine pays before any match. The
+    cluster's housekeeping is slowed (`LOCAL_CONFIG`): on one machine it competes with play."""
     import dask
 
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:  # an ignored signal stays ignored in the processes started meanwhile (the fork server too)
-        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver", **LOCAL_CONFIG}):
             # Dask gives the context its own preload list on first use; ours replaces it after.
             distributed.utils.get_mp_context().set_forkserver_preload(list(LOCAL_PRELOAD))
             return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

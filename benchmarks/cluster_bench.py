@@ -1,6 +1,6 @@
 """A Dask cluster against the local pool on this machine (a benchmark, never a test).
 
-    python benchmarks/cluster_bench.py [--repeat K] [--pool-against-pool]
+    python benchmarks/cluster_bench.py [--repeat K] [--pool-against-pool | --machines]
 
 Needs the extra (`pip install 'naparena[dask]'`). The scheduler and the workers are
 started as their own processes on loopback (`dask scheduler`, `dask worker`), so this
@@ -13,6 +13,10 @@ process is only the naparena parent and its CPU time is the parent's alone.
    wall time and parent CPU time per match, pool and cluster.
 3. Hands/s at 1, 2 and 4 Dask workers (4 oversubscribes two cores: it shows whether the
    parent, rather than the cores, is what limits the rate).
+
+`--machines` simulates a second machine on this one: a scheduler with one worker group
+against one with two groups started separately (`dask worker` processes of one worker
+and one thread each), and the local pool of one.
 
 `--pool-against-pool` is the control for (1): the pool against itself, the same rounds,
 so the round-by-round spread of a ratio that should be 1.00 shows what one round can tell.
@@ -29,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 TOURNAMENT = """[tournament]
 name = "bench"
@@ -59,36 +64,38 @@ DASK = Path(sys.executable).parent / "dask"
 
 
 class Cluster:
-    """`dask scheduler` and `dask worker --nworkers N` (one thread each) as processes."""
+    """`dask scheduler` and `groups` x `dask worker --nworkers N` (one thread each) as processes:
+    each group a process of its own with its own nanny, as it would be on a machine of its own."""
 
-    def __init__(self, workers: int, folder: Path):
-        self.file = folder / f"scheduler-{workers}.json"
+    def __init__(self, workers: int, folder: Path, groups: int = 1):
+        self.file = folder / f"scheduler-{workers}x{groups}.json"
         local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
         env = {**os.environ, "NAPARENA_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
-        self.scheduler = subprocess.Popen([DASK, "scheduler", *local, "--port", "0",
-                                           "--scheduler-file", self.file], **quiet)
+        quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+        self.scheduler = subprocess.Popen([str(DASK), "scheduler", *local, "--port", "0",
+                                           "--scheduler-file", str(self.file)], **quiet)
         while not self.file.exists():
             time.sleep(0.05)
-        self.workers = subprocess.Popen([DASK, "worker", *local, "--scheduler-file", self.file,
+        self.groups = [subprocess.Popen([str(DASK), "worker", *local, "--scheduler-file", str(self.file),
                                          "--nworkers", str(workers), "--nthreads", "1", "--no-dashboard",
-                                         "--local-directory", folder / f"w{workers}"], **quiet)
+                                         "--local-directory", str(folder / f"w{workers}x{groups}-{g}")], **quiet)
+                       for g in range(groups)]
         from distributed import Client
-        with Client(scheduler_file=str(self.file), set_as_default=False) as client:
-            client.wait_for_workers(workers)
+        with Client(scheduler_file=str(self.file), set_as_default=False) as client:  # type: ignore[no-untyped-call]
+            client.wait_for_workers(workers * groups)
 
     def scheduler_cpu(self) -> float:
-        import psutil
+        import psutil  # type: ignore[import-untyped]
         times = psutil.Process(self.scheduler.pid).cpu_times()
-        return times.user + times.system
+        return float(times.user + times.system)
 
     def close(self) -> None:
-        for p in (self.workers, self.scheduler):
+        for p in (*self.groups, self.scheduler):
             p.terminate()
             p.wait()
 
 
-def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict:
+def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None) -> dict[str, Any]:
     """One whole run: wall seconds, this process's CPU seconds, matches, hands."""
     from naparena.arena.session import Session
 
@@ -102,7 +109,7 @@ def run(folder: Path, hands: int, workers: int = 2, scheduler: str | None = None
     return {"wall": wall, "cpu": cpu, "matches": session.matches, "hands": session.hands}
 
 
-def best(results: list[dict]) -> dict:
+def best(results: list[dict[str, Any]]) -> dict[str, Any]:
     return min(results, key=lambda r: r["wall"])
 
 
@@ -131,7 +138,8 @@ def main(repeat: int) -> None:
             sched_cpu.append(two.scheduler_cpu() - before)
         two.close()
         p, d = best(pool), best(dask)
-        rate = lambda r: r["hands"] / r["wall"]  # noqa: E731
+        def rate(r: dict[str, Any]) -> float:
+            return float(r["hands"] / r["wall"])
         print(f"{p['matches']} matches x 500 hands, best of {repeat} (wall clock):")
         print(f"  local pool, 2 workers:   {rate(p):9,.0f} hands/s, "
               f"parent CPU {1000 * p['cpu'] / p['matches']:.2f} ms/match")
@@ -164,6 +172,40 @@ def main(repeat: int) -> None:
     print(json.dumps({"pool": p, "dask": d}))
 
 
+def machines(repeat: int, hands: int) -> None:
+    """What a second machine gives, simulated on this one: one scheduler with one worker
+    group (`dask worker --nworkers 1 --nthreads 1`: a machine of one core), and one with
+    two such groups started separately (two machines), against the local pool of one
+    worker; 384 matches of `hands` hands, the three runs of a round in turn, which goes
+    first rotating. On two cores each "machine" has one core."""
+    os.environ["NAPARENA_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        one, two = Cluster(1, folder), Cluster(1, folder, groups=2)
+        try:
+            kinds = {"pool of 1": None, "Dask, one machine": str(one.file), "Dask, two machines": str(two.file)}
+            for address in kinds.values():
+                if address:
+                    run(folder, 10, scheduler=address)  # warm: each worker starts its supervised child once
+            rates: dict[str, list[float]] = {kind: [] for kind in kinds}
+            for i in range(repeat):
+                order = list(kinds)[i % 3:] + list(kinds)[:i % 3]
+                for kind in order:
+                    r = run(folder, hands, workers=1, scheduler=kinds[kind])
+                    rates[kind].append(r["hands"] / r["wall"])
+        finally:
+            one.close()
+            two.close()
+        load = os.getloadavg()[0]
+        print(f"384 matches x {hands} hands, {repeat} rounds, load {load:.1f} at the end (hands/s, each round):")
+        for kind, values in rates.items():
+            print(f"  {kind:<20} {', '.join(f'{v:,.0f}' for v in values)}")
+        gain = [b / a for a, b in zip(rates["Dask, one machine"], rates["Dask, two machines"])]
+        against = [b / a for a, b in zip(rates["pool of 1"], rates["Dask, two machines"])]
+        print(f"  two machines / one, round by round: {', '.join(f'{g:.2f}' for g in gain)}")
+        print(f"  two machines / this machine's pool of 1: {', '.join(f'{g:.2f}' for g in against)}")
+
+
 def pool_against_pool(repeat: int) -> None:
     """The control: two identical pool runs a round, their ratio round by round."""
     os.environ["NAPARENA_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -182,5 +224,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--pool-against-pool", action="store_true", help="the control: no Dask, the pool twice a round")
+    parser.add_argument("--machines", action="store_true",
+                        help="what a second machine gives, simulated here with two worker groups")
+    parser.add_argument("--hands", type=int, default=500, help="hands a match, with --machines")
     args = parser.parse_args()
-    pool_against_pool(args.repeat) if args.pool_against_pool else main(args.repeat)
+    if args.machines:
+        machines(args.repeat, args.hands)
+    elif args.pool_against_pool:
+        pool_against_pool(args.repeat)
+    else:
+        main(args.repeat)

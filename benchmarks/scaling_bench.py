@@ -1,7 +1,7 @@
 """How a run scales with its workers: wall time, CPU by process kind, speed-up (a benchmark, never a test).
 
     python3 benchmarks/scaling_bench.py [--workers 1,2,4,8,16] [--modes inline,isolated]
-        [--hands 28800] [--rounds 1] [--sandbox auto|off|on] [--dask] [--json PATH]
+        [--hands 28800] [--rounds 1] [--sandbox auto|off|on] [--dask] [--dask-running] [--json PATH]
 
 For each worker count (default: 1, 2, 4, ... up to the cores here, and the cores), in one
 run: a tournament of four `random` bots (one variant, duplicate, 150 hands a match by
@@ -35,8 +35,16 @@ all CPU over hands played, in microseconds; "ms/match" the wall time over matche
 `--dask` adds, per worker count, the same runs on a local Dask cluster of N
 single-threaded worker processes (`--scheduler local:N`: the scheduler runs in the
 parent, and the cluster's start is part of the run), round by round after the pool's,
-and the ratio of their speeds; `--match-hands 1` makes each match cost next to nothing
-to play, so ms/match is then the per-match cost of the path.
+and the ratio of their speeds; `--dask-running` the same on a cluster already running
+(`dask scheduler` and `dask worker --nworkers N --nthreads 1`, started before the rounds
+and given one untimed run first, so each timed run is what `--scheduler tcp://...` costs
+a run on a cluster that has served one). `--match-hands 1` makes each match cost next to
+nothing to play, so ms/match is then the per-match cost of the path.
+
+Before timing, the naparena package's bytecode is compiled (as `pip install` leaves an
+installed package): with PYTHONDONTWRITEBYTECODE set and an editable install, every
+process would otherwise compile naparena's source as it imports it, and a path with more
+processes (Dask's) would pay that more often.
 """
 
 from __future__ import annotations
@@ -183,6 +191,49 @@ def run_once(argv: list[str], cwd: Path, env: dict[str, str], interval: float) -
             "processes": len(sampler.latest)}
 
 
+class RunningCluster:
+    """`dask scheduler` and `dask worker --nworkers N --nthreads 1` on loopback, as processes
+    of their own (in sessions of their own, so the sampler does not count them as the run's)."""
+
+    def __init__(self, python: str, workers: int, folder: Path, env: dict[str, str]):
+        dask = [python, "-m", "dask"]
+        self.file = folder / f"scheduler-{workers}.json"
+        self.file.unlink(missing_ok=True)
+        local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
+        quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env,
+                                 "start_new_session": True}
+        self.procs = [subprocess.Popen([*dask, "scheduler", *local, "--port", "0",
+                                        "--scheduler-file", str(self.file)], **quiet)]
+        while not self.file.exists():
+            time.sleep(0.05)
+        self.procs.append(subprocess.Popen(
+            [*dask, "worker", *local, "--scheduler-file", str(self.file),
+             "--nworkers", str(workers), "--nthreads", "1", "--no-dashboard",
+             "--local-directory", str(folder / f"w{workers}")], **quiet))
+        wait = ("from distributed import Client; import sys; "
+                "Client(scheduler_file=sys.argv[1]).wait_for_workers(int(sys.argv[2]), timeout=300)")
+        subprocess.run([python, "-c", wait, str(self.file), str(workers)], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def close(self) -> None:
+        for p in reversed(self.procs):  # the workers first, then the scheduler
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def compile_bytecode(python: str, cwd: Path, env: dict[str, str]) -> str:
+    """naparena's bytecode, written as `pip install` writes it for an installed package, for
+    the naparena the runs import (from `cwd`, as they are started); returns its folder."""
+    where = subprocess.run([python, "-c", "import naparena, os; print(os.path.dirname(naparena.__file__))"],
+                           capture_output=True, text=True, check=True, env=env, cwd=cwd).stdout.strip()
+    subprocess.run([python, "-m", "compileall", "-q", where], check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    return where
+
+
 def bwrap_works() -> bool:
     if shutil.which("bwrap") is None:
         return False
@@ -198,6 +249,31 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return chosen
 
 
+def play_rounds(args: argparse.Namespace, path: Path, n: int, executors: list[str], folder: Path,
+                env: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """`--rounds` runs of `path` at `n` workers on each executor, round by round, in order."""
+    runs: dict[str, list[dict[str, Any]]] = {e: [] for e in executors}
+    running = RunningCluster(args.python, n, folder, env) if args.dask_running else None
+    try:
+        where = {"pool": ["--workers", str(n)], "dask": ["--scheduler", f"local:{n}"],
+                 "dask@": ["--scheduler", str(running.file) if running else ""]}
+        if running:  # one run first: its workers' supervised children start then
+            run_once([args.python, "-m", "naparena", "run", str(path), *where["dask@"],
+                      "--log-dir", str(folder / "warm")], folder, env, args.sample)
+            shutil.rmtree(folder / "warm", ignore_errors=True)
+        for r in range(args.rounds):
+            for executor in executors:
+                logs = folder / f"logs-{path.stem}-{executor}-{n}-{r}"
+                argv = [args.python, "-m", "naparena", "run", str(path), *where[executor],
+                        "--log-dir", str(logs)]
+                runs[executor].append(run_once(argv, folder, env, args.sample))
+                shutil.rmtree(logs, ignore_errors=True)
+    finally:
+        if running:
+            running.close()
+    return runs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cores = len(os.sched_getaffinity(0))
@@ -211,6 +287,8 @@ def main() -> None:
     parser.add_argument("--sandbox", choices=["auto", "off", "on"], default="auto",
                         help="seat sandbox: on = bubblewrap (required), auto = on where it works")
     parser.add_argument("--dask", action="store_true", help="also on a local Dask cluster of N workers")
+    parser.add_argument("--dask-running", action="store_true",
+                        help="also on a running Dask cluster of N workers (tcp://, started before the rounds)")
     parser.add_argument("--sample", type=float, default=0.02, help="seconds between /proc samples")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that runs naparena")
     parser.add_argument("--json", type=Path, help="write every figure here")
@@ -230,42 +308,39 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="scaling-bench-") as tmp:
         folder = Path(tmp)
+        print(f"naparena from {compile_bytecode(args.python, folder, env)}, its bytecode compiled", flush=True)
         paths = {}
         for mode in modes:
             isolation = "process" if mode == "isolated" else "inline"
             paths[mode] = folder / f"{mode}.toml"
             paths[mode].write_text(TOURNAMENT.format(mode=mode, seeds=seeds, hands=args.match_hands,
                                                      isolation=isolation, sandbox=sandbox))
-        executors = ["pool"] + (["dask"] if args.dask else [])
-        print(f"{'mode':<9}{'exec':<5}{'workers':>8}{'wall s':>8}{'speed-up':>9}{'ms/match':>9}{'cpu s':>8}"
+        executors = ["pool"] + (["dask"] if args.dask else []) + (["dask@"] if args.dask_running else [])
+        print(f"{'mode':<9}{'exec':<6}{'workers':>8}{'wall s':>8}{'speed-up':>9}{'ms/match':>9}{'cpu s':>8}"
               f"{'parent':>8}{'workers':>8}{'seats':>8}{'cpu/hand us':>12}")
         for mode in modes:
             first: dict[str, float] = {}
             for n in counts:
                 # Round by round, pool then Dask, so both see the machine's same moments.
-                runs: dict[str, list[dict[str, Any]]] = {e: [] for e in executors}
-                for r in range(args.rounds):
-                    for executor in executors:
-                        where = ["--workers", str(n)] if executor == "pool" else ["--scheduler", f"local:{n}"]
-                        logs = folder / f"logs-{mode}-{executor}-{n}-{r}"
-                        argv = [args.python, "-m", "naparena", "run", str(paths[mode]), *where, "--log-dir", str(logs)]
-                        runs[executor].append(run_once(argv, folder, env, args.sample))
-                        shutil.rmtree(logs, ignore_errors=True)
+                runs = play_rounds(args, paths[mode], n, executors, folder, env)
                 for executor in executors:
                     cell = median_run(runs[executor])
                     first.setdefault(executor, cell["wall"])
                     cell.update(mode=mode, executor=executor, count=n, hands=hands, matches=matches,
                                 speedup=first[executor] / cell["wall"])
                     results.append(cell)
-                    print(f"{mode:<9}{executor:<5}{n:>8}{cell['wall']:>8.2f}{cell['speedup']:>9.2f}"
+                    print(f"{mode:<9}{executor:<6}{n:>8}{cell['wall']:>8.2f}{cell['speedup']:>9.2f}"
                           f"{cell['wall'] / matches * 1e3:>9.1f}{cell['cpu']:>8.2f}{cell['parent']:>8.2f}"
                           f"{cell['workers']:>8.2f}{cell['seats']:>8.2f}{cell['cpu'] / hands * 1e6:>12.0f}", flush=True)
-                if args.dask:
-                    ratios = [p["wall"] / d["wall"] for p, d in zip(runs["pool"], runs["dask"])]
-                    extra = [(d["wall"] - p["wall"]) / matches * 1e3 for p, d in zip(runs["pool"], runs["dask"])]
-                    print(f"  dask/pool speed at {n}: {statistics.median(ratios):.2f} (rounds "
-                          f"{', '.join(f'{x:.2f}' for x in ratios)}); Dask's extra wall a match "
-                          f"{statistics.median(extra):.1f} ms (cluster start-up included)", flush=True)
+                for executor, what in (("dask", "local:N, cluster start-up included"),
+                                       ("dask@", "a running cluster")):
+                    if executor not in runs:
+                        continue
+                    ratios = [p["wall"] / d["wall"] for p, d in zip(runs["pool"], runs[executor])]
+                    extra = [(d["wall"] - p["wall"]) / matches * 1e3 for p, d in zip(runs["pool"], runs[executor])]
+                    print(f"  {executor}/pool speed at {n}: {statistics.median(ratios):.2f} (rounds "
+                          f"{', '.join(f'{x:.2f}' for x in ratios)}); its extra wall a match "
+                          f"{statistics.median(extra):.1f} ms ({what})", flush=True)
     if args.json:
         meta = {"python": sys.version.split()[0], "cores": cores, "load": os.getloadavg(),
                 "sandbox": "bubblewrap" if sandbox == "required" else "off", "hands": hands,

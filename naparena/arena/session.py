@@ -282,10 +282,17 @@ class Session:
         """The drop-in folder every job names (`bots_dir`), found once: three stat calls a job."""
         return bots_dir(self.t)
 
+    @functools.cached_property
+    def _checkpoints(self) -> set[Path]:
+        """The checkpoints earlier sessions left, listed before this one builds its first job:
+        a match's own is written only after its job is built (and `earlier` keeps the first
+        count), so no file is opened for a match without one."""
+        return self.run_dir.checkpoint_files()
+
     def _checkpoint(self, index: int) -> str:
         path = self.run_dir.checkpoint_path(index)
         if index not in self.earlier:  # read once: a match played again keeps what it began with
-            self.earlier[index] = saved_hands(path)
+            self.earlier[index] = saved_hands(path) if path in self._checkpoints else 0
         return str(path)
 
     def open_executor(self) -> MatchExecutor:

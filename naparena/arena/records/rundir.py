@@ -295,8 +295,9 @@ class RunDir:
         return match_path(self.path, index)
 
     def match_files(self) -> list[Path]:
-        """The match files on disk, in schedule order."""
-        return sorted(self.matches.glob("*.json"))
+        """The match files on disk, in schedule order (by name: they share a folder, and
+        comparing paths part by part was a tenth of a league's rebuild)."""
+        return sorted(self.matches.glob("*.json"), key=lambda p: p.name)
 
     def kept(self) -> int:
         return len(self.match_files())
@@ -304,6 +305,13 @@ class RunDir:
     def checkpoint_path(self, index: int) -> Path:
         """Where match `index`'s checkpoint state goes while it is played (absolute, as a log's)."""
         return self.path / CHECKPOINTS / f"{index:06d}.json"
+
+    def checkpoint_files(self) -> set[Path]:
+        """The checkpoints on disk now, from one listing (none: no folder)."""
+        try:
+            return {self.path / CHECKPOINTS / name for name in os.listdir(self.path / CHECKPOINTS)}
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
 
     def checkpointed_hand(self, index: int, n: int) -> dict[str, Any] | None:
         """Hand `n` of match `index` as its checkpoint holds it, while the match is played."""

@@ -128,10 +128,7 @@ def _improve(tables: list[list[int]], met: list[list[int]], rng: random.Random) 
     bot's table count, so only pairs change. Annealed: early on a swap that costs a little
     is taken now and then, so the search leaves a design no single swap improves.
 
-    Swapping a (of table x) with b (of table y) moves a's pairs with x's others to b and
-    b's pairs with y's others to a; a bot at both tables keeps both its pairs. A pair
-    count m moved by ±1 changes m² by ±2m + 1. The draws are `_below`'s, inlined: this
-    loop is most of a large league's design."""
+    The draws are `_below`'s, inlined: this loop is most of a large league's design."""
     count = len(tables)
     if count < 2:
         return
@@ -147,30 +144,44 @@ def _improve(tables: list[list[int]], met: list[list[int]], rng: random.Random) 
         a, b = tx[p], ty[q]
         if x == y or a in ty or b in tx:
             continue
-        ma, mb = met[a], met[b]
-        half = 0  # the cost over two
-        for c in tx:
-            if c != a and c not in ty:
-                half += mb[c] - ma[c] + 1
-        for d in ty:
-            if d != b and d not in tx:
-                half += ma[d] - mb[d] + 1
-        cost = 2 * half
+        cost = _swap_cost(met, tx, ty, a, b)
         if cost > 0 and (heat < 0.05 or draw() >= math.exp(-cost / heat)):
             continue
-        for c in tx:
-            if c != a and c not in ty:  # a's partner, b's now
-                met[c][a] -= 1
-                met[c][b] += 1
-                ma[c] -= 1
-                mb[c] += 1
-        for d in ty:
-            if d != b and d not in tx:
-                met[d][b] -= 1
-                met[d][a] += 1
-                mb[d] -= 1
-                ma[d] += 1
-        tx[p], ty[q] = b, a
+        _swap(met, tx, ty, p, q)
+
+
+def _swap_cost(met: list[list[int]], tx: list[int], ty: list[int], a: int, b: int) -> int:
+    """What swapping a (of table tx) with b (of ty) adds to the sum of squared pair counts:
+    a's pairs with tx's others move to b, b's with ty's others to a (a bot at both tables
+    keeps both), and a count m moved by ±1 changes m² by ±2m + 1."""
+    ma, mb = met[a], met[b]
+    half = 0
+    for c in tx:
+        if c != a and c not in ty:
+            half += mb[c] - ma[c] + 1
+    for d in ty:
+        if d != b and d not in tx:
+            half += ma[d] - mb[d] + 1
+    return 2 * half
+
+
+def _swap(met: list[list[int]], tx: list[int], ty: list[int], p: int, q: int) -> None:
+    """Swap tx[p] and ty[q], moving their pairs (see `_swap_cost`) in both halves of `met`."""
+    a, b = tx[p], ty[q]
+    ma, mb = met[a], met[b]
+    for c in tx:
+        if c != a and c not in ty:  # a's partner, b's now
+            met[c][a] -= 1
+            met[c][b] += 1
+            ma[c] -= 1
+            mb[c] += 1
+    for d in ty:
+        if d != b and d not in tx:
+            met[d][b] -= 1
+            met[d][a] += 1
+            mb[d] -= 1
+            ma[d] += 1
+    tx[p], ty[q] = b, a
 
 
 # Only `random()` is promised the same sequence on every Python version (not randrange,

@@ -2,6 +2,7 @@
 the session plays it on: one seat builder, one isolation rule, no attribute probes."""
 
 import ast
+import dataclasses
 import pickle
 from pathlib import Path
 
@@ -36,6 +37,18 @@ def test_a_job_travels_pickled_as_it_is_and_writes_the_schedule_entry_as_before(
     assert job.isolated and isinstance(job.seats[0], SeatRecord)
     with pytest.raises(AttributeError):
         job.seats[0].seed = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("boards", [False, True])
+def test_a_schedule_entry_as_a_log_records_it_has_every_field_in_order(boards):
+    # Written by hand (the dispatch asks for it six times a match): a field added to MatchSpec
+    # must reach the logs too, in the order asdict gives, `boards` only where it is set.
+    spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5, boards)
+    expected = {**dataclasses.asdict(spec), "seats": ["a", "b"]}
+    if not boards:
+        del expected["boards"]
+    assert list(spec.as_dict().items()) == list(expected.items())
+    assert spec.as_dict() is not spec.as_dict()  # fresh each time: a caller may change its copy
 
 
 @pytest.mark.parametrize("executor", [ForkPool, InlineExecutor, ClusterExecutor])

@@ -4,6 +4,7 @@ that verify and replay byte for byte, and the rating list across runs."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -18,7 +19,7 @@ import tomli_w
 from naparena.arena.records.ledger import Ledger, load_standings
 from naparena.arena.records.rundir import MATCHES, RunDir, config_hash
 from naparena.arena.records.verify import audit_run
-from naparena.arena.setup.league import cooccurrence, league_tables
+from naparena.arena.setup.league import cooccurrence, gauntlet_tables, league_tables
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import schedule, tables
 from naparena.arena.setup.seating import SEATING_ORDERS, balance, imbalance, seatings
@@ -104,6 +105,34 @@ def test_league_line_ups_are_the_same_on_every_python():
     # started on one version resumes and verifies on another.
     assert league_tables([f"b{i}" for i in range(8)], 4, 2, 2026) == [
         ("b5", "b1", "b6", "b3"), ("b2", "b0", "b5", "b4"), ("b4", "b7", "b0", "b3"), ("b7", "b6", "b1", "b2")]
+
+
+def digest(lineups: list[tuple[str, ...]]) -> str:
+    return hashlib.sha256(json.dumps(lineups).encode()).hexdigest()[:16]
+
+
+# Digests of the line-ups the design drew before its loops were made faster (league.py as
+# it stood, Counter-based): the same seed must seat the same bots at the same tables, or a
+# run would not resume, verify or match its manifest.
+@pytest.mark.parametrize("bots, table, rounds, seed, expected", [
+    (7, 3, 3, 1, "a5679e78cfa42560"),
+    (50, 3, 9, 7, "ad8c523b22afee15"),
+    (200, 4, 12, 2026, "af388c2437591159"),
+    (301, 5, 7, 99, "3ed69bfa7385c73c"),
+    pytest.param(1000, 4, 12, 1, "13dcba94f5cf8b6c", marks=pytest.mark.slow),
+])
+def test_league_line_ups_are_those_the_design_always_drew(bots, table, rounds, seed, expected):
+    assert digest(league_tables([f"b{i}" for i in range(bots)], table, rounds, seed)) == expected
+
+
+@pytest.mark.parametrize("bots, challengers, table, rounds, seed, expected", [
+    (41, 2, 4, 6, 5, "6b27944283bfcd0d"),
+    (12, 1, 3, 0, 5, "50a5113a5cbcf032"),
+    (120, 3, 3, 4, 8, "074fd404f3c069ef"),
+])
+def test_gauntlet_line_ups_are_those_the_design_always_drew(bots, challengers, table, rounds, seed, expected):
+    aliases = [f"b{i}" for i in range(bots)]
+    assert digest(gauntlet_tables(aliases, aliases[:challengers], table, rounds, seed)) == expected
 
 
 def test_a_league_of_a_thousand_bots_is_accepted_and_one_more_is_not():

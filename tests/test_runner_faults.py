@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from naparena.arena.executors import pool as pool_module
 from naparena.arena.executors.pool import ForkPool
-from naparena.arena.records.rundir import MATCHES
+from naparena.arena.records.rundir import MANIFEST, MATCHES, RunDir
 from naparena.arena.session import Session
 from naparena.bots import plugins
 from naparena.cli import app
@@ -385,6 +385,20 @@ def test_a_bot_deleting_run_files_makes_the_run_fail_loudly(tmp_path, monkeypatc
     message = " ".join(result.output.split())
     assert "manifest.json, matches/000000.json disappeared while the run went on" in message
     assert not (run_dir_in(tmp_path / "logs") / "standings.json").exists()
+
+
+def test_the_matches_on_disk_are_listed_as_has_match_finds_them(tmp_path):
+    # The dispatch and the check for deleted files list the folder once instead of asking
+    # `has_match` per match: the two must agree, a half-written or stray file included.
+    rd = RunDir(tmp_path / "run")
+    assert rd.done_matches() == set()  # no folder yet
+    rd.matches.mkdir(parents=True)
+    for name in ["000003.json", "000010.json", "1234567.json", "12.json", "000004.json.tmp9", "abc.json",
+                 "\u0663\u0663\u0663\u0663\u0663\u0663.json", "00007.json", "000015.JSON"]:
+        (rd.matches / name).write_text("{}")
+    assert rd.done_matches() == {3, 10, 1234567}
+    assert {i for i in [*range(20), 1234567] if rd.has_match(i)} == {3, 10, 1234567}
+    assert rd.missing([3, 4, 10, 12]) == [MANIFEST, f"{MATCHES}/000004.json", f"{MATCHES}/000012.json"]
 
 
 @pytest.mark.parametrize("where, what", [("import", "raise SystemExit(3)"), ("import", "raise KeyboardInterrupt"),

@@ -55,8 +55,11 @@ class Dispatch:
 
     def play_all(self, ledger: Ledger, executor: MatchExecutor, progress: Progress) -> None:
         """Play every match not yet done on `executor`, booking each in schedule order."""
+        # Played in an earlier session: only this session's jobs write match files meanwhile,
+        # each after it is sent, so the listing taken now answers for every match not yet sent.
+        earlier = self.run_dir.done_matches()
         # A cluster sizes its last batches by what is left.
-        executor.expect(sum(1 for spec in self.specs if not self.run_dir.has_match(spec.index)))
+        executor.expect(sum(1 for spec in self.specs if spec.index not in earlier))
         todo = iter(self.specs)
         # future → (spec, crashes, stand-in seats)
         futures: dict[Future[Any], tuple[MatchSpec, list[Any], tuple[int, ...]]] = {}
@@ -71,7 +74,7 @@ class Dispatch:
                 spec = next(todo)
                 submitted += 1
                 plan = ledger.plan(spec.as_dict())
-                if self.run_dir.has_match(spec.index):
+                if spec.index in earlier:
                     ready[spec.index] = None  # done in an earlier session: read at its turn
                 elif isinstance(plan, Skip):
                     ready[spec.index] = {"skip": True}

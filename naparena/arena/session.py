@@ -256,7 +256,8 @@ class Session:
             rd.write_manifest(mine)
         rd.write_where(self.t.path, bots_dir(self.t))
         rd.clean()  # left by an interrupted worker; its match will be played again
-        return sum(1 for entry in self.entries if rd.has_match(entry.index))
+        done = rd.done_matches()
+        return sum(1 for entry in self.entries if entry.index in done)
 
     def job(self, spec: MatchSpec | Mapping[str, Any], crashes: list[Any] | None = None,
             stand_ins: tuple[Any, ...] = (), prestart: bool = False) -> Job:
@@ -270,15 +271,28 @@ class Session:
                          else self.seat_plans[alias](seed))
         return Job(index=entry.index, seed=entry.seed, variant=entry.variant,
                    rules=self.rules[entry.variant], seats=tuple(seats), hands=entry.hands,
-                   stack=self.t.stack, timing=self.t.timing, bots_dir=bots_dir(self.t),
+                   stack=self.t.stack, timing=self.t.timing, bots_dir=self.drop_ins,
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
                    checkpoint=self._checkpoint(entry.index), confinement=self.t.seats,
                    boards=board_seeds(entry.seed, entry.hands) if entry.boards else None, prestart=prestart)
 
+    @functools.cached_property
+    def drop_ins(self) -> str | None:
+        """The drop-in folder every job names (`bots_dir`), found once: three stat calls a job."""
+        return bots_dir(self.t)
+
+    @functools.cached_property
+    def _checkpoints(self) -> set[Path]:
+        """The checkpoints earlier sessions left, listed before this one builds its first job:
+        a match's own is written only after its job is built (and `earlier` keeps the first
+        count), so no file is opened for a match without one."""
+        return self.run_dir.checkpoint_files()
+
     def _checkpoint(self, index: int) -> str:
         path = self.run_dir.checkpoint_path(index)
-        self.earlier.setdefault(index, saved_hands(path))
+        if index not in self.earlier:  # read once: a match played again keeps what it began with
+            self.earlier[index] = saved_hands(path) if path in self._checkpoints else 0
         return str(path)
 
     def open_executor(self) -> MatchExecutor:

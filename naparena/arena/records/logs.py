@@ -77,13 +77,14 @@ def compact(data: object) -> str:
 
 def load_match(path: str | Path) -> Json:
     """A match file read back, or a RunError naming it and what is wrong with it."""
-    if Path(path).is_dir():
-        raise RunError(f"{path}: a folder, not a match log; name one of a run's matches/NNNNNN.json files")
-    try:
+    try:  # asked of the file only when it cannot be read: a stat per match is a tenth of a rebuild
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise RunError(f"{path}: no such match log") from None
     except OSError as e:
+        if Path(path).is_dir():
+            raise RunError(f"{path}: a folder, not a match log; name one of a run's matches/NNNNNN.json "
+                           "files") from None
         raise RunError(f"{path}: cannot read it: {e.strerror}") from None
     try:
         data = json.loads(raw)

@@ -14,6 +14,7 @@ equally often) is found where the greedy reaches one; otherwise it is near-balan
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
@@ -33,11 +34,9 @@ def league_tables(aliases: Sequence[str], table: int, rounds: int, seed: int) ->
     """ceil(bots × rounds / table) tables of `table` different bots: every bot at `rounds`
     tables, or one more where bots × rounds does not fill the last table."""
     rng = random.Random(seed)
-    n = len(aliases)
-    sat = [0] * n
-    met: list[Counter[int]] = [Counter() for _ in range(n)]
-    tables = [_fill([], table, sat, met, rng, range(n)) for _ in range(math.ceil(n * rounds / table))]
-    _improve(tables, met, rng)
+    design = _Design(len(aliases))
+    tables = [design.fill(table, rng) for _ in range(math.ceil(len(aliases) * rounds / table))]
+    _improve(tables, design.met, rng)
     return [tuple(aliases[i] for i in chosen) for chosen in tables]
 
 
@@ -54,11 +53,9 @@ def gauntlet_tables(aliases: Sequence[str], challengers: Sequence[str], table: i
             out += [(challenger, *c) for c in itertools.combinations(field, table - 1)]
             continue
         rng = random.Random(f"{seed}|gauntlet|{challenger}")
-        sat = [0] * len(field)
-        met: list[Counter[int]] = [Counter() for _ in field]
-        groups = [_fill([], table - 1, sat, met, rng, range(len(field)))
-                  for _ in range(math.ceil(len(field) * rounds / (table - 1)))]
-        _improve(groups, met, rng)
+        design = _Design(len(field))
+        groups = [design.fill(table - 1, rng) for _ in range(math.ceil(len(field) * rounds / (table - 1)))]
+        _improve(groups, design.met, rng)
         out += [(challenger, *(field[i] for i in chosen)) for chosen in groups]
     return out
 
@@ -75,57 +72,116 @@ def league_size(bots: int, table: int, rounds: int) -> int:
     return math.ceil(bots * rounds / table)
 
 
-def _fill(chosen: list[int], size: int, sat: list[int], met: list[Counter[int]], rng: random.Random,
-          everyone: range) -> list[int]:
-    """`chosen` filled to `size` bots, each taken from those that have sat least (so table
-    counts stay within one) as the one that has met the bots already chosen least."""
-    while len(chosen) < size:
-        free = [i for i in everyone if i not in chosen]
-        low = min(sat[i] for i in free)
-        pool = [i for i in free if sat[i] == low]
-        pool = _sample(rng, pool, min(len(pool), CANDIDATES))
-        best = min(pool, key=lambda i: sum(met[i][j] ** 2 for j in chosen))
-        chosen.append(best)
-    for i in chosen:
-        sat[i] += 1
-        for j in chosen:
-            if j != i:
-                met[i][j] += 1
-    return chosen
+class _Design:
+    """The greedy's state: the tables each bot has sat at, the tables each pair has shared
+    (a full matrix, symmetric: a league has at most 1,000 bots), and the bots at each
+    table count in ascending order, so a slot's candidates are found without scanning
+    every bot."""
+
+    def __init__(self, n: int):
+        self.sat = [0] * n
+        self.met = [[0] * n for _ in range(n)]
+        self.levels: dict[int, list[int]] = {0: list(range(n))}
+
+    def fill(self, size: int, rng: random.Random) -> list[int]:
+        """A table of `size` bots, each taken from those that have sat least (so table
+        counts stay within one) as the one that has met the bots already chosen least."""
+        chosen: list[int] = []
+        while len(chosen) < size:
+            pool = self._least_sat(chosen)
+            pool = _sample(rng, pool, min(len(pool), CANDIDATES))
+            rows = [self.met[j] for j in chosen]  # met is symmetric: row j, column i
+            chosen.append(min(pool, key=lambda i: sum(row[i] ** 2 for row in rows)))
+        self._seat(chosen)
+        return chosen
+
+    def _least_sat(self, chosen: list[int]) -> list[int]:
+        """The bots not chosen yet that have sat at fewest tables, in ascending order."""
+        for level in sorted(self.levels):
+            pool = self.levels[level][:]
+            for i in chosen:
+                if self.sat[i] == level:
+                    pool.remove(i)
+            if pool:
+                return pool
+        raise ValueError("a table larger than the league")
+
+    def _seat(self, chosen: list[int]) -> None:
+        """Count the table: each bot one level up, each pair once more."""
+        sat, levels, met = self.sat, self.levels, self.met
+        for i in chosen:
+            level = sat[i]
+            levels[level].remove(i)
+            if not levels[level]:
+                del levels[level]
+            sat[i] = level + 1
+            bisect.insort(levels.setdefault(level + 1, []), i)
+            row = met[i]
+            for j in chosen:
+                if j != i:
+                    row[j] += 1
 
 
-def _improve(tables: list[list[int]], met: list[Counter[int]], rng: random.Random) -> None:
+def _improve(tables: list[list[int]], met: list[list[int]], rng: random.Random) -> None:
     """Swap bots between tables to lower the sum of squared pair counts: the greedy's late
     tables take whoever is left, and swaps spread those repeats out. A swap keeps every
     bot's table count, so only pairs change. Annealed: early on a swap that costs a little
-    is taken now and then, so the search leaves a design no single swap improves."""
-    if len(tables) < 2:
+    is taken now and then, so the search leaves a design no single swap improves.
+
+    The draws are `_below`'s, inlined: this loop is most of a large league's design."""
+    count = len(tables)
+    if count < 2:
         return
-    steps = min(max(SWAPS * len(tables), MIN_SWAPS), MAX_SWAPS)
+    steps = min(max(SWAPS * count, MIN_SWAPS), MAX_SWAPS)
+    draw = rng.random
     for step in range(steps):
         heat = 1.0 * (1 - step / steps)
-        x, y = _below(rng, len(tables)), _below(rng, len(tables))
+        x, y = int(draw() * count), int(draw() * count)
+        x, y = x if x < count else count - 1, y if y < count else count - 1
         tx, ty = tables[x], tables[y]
-        p, q = _below(rng, len(tx)), _below(rng, len(ty))
+        p, q = int(draw() * len(tx)), int(draw() * len(ty))
+        p, q = p if p < len(tx) else len(tx) - 1, q if q < len(ty) else len(ty) - 1
         a, b = tx[p], ty[q]
         if x == y or a in ty or b in tx:
             continue
-        change: Counter[tuple[int, int]] = Counter()
-        for c in tx:
-            if c != a:
-                change[(a, c)] -= 1
-                change[(b, c)] += 1
-        for d in ty:
-            if d != b:
-                change[(b, d)] -= 1
-                change[(a, d)] += 1
-        cost = sum((met[i][j] + k) ** 2 - met[i][j] ** 2 for (i, j), k in change.items())
-        if cost > 0 and (heat < 0.05 or rng.random() >= math.exp(-cost / heat)):
+        cost = _swap_cost(met, tx, ty, a, b)
+        if cost > 0 and (heat < 0.05 or draw() >= math.exp(-cost / heat)):
             continue
-        for (i, j), k in change.items():
-            met[i][j] += k
-            met[j][i] += k
-        tx[p], ty[q] = b, a
+        _swap(met, tx, ty, p, q)
+
+
+def _swap_cost(met: list[list[int]], tx: list[int], ty: list[int], a: int, b: int) -> int:
+    """What swapping a (of table tx) with b (of ty) adds to the sum of squared pair counts:
+    a's pairs with tx's others move to b, b's with ty's others to a (a bot at both tables
+    keeps both), and a count m moved by ±1 changes m² by ±2m + 1."""
+    ma, mb = met[a], met[b]
+    half = 0
+    for c in tx:
+        if c != a and c not in ty:
+            half += mb[c] - ma[c] + 1
+    for d in ty:
+        if d != b and d not in tx:
+            half += ma[d] - mb[d] + 1
+    return 2 * half
+
+
+def _swap(met: list[list[int]], tx: list[int], ty: list[int], p: int, q: int) -> None:
+    """Swap tx[p] and ty[q], moving their pairs (see `_swap_cost`) in both halves of `met`."""
+    a, b = tx[p], ty[q]
+    ma, mb = met[a], met[b]
+    for c in tx:
+        if c != a and c not in ty:  # a's partner, b's now
+            met[c][a] -= 1
+            met[c][b] += 1
+            ma[c] -= 1
+            mb[c] += 1
+    for d in ty:
+        if d != b and d not in tx:
+            met[d][b] -= 1
+            met[d][a] += 1
+            mb[d] -= 1
+            ma[d] += 1
+    tx[p], ty[q] = b, a
 
 
 # Only `random()` is promised the same sequence on every Python version (not randrange,

@@ -2,6 +2,7 @@
 the session plays it on: one seat builder, one isolation rule, no attribute probes."""
 
 import ast
+import dataclasses
 import pickle
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from naparena.arena.executors.cluster import ClusterExecutor
 from naparena.arena.executors.executor import MatchExecutor
 from naparena.arena.executors.pool import ForkPool, InlineExecutor
 from naparena.arena.match.job import Job, SeatRecord, seat_record
-from naparena.arena.setup.schedule import MatchSpec
+from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.game.rules import make_rules
 
@@ -51,3 +52,25 @@ def test_the_session_asks_its_executor_and_never_probes_it():
               and node.func.id in ("getattr", "hasattr") and node.args
               and isinstance(node.args[0], ast.Name) and node.args[0].id == "executor"]
     assert probes == []
+
+
+def test_a_schedule_entry_writes_every_field_in_its_order_and_boards_only_when_dealt_by_boards():
+    # as_dict is written out for speed: a field added to MatchSpec and forgotten there
+    # would silently drop out of every log.
+    names = [f.name for f in dataclasses.fields(MatchSpec)]
+    plain = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5)
+    dealt = dataclasses.replace(plain, boards=True)
+    assert list(dealt.as_dict()) == names and dealt.as_dict()["boards"] is True
+    assert list(plain.as_dict()) == [n for n in names if n != "boards"]
+    assert plain.as_dict()["seats"] == ["a", "b"]
+
+
+def test_a_worker_derives_a_jobs_board_seeds_from_its_schedule_entry():
+    spec = MatchSpec(3, "pagat", 0, 1, 2, 99, ("a", "b", "c"), 6, boards=True)
+    seats = tuple(seat_record(a, "random", {}, 7) for a in "abc")
+    job = Job(index=3, seed=99, variant="pagat", rules=make_rules("pagat"), seats=seats, hands=6, spec=spec)
+    assert job.deal_boards() == board_seeds(99, 6) and job.by_boards
+    plain = dataclasses.replace(job, spec=dataclasses.replace(spec, boards=False))
+    assert plain.deal_boards() is None and not plain.by_boards
+    given = dataclasses.replace(plain, boards=(1, 2, 3, 4, 5, 6))
+    assert given.deal_boards() == (1, 2, 3, 4, 5, 6) and given.by_boards

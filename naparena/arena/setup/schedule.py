@@ -3,7 +3,6 @@ from the validated `Tournament` by hashing, so any process can rebuild it from t
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import itertools
@@ -32,10 +31,13 @@ class MatchSpec:
     boards: bool = False  # hands dealt from their own board seeds (see `board_seeds`)
 
     def as_dict(self) -> dict[str, Any]:  # Any: the JSON the match log records
-        d = dataclasses.asdict(self)
-        d["seats"] = list(self.seats)
-        if not self.boards:
-            del d["boards"]  # the usual case: logs stay as they were before boards existed
+        # Written out, not dataclasses.asdict: the parent makes one for every match it
+        # sends and books, and asdict's deep copy was an eighth of its CPU. The keys keep
+        # the fields' order, which the logs' bytes follow.
+        d = {"index": self.index, "variant": self.variant, "stream": self.stream, "table_no": self.table_no,
+             "rotation": self.rotation, "seed": self.seed, "seats": list(self.seats), "hands": self.hands}
+        if self.boards:  # the usual case has none: logs stay as they were before boards existed
+            d["boards"] = True
         return d
 
 

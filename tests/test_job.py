@@ -12,7 +12,7 @@ from naparena.arena.executors.cluster import ClusterExecutor
 from naparena.arena.executors.executor import MatchExecutor
 from naparena.arena.executors.pool import ForkPool, InlineExecutor
 from naparena.arena.match.job import Job, SeatRecord, seat_record
-from naparena.arena.setup.schedule import MatchSpec
+from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.game.rules import make_rules
 
@@ -64,3 +64,14 @@ def test_the_session_asks_its_executor_and_never_probes_it():
               and node.func.id in ("getattr", "hasattr") and node.args
               and isinstance(node.args[0], ast.Name) and node.args[0].id == "executor"]
     assert probes == []
+
+
+def test_a_worker_derives_a_jobs_board_seeds_from_its_schedule_entry():
+    spec = MatchSpec(3, "pagat", 0, 1, 2, 99, ("a", "b", "c"), 6, boards=True)
+    seats = tuple(seat_record(a, "random", {}, 7) for a in "abc")
+    job = Job(index=3, seed=99, variant="pagat", rules=make_rules("pagat"), seats=seats, hands=6, spec=spec)
+    assert job.deal_boards() == board_seeds(99, 6) and job.by_boards
+    plain = dataclasses.replace(job, spec=dataclasses.replace(spec, boards=False))
+    assert plain.deal_boards() is None and not plain.by_boards
+    given = dataclasses.replace(plain, boards=(1, 2, 3, 4, 5, 6))
+    assert given.deal_boards() == (1, 2, 3, 4, 5, 6) and given.by_boards

@@ -38,7 +38,7 @@ from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
 from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
-from naparena.arena.setup.schedule import MatchSpec, board_seeds, bot_seed, schedule, total_hands
+from naparena.arena.setup.schedule import MatchSpec, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
     SCHEDULER_RULE,
     Confinement,
@@ -274,8 +274,7 @@ class Session:
                    stack=self.t.stack, timing=self.t.timing, bots_dir=self.drop_ins,
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
-                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats,
-                   boards=board_seeds(entry.seed, entry.hands) if entry.boards else None, prestart=prestart)
+                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats, prestart=prestart)
 
     @functools.cached_property
     def drop_ins(self) -> str | None:

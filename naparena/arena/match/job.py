@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from naparena.arena.setup.schedule import MatchSpec
+from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing, parse_isolation
 from naparena.game.rules import Rules
 
@@ -89,7 +89,7 @@ class Job:
     stand_ins: tuple[int, ...] = ()  # seats the stand-in plays (a disqualified bot's), as the log says
     crashes: tuple[Fault, ...] = ()  # crashes to replay
     confinement: Confinement = field(default_factory=Confinement)  # how seat processes are started
-    boards: tuple[int, ...] | None = None  # duplicate boards: each hand's own deal seed
+    boards: tuple[int, ...] | None = None  # duplicate boards' seeds, where not the spec's (`deal_boards`)
     checkpoint: str | None = None  # where a long match keeps its checkpoint (records/checkpoint.py)
     # `verify --rerun`: a logged time-out, taken as given because time depends on the
     # machine. That decision faults whatever the bot answers (`play._time_out`).
@@ -97,6 +97,19 @@ class Job:
     # Whether the worker starts the seat processes of its next match while this one plays
     # (`spares.prestart`): not for the run's last matches, after which no match comes.
     prestart: bool = False
+
+    def deal_boards(self) -> tuple[int, ...] | None:
+        """Each hand's deal seed under duplicate boards: as given, or derived from the
+        schedule's entry by the worker that plays it (in the parent, hashing every hand
+        of every match was a twentieth of its CPU)."""
+        if self.boards is not None:
+            return self.boards
+        return board_seeds(self.seed, self.hands) if self.spec is not None and self.spec.boards else None
+
+    @property
+    def by_boards(self) -> bool:
+        """Whether the match is dealt board by board (`deal_boards`), without the seeds."""
+        return self.boards is not None or (self.spec is not None and self.spec.boards)
 
     @property
     def isolated(self) -> bool:

@@ -141,7 +141,7 @@ def _play_match(job: Job, registry: Any, rules: Rules, remotes: dict[int, Any]) 
     seats = [Seat(remotes[i] if i in remotes else registry.make(s.name, dict(s.params), rngs[i], i),
                   s.alias) for i, s in enumerate(job.seats)]
     table = Table(seats, supervisor(job.timing.timeout, job.crashes, job.given))
-    match = Match(rules, len(seats), job.seed, job.stack, job.boards)
+    match = Match(rules, len(seats), job.seed, job.stack, job.deal_boards())
     summary = MatchSummary(len(seats))
     # The hands' JSON text, comma-joined, in one growing buffer: thousands of small bytes
     # objects kept alive cost a tenth of the match in allocator and cache work.
@@ -192,7 +192,7 @@ def fingerprint(job: Job) -> str:
     """What a match's play depends on: a checkpoint of any other job is not this match's."""
     what = {"index": job.index, "seed": job.seed, "variant": job.variant, "rules": job.rules.as_dict(),
             "seats": [s.as_dict() for s in job.seats], "hands": job.hands, "stack": job.stack,
-            "timing": repr(job.timing), "spec": job.match_entry() if job.spec else {}, "boards": job.boards is not None}
+            "timing": repr(job.timing), "spec": job.match_entry() if job.spec else {}, "boards": job.by_boards}
     return hashlib.sha256(orjson.dumps(what, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
 
 

@@ -11,8 +11,10 @@ else sat at the table, with 95% intervals. Two models over the same board sums:
 
 Both get their intervals from a sandwich over boards (a board's results are one draw,
 however many pairs it holds), so neither assumes the noise is normal or the pairs
-independent. Both need only, per line-up, the board count and the sums and products of
-the per-bot values, kept as exact integers: sums add, so rating two runs' sums is
+independent; margins add the line-ups' own effect (`_between_lineups`), over line-ups
+made canonical (`canonical`), so a league's draw of tables is in the interval. Both
+need only, per line-up, the board count and the sums and products of the per-bot
+values, kept as exact integers: sums add, so rating two runs' sums is
 rating the two runs merged, and memory grows with line-ups, not boards.
 """
 

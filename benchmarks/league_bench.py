@@ -1,6 +1,6 @@
 """Leagues (a benchmark, never a test): the ratings' calibration and a league at scale.
 
-    python benchmarks/league_bench.py null --reps 300      # random under many aliases
+    python benchmarks/league_bench.py null --reps 300 --workers 2   # random under many aliases
     python benchmarks/league_bench.py scale --bots 200 --rounds 12 --hands 4 --workers 2
 
 `null`: one bot under N aliases in a league, a fresh master seed per repetition, played
@@ -8,7 +8,8 @@ in-process through the runner's own booking. Every true rating is 0: the first a
 95% interval should cover it in 95% of repetitions (independent across repetitions, so
 its Clopper–Pearson interval is honest); the share over all aliases is shown too (its
 aliases share each repetition's data, so no interval is put on it). Both models, from the
-same boards.
+same boards. `--workers N` spreads the repetitions over N processes: the same seeds, the
+results gathered in repetition order, so the report is the same for any N (but the time).
 
 `scale`: a league of generated bots of known order — one family, `skill` from 0 to 1:
 each decision answered by the heuristic with probability `skill`, else at random —
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -41,9 +43,10 @@ from naparena.arena.records.ledger import Ledger, Skip, load_standings
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
-from naparena.bots.plugins import load_registry
+from naparena.arena.setup.tournament import Tournament
+from naparena.bots.plugins import Registry, load_registry
 from naparena.stats.distributions import binom_ci
-from naparena.stats.strength import MODELS, rate
+from naparena.stats.strength import MODELS, Lineup, LineupSums, rate
 
 BLEND = '''
 """A bot family of known order: the heuristic's answer with probability `skill`, else a
@@ -70,7 +73,7 @@ def register_bots(register):
 '''
 
 
-def play_in_process(t, registry) -> Ledger:
+def play_in_process(t: Tournament, registry: Registry) -> Ledger:
     """The session's booking (its Ledger), in-process and without files."""
     ledger = Ledger.of(t)
     entries = schedule(t)
@@ -97,7 +100,7 @@ FIELD = [("heuristic", {"aggression": a}) for a in (-1.0, -0.5, 0.0, 0.5, 1.0, 1
     ("bold", {}), ("cautious", {})]
 
 
-def null_tournament(args: argparse.Namespace, rep: int) -> dict:
+def null_tournament(args: argparse.Namespace, rep: int) -> dict[str, Any]:
     bots = [{"name": args.bot, "alias": f"a{i:02d}"} for i in range(args.aliases)]
     bots += [{"name": name, "alias": f"f{i:02d}", **({"params": params} if params else {})}
              for i, (name, params) in enumerate(FIELD[i % len(FIELD)] for i in range(args.field))]
@@ -107,16 +110,16 @@ def null_tournament(args: argparse.Namespace, rep: int) -> dict:
             "bots": bots, "variants": [{"name": "classic"}]}
 
 
-_registry = None
+_registry: Registry | None = None
 
 
-def tied_everywhere(lineups: dict) -> bool:
+def tied_everywhere(lineups: dict[Lineup, LineupSums]) -> bool:
     """Every bot rated exactly 0 with no spread: the degenerate null, which tests nothing."""
     rows = rate(lineups)["bots"]
     return bool(rows) and all(r["rating"] == 0 and r["se"] == 0 for r in rows)
 
 
-def one_null(job: tuple[argparse.Namespace, int]) -> dict | None:
+def one_null(job: tuple[argparse.Namespace, int]) -> dict[str, Any] | None:
     """One league: per model, every alias's (rating, se, ci95); None if it tests nothing."""
     global _registry
     args, rep = job
@@ -142,9 +145,9 @@ def null(args: argparse.Namespace) -> None:
         # A diagnostic: the same line-ups in every repetition (only the deals and the bots'
         # seeds change), to tell the variance within one schedule from that between schedules.
         from naparena.arena.setup import league, schedule
-        schedule.league_tables = lambda aliases, table, rounds, seed: league.league_tables(  # type: ignore[assignment]
+        schedule.league_tables = lambda aliases, table, rounds, seed: league.league_tables(  # type: ignore[attr-defined]
             aliases, table, rounds, 1)
-    done: list[dict] = []
+    done: list[dict[str, Any]] = []
     jobs = [(args, rep) for rep in range(args.reps)]
     pool = multiprocessing.get_context("fork").Pool(args.workers) if args.workers > 1 else None
     try:
@@ -162,7 +165,7 @@ def null(args: argparse.Namespace) -> None:
             pool.terminate()
 
 
-def _coverage(args: argparse.Namespace, done: list[dict], took: float) -> None:
+def _coverage(args: argparse.Namespace, done: list[dict[str, Any]], took: float) -> None:
     """The shares so far (printed as the repetitions go, so a stopped run still says
     something). Alone, every alias's truth is 0; among a field it is unknown but the same
     for every alias and repetition: estimated by the mean of all their ratings."""
@@ -301,7 +304,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=1, help="seed streams")
     p.add_argument("--field", type=int, default=0, help="other bots around the aliases (varied: heuristic "
                    "of six aggressions, bold, cautious)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="processes the repetitions are spread over "
+                   "(same seeds, gathered in repetition order: the same report for any count)")
     p.add_argument("--fixed-tables", action="store_true", help="the same line-ups in every repetition")
     s = sub.add_parser("scale")
     s.add_argument("--bots", type=int, default=200)

@@ -4,6 +4,7 @@ say, sums merge exactly, and a field that never met is not rated."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -196,3 +197,72 @@ def test_places_rate_a_league_where_one_bot_never_placed_above_another():
     assert rows["a"]["rating"] > rows["c"]["rating"] and rows["c"]["ci95"][1] < rows["a"]["ci95"][0]
 
 
+
+
+def _with_lineup_effects(sums: dict, sd: float, seed: int) -> dict:
+    """The same boards, each line-up's seats moved by an effect of its own (how these bots
+    fare with these opponents), shared by all its boards."""
+    rng = random.Random(seed)
+    out = {}
+    for key, s in sums.items():
+        k, held = len(key[0]), key[1]
+        shift = [round(HELD * rng.gauss(0, sd)) for _ in range(k)]
+        shift[-1] = -sum(shift[:-1])
+        moved = LineupSums(held)
+        moved.n, moved.chips = s.n, [c + s.n * d for c, d in zip(s.chips, shift)]
+        moved.chips2 = [[s.chips2[p][q] + shift[p] * s.chips[q] + s.chips[p] * shift[q] + s.n * shift[p] * shift[q]
+                         for q in range(k)] for p in range(k)]
+        moved.places, moved.places2 = s.places, s.places2
+        out[key] = moved
+    return out
+
+
+def test_margins_intervals_widen_with_line_up_effects_the_boards_cannot_see(monkeypatch):
+    # Boards of one line-up share its effect: across leagues (other line-ups drawn) a
+    # bot's rating moves with it, though within the league its boards agree. A sandwich
+    # over boards alone (the old one) gives the same width with or without the effect.
+    plain = boards(TRUTH, 4, 6, 10, seed=8)
+    moved = _with_lineup_effects(plain, 15.0, seed=9)
+    se_plain = {r["bot"]: r["se"] for r in rate(plain)["bots"]}
+    se_moved = {r["bot"]: r["se"] for r in rate(moved)["bots"]}
+    assert sum(se_moved.values()) > 1.3 * sum(se_plain.values())
+    monkeypatch.setattr(strength, "_between_lineups", lambda *args: (0.0, 0.0))
+    board_only = {r["bot"]: r["se"] for r in rate(plain)["bots"]}
+    # Where there is no such effect, its estimate is near 0 and the width near the boards' alone.
+    assert sum(se_plain.values()) == pytest.approx(sum(board_only.values()), rel=0.1)
+
+
+def _book(rows: list, slots: list[int] | None = None) -> dict:
+    """Line-up sums of `rows` (seats, hands held, chips), each line-up's slots taken in the
+    order `slots` (as another run's aliases would order its bots)."""
+    out: dict = {}
+    for seats, held, chips in rows:
+        order = slots or list(range(len(seats)))
+        key = (tuple(seats[p] for p in order), tuple(held[p] for p in order))
+        out.setdefault(key, LineupSums(key[1])).add([chips[p] for p in order])
+    return out
+
+
+def test_the_same_boards_booked_in_any_order_rate_byte_identically():
+    # The line-ups' own effect groups boards by line-up: a line-up must be the bots at the
+    # table, whatever order a run's aliases put them in, which run booked a shared match
+    # first, or which of two aliases of one bot a board's chips went to. Before, the same
+    # boards under another slot order were another line-up, and the ratings moved.
+    rng = random.Random(11)
+    tables = [(seats, (HELD,) * 3) for seats in league_tables(sorted(TRUTH), 3, 6, 4)]
+    tables += [(("b00", "b00", "b01"), (HELD,) * 3)] * 2  # one bot under two aliases at a table
+    rows = []
+    for seats, held in tables:
+        for _ in range(5):
+            chips = [rng.randrange(-60, 61) for _ in range(2)]
+            rows.append((seats, held, [*chips, -sum(chips)]))
+    # Another order: boards reversed, split over two runs whose aliases order each table's
+    # bots the other way, and the two aliases of b00 swapped on every other board.
+    swapped = [(s, h, [c[1], c[0], c[2]] if s[0] == s[1] and n % 2 else c) for n, (s, h, c) in enumerate(rows)]
+    other: dict = {}
+    merge(other, _book(swapped[::-1][::2], slots=[2, 1, 0]).items())
+    merge(other, _book(swapped[::-1][1::2]).items())
+    first = _book(rows)
+    for model in strength.MODELS:
+        assert json.dumps(rate(first, model)) == json.dumps(rate(other, model))
+    assert rate(first)["bots"] != rate(_book(rows[:-10]))["bots"]  # the boards matter

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -165,7 +166,7 @@ def test_the_docs_name_the_log_format_in_use():
     assert said and all(int(n) == FORMAT for n in said), said
 
 
-def _league_bench():
+def _league_bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location("league_bench", REPO / "benchmarks" / "league_bench.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
@@ -183,3 +184,17 @@ def test_league_bench_null_tests_something_by_default(capsys):
     # The degenerate case (a bot that plays each deal alike from every seat, under duplicate) is named.
     bench.null(bench.parser().parse_args([*small, "--bot", "heuristic"]))
     assert "no test: every board of heuristic under duplicate ties" in capsys.readouterr().out
+
+
+def test_league_bench_null_reports_alike_for_any_worker_count(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coverage studies spread their repetitions over processes: the same seeds, so the
+    same report whatever the count (but its time)."""
+    bench = _league_bench()
+    monkeypatch.setitem(sys.modules, "league_bench", bench)  # the pool pickles its functions by name
+    small = ["null", "--reps", "3", "--aliases", "6", "--table", "3", "--rounds", "2", "--hands", "2"]
+    reports: list[str] = []
+    for workers in ("1", "2"):
+        bench.null(bench.parser().parse_args([*small, "--workers", workers]))
+        reports.append(re.sub(r" in \d+ s$", "", capsys.readouterr().out, flags=re.M))
+    assert "leagues rated" in reports[0] and reports[0] == reports[1]

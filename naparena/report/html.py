@@ -149,8 +149,9 @@ FEW_BOTS = 12  # above this, a league's page leaves out the head-to-head tables 
 STRENGTH_NOTES = {
     "margins": ("Rating: the chips per 100 hands a bot would win at a table of average bots of this list, "
                 "fitted over every seat of every board with the strength of its line-up taken out (least "
-                "squares on chip margins), with its 95% interval (a sandwich over boards). Boards: the "
-                "boards behind the rating."),
+                "squares on chip margins), with its 95% interval (a sandwich over boards, widened by the "
+                "line-ups' own effect: how a bot fares with particular opponents beyond their strengths, "
+                "as the league could have drawn other tables). Boards: the boards behind the rating."),
     "places": ("Rating: a log-strength, Bradley–Terry on board places (each pair at a table, the better "
                "placed wins; a weak normal prior, sd 2; the list sums to zero): of two bots rated a and b, "
                "the first places above the other with odds e<sup>a − b</sup>. With its 95% interval (a "

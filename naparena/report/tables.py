@@ -256,8 +256,9 @@ FEW_BOTS = 12
 STRENGTH_LEGENDS = {
     "margins": ("rating = chips per 100 hands the bot would win at a table of average bots of this "
                 "list, fitted over every seat of every board with its line-up's strength taken out "
-                "(least squares on chip margins); 95% CI from a sandwich over boards; boards = boards "
-                "behind the rating"),
+                "(least squares on chip margins); 95% CI from a sandwich over boards, widened by the "
+                "line-ups' own effect (the league could have drawn other tables); boards = boards behind "
+                "the rating"),
     "places": ("rating = log-strength (Bradley-Terry on board places: each pair at a table, the better "
                "placed wins; a weak prior, sd 2; the list sums to zero): bots rated a and b, the first "
                "places above the other with odds e^(a − b); 95% CI from a sandwich over boards; boards = boards behind "

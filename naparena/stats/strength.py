@@ -11,8 +11,10 @@ else sat at the table, with 95% intervals. Two models over the same board sums:
 
 Both get their intervals from a sandwich over boards (a board's results are one draw,
 however many pairs it holds), so neither assumes the noise is normal or the pairs
-independent. Both need only, per line-up, the board count and the sums and products of
-the per-bot values, kept as exact integers: sums add, so rating two runs' sums is
+independent; margins add the line-ups' own effect (`_between_lineups`), over line-ups
+made canonical (`canonical`), so a league's draw of tables is in the interval. Both
+need only, per line-up, the board count and the sums and products of the per-bot
+values, kept as exact integers: sums add, so rating two runs' sums is
 rating the two runs merged, and memory grows with line-ups, not boards.
 """
 
@@ -67,6 +69,15 @@ class LineupSums:
                 self.chips2[i][j] += other.chips2[i][j]
                 self.places2[i][j] += other.places2[i][j]
 
+    def permuted(self, order: Sequence[int]) -> LineupSums:
+        """The same boards with slot p taken from slot `order[p]`."""
+        out = LineupSums([self.hands[i] for i in order])
+        out.n = self.n
+        out.chips, out.places = [self.chips[i] for i in order], [self.places[i] for i in order]
+        out.chips2 = [[self.chips2[i][j] for j in order] for i in order]
+        out.places2 = [[self.places2[i][j] for j in order] for i in order]
+        return out
+
     def values(self, model: str) -> tuple[list[float], list[list[float]]]:
         """Sums of the model's per-bot board values and of their products, as floats:
         chips per 100 hands (margins), or places (opponents beaten, ties half)."""
@@ -88,14 +99,14 @@ MODELS = ("margins", "places")
 
 #: A fit: strengths, their standard errors, the fit's degrees of freedom, and a cap on a
 #: bot's (the line-ups' residual degrees of freedom where their effect widened it).
-Fit = tuple[list[float], list[float], float]
+Fit = tuple[list[float], list[float], float, float]
 
 
 def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str, Any]:
     """Every bot's rating with its 95% interval and boards behind it, best first, under
     `model`. `connected` is False when some bots never met the others through any chain
     of tables (their ratings cannot be compared, and none are given)."""
-    lineups = {k: v for k, v in lineups.items() if v.n}
+    lineups = canonical(lineups)
     bots = sorted({b for names, _ in lineups for b in names})
     index = {b: i for i, b in enumerate(bots)}
     boards = [0] * len(bots)
@@ -114,7 +125,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     if fit is None:
         out["connected"] = False
         return out
-    theta, se, df = fit
+    theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -124,7 +135,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         # A bot's variance rests on its own boards (the clusters its estimate moves with),
         # not on the whole league's: its t quantile has their degrees of freedom. With the
         # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
-        own = min(df, boards[i] - 1)
+        own = min(df, boards[i] - 1, cap)
         q = t_quantile(own) if own > 0 else math.inf
         rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
                      "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
@@ -135,6 +146,50 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     out["bots"] = rows
     out["df"] = round(df, 1)
     return out
+
+
+def canonical(lineups: dict[Lineup, LineupSums]) -> dict[Lineup, LineupSums]:
+    """The line-ups as what was played made them, whatever booked them: each one's slots
+    ordered by (bot, hands held), boards of the same bots at one table added into one
+    line-up, the line-ups in sorted order. How runs named their bots, which run booked a
+    shared match first, and in what order the boards came in, change nothing: the fit,
+    and the line-ups' own effect (which groups boards by line-up), see the same sums
+    summed in the same order."""
+    out: dict[Lineup, LineupSums] = {}
+    for (names, hands), sums in lineups.items():
+        if not sums.n:
+            continue
+        order = sorted(range(len(names)), key=lambda p: (names[p], hands[p]))
+        key = (tuple(names[p] for p in order), tuple(hands[p] for p in order))
+        have = out.get(key)
+        if have is None:
+            have = out[key] = LineupSums(key[1])
+        have.merge(sums.permuted(order))
+    return dict(sorted(out.items(), key=lambda item: item[0]))
+
+
+def _exchangeable(idx: list[int], hands: tuple[int, ...], sx: list[float],
+                  sxx: list[list[float]]) -> tuple[list[float], list[list[float]]]:
+    """The sums with the slots one bot holds alike (two aliases of it, the same hands)
+    made interchangeable: each entry the mean over the slots' permutations (exact sums,
+    so in any order the same floats). Which of those slots a board's chips went to
+    depends on the aliases of the run that booked it, not on the play; the fit and the
+    board sandwich add such slots anyway, and the line-ups' own effect now does too."""
+    group = [(idx[p], hands[p]) for p in range(len(idx))]
+    if len(set(group)) == len(group):
+        return sx, sxx
+    k = len(idx)
+    ones: dict[tuple[int, int], list[float]] = {}
+    for p in range(k):
+        ones.setdefault(group[p], []).append(sx[p])
+    pairs: dict[tuple[tuple[int, int], tuple[int, int], bool], list[float]] = {}
+    for p in range(k):
+        for q in range(k):
+            pairs.setdefault((group[p], group[q], p == q), []).append(sxx[p][q])
+    mean = {g: math.fsum(v) / len(v) for g, v in ones.items()}
+    means = {g: math.fsum(v) / len(v) for g, v in pairs.items()}
+    return ([mean[group[p]] for p in range(k)],
+            [[means[group[p], group[q], p == q] for q in range(k)] for p in range(k)])
 
 
 def _mean_table_share(tables: list[tuple[list[int], LineupSums]], i: int) -> float:
@@ -150,7 +205,7 @@ def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> Fit | No
     sums = []
     for idx, s in tables:
         k = len(idx)
-        sx, sxx = s.values("margins")
+        sx, sxx = _exchangeable(idx, s.hands, *s.values("margins"))
         sums.append((sx, sxx))
         mean = sum(sx) / k
         for p, i in enumerate(idx):
@@ -161,15 +216,66 @@ def _fit_margins(tables: list[tuple[list[int], LineupSums]], n: int) -> Fit | No
     if b is None:
         return None
     theta = [sum(map(mul, row, r)) for row in b]
+    between, lineup_df = _between_lineups(tables, sums, theta, b, n)
     meat = []
     for (idx, s), (sx, sxx) in zip(tables, sums):
         t = [theta[i] for i in idx]
         k = len(idx)
-        # Σ over boards of (x − θ)(x − θ)ᵀ, then centred on both sides (x and θ enter centred).
-        meat.append((idx, _centre([[sxx[p][q] - sx[p] * t[q] - t[p] * sx[q] + s.n * t[p] * t[q] for q in range(k)]
-                                   for p in range(k)])))
+        # Σ over boards of (x − θ)(x − θ)ᵀ, then centred on both sides (x and θ enter centred);
+        # plus the line-up's own effect, shared by its boards: n² of it where the boards saw n.
+        d = _centre([[sxx[p][q] - sx[p] * t[q] - t[p] * sx[q] + s.n * t[p] * t[q] for q in range(k)]
+                     for p in range(k)])
+        extra = between * s.n * (s.n - 1)
+        meat.append((idx, [[d[p][q] + extra * ((p == q) - 1 / k) for q in range(k)] for p in range(k)]))
     se, df = _sandwich(b, meat, tables, n)
-    return theta, se, df
+    return theta, se, df, lineup_df if between else math.inf
+
+
+def _between_lineups(tables: list[tuple[list[int], LineupSums]], sums: list[tuple[list[float], list[list[float]]]],
+                     theta: list[float], b: list[list[float]], n: int) -> tuple[float, float]:
+    """The variance σ² of a line-up's own effect on each seat (how a bot fares with these
+    particular opponents beyond their strengths), by moments, and its degrees of freedom.
+
+    A bot's margin depends on whom it sat with beyond what its opponents' ratings add up
+    to; a board-clustered sandwich is conditional on the line-ups a league drew, and its
+    intervals covered 0.88, not 0.95, across draws among a varied field. The line-ups'
+    weighted residual sum of squares, RSS = Σ n ‖P(x̄ − θ)‖², has expectation
+    σ² (Σ n (k − 1) − Σ n² tr PBP) + Σ (tr PSP − n tr(PBP · PSP)) for S the covariance of
+    a board's values within the line-up (from its boards, or pooled where it had one),
+    B the fit's inverse, P centring; solved for σ² (0 if negative). Its degrees of
+    freedom are the line-ups' Σ (k − 1) less the n − 1 strengths."""
+    pooled_num, pooled_den = 0.0, 0.0
+    within: list[list[list[float]] | None] = []
+    for (idx, s), (sx, sxx) in zip(tables, sums):
+        k = len(idx)
+        if s.n < 2:
+            within.append(None)
+            continue
+        w = _centre([[(sxx[p][q] - sx[p] * sx[q] / s.n) / (s.n - 1) for q in range(k)] for p in range(k)])
+        within.append(w)
+        pooled_num += sum(w[p][p] for p in range(k)) * (s.n - 1)
+        pooled_den += (k - 1) * (s.n - 1)
+    if not pooled_den:
+        return 0.0, 0.0
+    pooled = pooled_num / pooled_den
+    rss = c_between = c_within = 0.0
+    lineup_df = 1.0 - n
+    for (idx, s), (sx, _), cov in zip(tables, sums, within):
+        k = len(idx)
+        res = [sx[p] / s.n - theta[i] for p, i in enumerate(idx)]
+        mean = sum(res) / k
+        rss += s.n * sum((x - mean) ** 2 for x in res)
+        pbp = _centre([[b[i][j] for j in idx] for i in idx])
+        c_between += s.n * (k - 1) - s.n ** 2 * sum(pbp[p][p] for p in range(k))
+        if cov is None:  # a board's covariance taken as the pooled σ² P
+            c_within += pooled * ((k - 1) - s.n * sum(pbp[p][p] for p in range(k)))
+        else:
+            c_within += sum(cov[p][p] for p in range(k)) - s.n * sum(
+                pbp[p][q] * cov[q][p] for p in range(k) for q in range(k))
+        lineup_df += k - 1
+    if c_between <= 0 or lineup_df < 1:
+        return 0.0, 0.0
+    return max(0.0, (rss - c_within) / c_between), lineup_df
 
 
 #: The places model's prior: each log-strength normal about 0 with standard deviation 2
@@ -223,7 +329,7 @@ def _fit_places(tables: list[tuple[list[int], LineupSums]], n: int,
         k = len(idx)
         meat.append((idx, [[sxx[p][q] - sx[p] * e[q] - e[p] * sx[q] + s.n * e[p] * e[q] for q in range(k)]
                            for p in range(k)]))
-    return beta, *_sandwich(b, meat, tables, n)
+    return beta, *_sandwich(b, meat, tables, n), math.inf
 
 
 def _conjugate_gradients(h: list[dict[int, float]], g: list[float]) -> list[float] | None:

@@ -314,6 +314,24 @@ def test_a_local_cluster_forks_its_workers_and_starts_their_pools_before_any_mat
         executor.shutdown()
 
 
+def test_a_local_clusters_workers_have_the_runs_environment_not_the_fork_servers(monkeypatch):
+    """The fork server lives as long as the process that started it and keeps the
+    environment of that moment: a later run's workers must see the run's own (its PATH
+    decides whether a worker can sandbox), as spawned workers did."""
+    from naparena.arena.executors.cluster import ClusterExecutor
+
+    def started(value: str) -> dict[str, str | None]:
+        monkeypatch.setenv("NAPARENA_TEST_RUN", value)
+        executor = ClusterExecutor(Scheduler.parse("local:1"), plugins.load_registry(None), ["random"], None)
+        try:
+            return executor.client.run(lambda: os.environ.get("NAPARENA_TEST_RUN"))
+        finally:
+            executor.shutdown()
+
+    assert set(started("first").values()) == {"first"}
+    assert set(started("second").values()) == {"second"}  # "first" from the server alone
+
+
 @pytest.mark.slow
 def test_a_bot_that_kills_its_process_is_contained_on_a_local_cluster(tmp_path):
     """A local cluster's workers are forks of a fork server, and each supervises its matches

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import logging
+import os
 import secrets
 import signal
 import threading
@@ -348,9 +349,12 @@ def _local_cluster(distributed: ModuleType, workers: int) -> Any:
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver", **LOCAL_CONFIG}):
             # Dask gives the context its own preload list on first use; ours replaces it after.
             distributed.utils.get_mp_context().set_forkserver_preload(list(LOCAL_PRELOAD))
+            # The fork server keeps the environment it started with (the first local cluster
+            # of this process): each worker is handed the run's own, as a spawned one had it
+            # (its PATH says whether it can sandbox).
             return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.ERROR)
+                                            silence_logs=logging.ERROR, env=dict(os.environ))
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)

@@ -42,7 +42,7 @@ from naparena.arena.match.wall import homes, resolve, sandbox_own
 #: Folders every sandboxed seat sees anyway (read-only): nothing under them is mounted again.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: Who asked for a path: the organizer's words, and the bot's.
-ORGANIZER, BOT = "the tournament file", "the bot's own files"
+ORGANIZER, BOT = "the organizer's word", "the bot's own bytes"
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -93,6 +93,10 @@ def in_system(path: str) -> bool:
     """Whether `path` (followed through symlinks) lies in the system folders every seat sees."""
     real = os.path.realpath(path)
     return any(real == d or real.startswith(d + "/") for d in SYSTEM)
+
+
+def _lexically_system(path: str) -> bool:
+    return any(_inside(os.path.abspath(path), d) for d in SYSTEM)
 
 
 def _inside(path: str, folder: str | None) -> bool:
@@ -163,10 +167,12 @@ class _Door:
         if not os.path.exists(path):
             return False
         real = os.path.realpath(path)
-        mine = _inside(path, self.folder) and _inside(real, self.folder_real)
-        if mine or in_system(real):
-            if not mine and not _inside(path, self.folder) and not in_system(path):
-                self.found.setdefault(path, f"{why} (a link into the system folders)")
+        if any(_inside(path, a) or _inside(real, a) for a in self.avoid):
+            self.refused.setdefault(path, f"{why}: a place of the run or another bot's, which no seat may see")
+            return False
+        if in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
+            return True
+        if _inside(path, self.folder) and _inside(real, self.folder_real):
             return True
         found = runtime_installation(real)
         problem = self._not_a_runtime(found[0] if found else None)

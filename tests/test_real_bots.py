@@ -391,3 +391,39 @@ def test_a_runpath_outside_the_bot_folder_is_refused_and_the_hint_that_names_it_
     run, _ = play(tmp_path / "second", bot | {"command": [str(tmp_path / "bot" / "napbot")],
                                               "files": [hint.group(1)]})
     assert faults(run) == []
+
+
+# --- an external bot beside naparena, and a command that does not exist -------------------------
+
+NAPARENA = Path(sys.executable).parent / "naparena"
+
+
+def _own_paths_before(own_paths):
+    """The rule before this change: a command with no file argument had its program's
+    folder as the bot's own, even a venv's bin/ (then hidden from every other seat)."""
+    def before(argv, files, module=None):
+        return own_paths(argv, files, module) + ([os.path.dirname(argv[0])] if argv and "/" in argv[0] else [])
+    return before
+
+
+@pytest.mark.skipif(not NAPARENA.exists(), reason="naparena's console script is not beside this interpreter")
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_an_external_bot_in_a_venvs_bin_leaves_python_seats_their_interpreter(tmp_path, monkeypatch, rule):
+    """`naparena serve bold` from the venv's bin/ as an external bot beside isolated
+    Python seats: the venv's bin/ is not that bot's folder, so the Python seats (whose
+    interpreter lives there) still start; before, they failed ("python3: not found")."""
+    if rule == "before":
+        monkeypatch.setattr(bot_files, "own_paths", _own_paths_before(bot_files.own_paths))
+    bot = {"name": "bold-ext", "command": [str(NAPARENA), "serve", "bold"]}
+    run, _ = play(tmp_path, bot, others=[{"alias": "boxed", "name": "cautious", "isolation": "process"}])
+    reasons = [r for path in sorted((run / MATCHES).glob("*.json"))
+               for hand in json.loads(path.read_bytes())["hands"] for _, _, _, r in hand.get("faults", ())]
+    assert (reasons == []) == (rule == "now"), reasons[:3]
+
+
+def test_a_command_whose_program_does_not_exist_is_told_so(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, {"name": "ghost", "command": ["no-such-program-here", "bot.py"]})
+    said = str(e.value)
+    assert "the command's program no-such-program-here does not exist (not found on PATH)" in said
+    assert "files = [" not in said and "exit code 127" not in said

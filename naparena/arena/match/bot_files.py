@@ -292,7 +292,7 @@ class _Door:
     def python(self, path: str, real: str, by_organizer: bool, trusted: bool) -> None:
         """A Python's environment: a venv (pyvenv.cfg above its bin/) with its base, a
         conda environment, and the folders its site-packages point to (.pth files,
-        editable installs: the packages' bytes, so the bot's)."""
+        editable installs)."""
         env = Path(os.path.abspath(path)).parent.parent
         config = env / "pyvenv.cfg"
         if config.is_file() or (env / "conda-meta").is_dir():
@@ -310,9 +310,17 @@ class _Door:
                 self.organizer(base, f"the Python installation of {path}")
             else:
                 self.bot(base, f"the Python installation of {path}")
-        for site in [*env.glob("lib/python*/site-packages"), *Path(base).glob("lib/python*/site-packages")]:
+        # Packages' .pth files and editable finders: the organizer's in an environment it
+        # named outside the bot's folder, or in the installation itself; the bot's in its own.
+        own_env = not (by_organizer and self.trusted(str(env)))
+        sites = [(s, own_env) for s in env.glob("lib/python*/site-packages")]
+        sites += [(s, False) for s in Path(base).glob("lib/python*/site-packages") if Path(base) != env]
+        for site, bots in sites:
             for folder, file in _site_pointers(site):
-                self.bot(folder, f"{file} names it")
+                if bots:
+                    self.bot(folder, f"{file} names it")
+                else:
+                    self.organizer(folder, f"{file} names it")
 
     def node(self) -> None:
         """Every `node_modules` from the bot's folder upwards, as Node resolves them."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.bot_files import footprint, in_system, runtime_installation
+from naparena.arena.match.bot_files import footprint, in_system, program_path, runtime_installation
 from naparena.arena.match.cgroups import SeatGroups
 from naparena.arena.match.job import SeatRecord
 from naparena.arena.match.wall import Places, Refused, homes
@@ -156,6 +156,10 @@ def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
         return sandbox.Wrapped(list(mode) + argv, ())
     if not sandboxed(confinement):
         return sandbox.Wrapped(argv, ())
+    if not python and argv and program_path(argv[0]) is None:
+        where = "no such file" if "/" in argv[0] else "not found on PATH"
+        raise _Broken(f"crash: the command's program {argv[0]} does not exist ({where}): "
+                      "the sandbox is not the cause")
     argv, shown = seat_shown(argv, python, mounts)
     try:
         view = sandbox.view_of(shown, tuple(mounts[1]), tuple(mounts[2]))

@@ -427,3 +427,54 @@ def test_a_command_whose_program_does_not_exist_is_told_so(tmp_path):
     said = str(e.value)
     assert "the command's program no-such-program-here does not exist (not found on PATH)" in said
     assert "files = [" not in said and "exit code 127" not in said
+
+
+# --- the JVM ------------------------------------------------------------------------------------
+
+JAVA = shutil.which("java")
+JAVA_BOT = Path(__file__).parent / "seat_programs" / "java" / "Bot.java"
+needs_java = pytest.mark.skipif(JAVA is None, reason="no java (Debian: apt install openjdk-17-jdk-headless)")
+
+
+def java_bot(folder: Path) -> dict:
+    (folder / "javabot").mkdir(parents=True)
+    shutil.copy(JAVA_BOT, folder / "javabot" / "Bot.java")
+    return {"name": "java-bot", "command": ["java", "javabot/Bot.java"]}
+
+
+@needs_java
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_java_bot_reaches_its_jdks_configuration(tmp_path, monkeypatch, rule):
+    """Debian keeps a JDK's conf/ in /etc/java-N-openjdk, linked from the JDK's folder:
+    the sandbox shows what the JDK links to there. Before (the control), java.security
+    was missing and the bot died at its hello, with the cause shown, not cut."""
+    links_to_etc = bool(bot_files._jdk_config(str(Path(os.path.realpath(JAVA)).parent.parent)))
+    if rule == "before":
+        monkeypatch.setattr(bot_files, "_jdk_config", lambda home: ())
+    if rule == "now" or not links_to_etc:
+        run, _ = play(tmp_path, java_bot(tmp_path))
+        assert faults(run) == []
+        return
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, java_bot(tmp_path))
+    assert "Error loading java.security file" in str(e.value), str(e.value)
+
+
+@needs_java
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_java_bot_starts_where_only_rlimit_as_bounds_its_memory(tmp_path, monkeypatch, rule):
+    """Without a memory cgroup (most developer machines) memory_mb is the seat's
+    RLIMIT_AS, which a JVM's default reservations exceed: told sizes in proportion, it
+    plays; before (the control), it died at start, and now the error names memory_mb."""
+    found = {k: v for k, v in cgroups.available().items() if k != "memory"}
+    monkeypatch.setattr(cgroups, "available", lambda: found)
+    if rule == "before":
+        monkeypatch.setattr("naparena.arena.match.channel.address_space_env", lambda memory_mb: {})
+    bot = java_bot(tmp_path)
+    if rule == "now":
+        run, _ = play(tmp_path, bot, seats={"memory_mb": 2048})
+        assert faults(run) == []
+        return
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, bot, seats={"memory_mb": 2048})
+    assert "memory_mb = 2048" in str(e.value) and "RLIMIT_AS" in str(e.value), str(e.value)

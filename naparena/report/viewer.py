@@ -74,12 +74,12 @@ class Catalogue:
         self.rd = RunDir(run_dir)
         self.entries: list[Entry] = []
         for path in self.rd.match_files():
-            data = self.rd.read_match_file(path)
-            if "skipped" in data:
+            logged = self.rd.read_match_file(path)
+            if logged.skipped is not None:
                 continue
-            m = data["match"]
-            entry = Entry(m["index"], m["variant"], list(m["seats"]), path)
-            for record in data["hands"]:
+            m = logged.spec
+            entry = Entry(m.index, m.variant, list(m.seats), path)
+            for record in logged.hands:
                 entry.hands.append(summary(record))
                 entry.chips.append(tuple(record["chips"]))
             self.entries.append(entry)
@@ -105,9 +105,9 @@ class Catalogue:
         entry = self.by_index.get(index)
         if entry is None:
             return None
-        data = self.rd.read_match_file(entry.path)
+        hands = self.rd.read_match_file(entry.path).hands
         return {"index": entry.index, "variant": entry.variant, "seats": entry.seats,
-                "hands": [{k: r[k] for k in SHOWN if k in r} for r in data["hands"]]}
+                "hands": [{k: r[k] for k in SHOWN if k in r} for r in hands]}
 
     def data(self, name: str) -> Any:
         """The data file `name` (without .js), or None when there is none by that name."""

@@ -339,7 +339,10 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
         if not folder.is_dir():
             problem = "is a file, not a folder" if folder.exists() else "does not exist"
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
+        # Between resolved paths: a tournament folder reached through a link has another
+        # parent than its spelling says, and "../" from the link would leave the real one.
+        beside = Path(t.path).resolve().parent if t.path else Path.cwd()  # a tournament built from a dict: here
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder.resolve(), beside))
     if isolation is not None:
         try:
             t = with_isolation(t, parse_isolation(isolation))

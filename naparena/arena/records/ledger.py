@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.records.logs import LoggedMatch
-from naparena.arena.records.rundir import RunDir
+from naparena.arena.records.rundir import RunDir, match_name
 from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.settings import FAULT_MIN_DECISIONS, Format
 from naparena.arena.setup.tournament import SprtSpec, Tournament
@@ -142,8 +142,10 @@ def load_standings(run_dir: str | Path | RunDir, leave_out: Collection[int] = ()
     t = t or rd.recorded_tournament()
     ledger = Ledger.of(t)
     variants, aliases = [v.name for v in t.variants], [b.alias for b in t.bots]
-    left_out = {rd.match_path(i) for i in leave_out}
-    files = [f for f in rd.match_files() if f not in left_out]
+    # By file name, never by path: the folder may be named relatively, absolutely or
+    # through a link, and the same match file must be left out however it is spelt.
+    left_out = {match_name(i) for i in leave_out}
+    files = [f for f in rd.match_files() if f.name not in left_out]
     logged = rd.read_match_file(files[0]) if files else None
     for i, path in enumerate(files):
         following = rd.read_match_file(files[i + 1]) if i + 1 < len(files) else None

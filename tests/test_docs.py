@@ -453,3 +453,89 @@ def test_legal_is_never_empty_and_in_the_order_the_protocol_states():
                 match.finish(hand)
     assert seen == {"bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
                     "peep_exchange", "floater_discard", "trumps"}
+
+
+# --- the user journeys: every page's blocks run in CI, or the page says why (.ci/journeys.py) ----
+
+def _journeys():
+    """The CI runner of the docs' journeys, imported from its file (CI runs it as a script)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("journeys", ROOT / ".ci" / "journeys.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["journeys"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_tutorial_and_how_to_runs_its_blocks_or_says_why():
+    journeys = _journeys()
+    plans = {j.page.name: j for j in journeys.journeys(journeys.select([]))}  # a page it cannot read raises
+    pages = {str(p.relative_to(ROOT)) for pattern in ("docs/tutorials/*.md", "docs/how-to/*.md")
+             for p in ROOT.glob(pattern)} | {"README.md", "docs/reference/tournament-annotated.md"}
+    assert pages <= set(plans)
+    for name in ("README.md", "docs/tutorials/first-tournament.md", "docs/tutorials/first-bot.md",
+                 "docs/tutorials/protocol-bot.md", "docs/reference/tournament-annotated.md", "docs/how-to/leagues.md"):
+        assert plans[name].mode != "not run" and plans[name].steps, name
+    # The first tutorial's pages share the README's venv: the same install recipe, one venv.
+    assert plans["docs/tutorials/first-tournament.md"].mode == "shared"
+    assert plans["docs/tutorials/first-tournament.md"].root.name == "README.md"
+    # The first-bot tutorial installs pytest, so it gets a venv of its own.
+    assert plans["docs/tutorials/first-bot.md"].mode == "private"
+
+
+@pytest.mark.parametrize("page, problem", [
+    ("```toml\n[tournament]\n```\n", "no journey marker"),
+    ("<!-- journey: skip too long -->\n```sh\nsleep 1000\n```\n", "does not tell the reader"),
+    ("```sh\necho 5 matches\n```\n<!-- journey: expect \"5 matches\" -->\n", "not in the page's text"),
+    ("<!-- journey: frobnicate -->\n```sh\ntrue\n```\n", "unknown journey marker"),
+])
+def test_a_page_that_cannot_be_read_as_a_journey_is_refused(page, problem):
+    journeys = _journeys()
+    with pytest.raises(journeys.PageError, match=problem):
+        journeys.plan(journeys.read_page("page.md", page))
+
+
+def test_a_skipped_block_the_page_announces_is_not_run():
+    journeys = _journeys()
+    page = journeys.read_page("page.md", "<!-- journey: skip too long -->\n```sh\nsleep 1000\n```\n\n"
+                                         "CI does not run this: it takes an hour.\n")
+    planned = journeys.plan(page)
+    assert planned.steps == [] and "too long" in planned.skipped[0]
+
+
+def test_figures_are_compared_at_the_pages_precision():
+    journeys = _journeys()
+    found = journeys.figure_found
+    assert found("+120.8", "│ napbot-jq │ 120 │ +145 │ +120.83 │")
+    assert not found("+120.9", "│ napbot-jq │ 120 │ +145 │ +120.83 │")  # the control: another figure fails
+    assert found("[+12.4, +229.3]", "[+12.4, +229.3]") and not found("[+12.5, +229.3]", "[+12.4, +229.3]")
+    assert found("57,600 hands", "quickstart: 384 matches, 57600 hands") and not found("57,600 hands", "5760 hands")
+    assert found("\u2212396.7", "-396.67") and not found("\u2212396.7", "+396.67")
+    assert found("p = 1.5e-87", "p = 1.5e-87") and not found("p = 1.5e-87", "p = 1.5e-86")
+    quoted = "│ heuristic │  1200 │\n│ random    │  1200 │\n"
+    assert journeys.output_found(quoted, "header\n│ heuristic │ 1200 │\n│ random │ 1200 │\nfooter")
+    assert not journeys.output_found(quoted, "│ heuristic │ 1200 │\n│ random │ 1201 │")
+
+
+def test_a_journey_runs_in_one_shell_and_fails_on_a_wrong_figure_or_a_failed_command(tmp_path):
+    """The runner itself, on small pages: blocks share a shell (a `cd` carries over), files
+    are saved where the shell is, a figure is compared, and each kind of failure is caught."""
+    import threading
+    journeys = _journeys()
+    good = ("<!-- journey: file sub/n.txt -->\n```\n```\n"  # a plain block may be saved too
+            "<!-- journey: file sub/count.txt -->\n```text\n57600\n```\n\n"
+            "```sh\ncd sub\n```\n\n```sh\necho \"$(cat count.txt) hands\"\n```\n"
+            "<!-- journey: expect \"57,600 hands\" -->\n\nIt prints 57,600 hands.\n")
+    wrong_figure = good.replace("It prints 57,600", "It prints 57,600 hands; the page said 57,601").replace(
+        'expect "57,600 hands"', 'expect "57,601"')
+    failing = "```sh\ntrue\nfalse\necho never\n```\n"
+    outcome = {}
+    for name, text in (("good", good), ("wrong", wrong_figure), ("failing", failing)):
+        page = journeys.read_page(f"{name}.md", text)
+        journey = journeys.Journey(page, page, "own", steps=journeys.plan(page).steps)
+        journeys.run(journey, tmp_path / name, threading.Lock(), {})
+        outcome[name] = journey.failed
+    assert outcome["good"] is None
+    assert "is not what it printed" in outcome["wrong"]
+    assert "exit status 1" in outcome["failing"]

@@ -668,8 +668,8 @@ def run_all(plans: list[Journey], work: Path, jobs: int) -> None:
                       flush=True)
 
     first = {"own": 0, "private": 1, "shared": 2}
-    threads = [threading.Thread(target=go, args=(j,), name=j.page.name)
-               for j in sorted(plans, key=lambda j: first[j.mode]) if j.mode in first]
+    runnable = sorted((j for j in plans if j.mode in first), key=lambda j: first[j.mode])
+    threads = [threading.Thread(target=go, args=(j,), name=j.page.name) for j in runnable]
     for t in threads:
         t.start()
     for t in threads:

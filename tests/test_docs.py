@@ -539,3 +539,25 @@ def test_a_journey_runs_in_one_shell_and_fails_on_a_wrong_figure_or_a_failed_com
     assert outcome["good"] is None
     assert "is not what it printed" in outcome["wrong"]
     assert "exit status 1" in outcome["failing"]
+
+
+def test_pages_of_one_recipe_share_its_venv_and_a_page_not_run_is_left_out(tmp_path, capsys):
+    """The scheduler: a page without an install waits for the README's venv and finds it
+    linked in, activated by the README's new-shell block; a page that says it is not run
+    is not started."""
+    journeys = _journeys()
+    root = journeys.read_page("README.md", (
+        "<!-- journey: install -->\n```sh\nmkdir -p .venv/bin && printf '#!/bin/sh\\necho from the venv\\n'"
+        " > .venv/bin/tool && chmod +x .venv/bin/tool\n```\n\n"
+        "<!-- journey: new-shell -->\n```sh\nexport PATH=\"$PWD/.venv/bin:$PATH\"\n```\n"))
+    follower = journeys.read_page("follower.md", "```sh\ntool\n```\n<!-- journey: expect \"from the venv\" -->\n\n"
+                                                 "It says from the venv.\n")
+    idle = journeys.read_page("idle.md", "<!-- journey: skip-page nothing here -->\nCI does not run this page.\n"
+                                         "```sh\nfalse\n```\n")
+    plans = journeys.journeys([root, follower, idle])
+    assert [j.mode for j in plans] == ["own", "shared", "not run"]
+    journeys.run_all(plans, tmp_path, jobs=2)
+    assert [j.failed for j in plans] == [None, None, None], [j.failed for j in plans]
+    assert plans[1].ran == 2 and plans[1].figures == 1  # the README's new shell, then its own block
+    assert (tmp_path / "follower.md" / "naparena" / ".venv").is_symlink()
+    assert not (tmp_path / "idle.md").exists()

@@ -11,7 +11,6 @@ file is read again only when it is shown.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html import escape
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
@@ -130,8 +130,8 @@ class Catalogue:
 def data_script(name: str, data: Any) -> bytes:
     """A data file as a script that hands its data to the page: a page opened from disk may
     add a script from its folder, where a fetch of a file would be refused."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-    return f"naparenaData({json.dumps(name)},{text});\n".encode()
+    text = jsontext.dumps(data, compact=True, ensure_ascii=False).replace("</", "<\\/")
+    return f"naparenaData({jsontext.dumps(name)},{text});\n".encode()
 
 
 def export(catalogue: Catalogue, folder: Path) -> int:
@@ -187,7 +187,7 @@ def section(catalogue: Catalogue, base: str) -> str:
     bots = sorted({alias for e in catalogue.entries for alias in e.seats})
     variants = sorted({e.variant for e in catalogue.entries})
     opt = "".join(f"<option>{escape(b)}</option>" for b in bots)
-    config = json.dumps({"base": base}).replace("</", "<\\/")
+    config = jsontext.dumps({"base": base}).replace("</", "<\\/")
     return (f"<h2 id='viewer'>Hand viewer</h2><p class='note'>Every hand of the {len(catalogue.entries):,} "
             f"matches ({catalogue.hands:,} hands), loaded a match at a time: the deal face up, every decision "
             "(peeps, exchanges, purchases, Sir Garnet, the floater), each card by its player, the tricks, "

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
+from naparena.arena.records import jsontext
 from naparena.arena.records.checkpoint import saved_hand, saved_hands
 from naparena.arena.records.logs import FORMAT, LoggedMatch, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.reader import tournament_from_record
@@ -259,7 +260,7 @@ class RunDir:
             raise RunError(f"{self.manifest}: damaged tournament configuration ({e.key}: {e.message})") from None
 
     def write_manifest(self, data: dict[str, Any]) -> None:
-        write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.manifest, jsontext.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
 
     def check_format(self) -> dict[str, Any]:
         """The manifest, if this naparena can resume the run it describes."""
@@ -286,7 +287,7 @@ class RunDir:
         which must not depend on where the run was started."""
         where = {"file": str(Path(file).resolve()) if file else None,
                  "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
-        write_file(self.where, json.dumps(where, indent=1).encode() + b"\n")
+        write_file(self.where, jsontext.dumps(where, indent=1).encode() + b"\n")
 
     # --- match logs ---
 
@@ -355,7 +356,7 @@ class RunDir:
         write_file(self.match_path(spec.index), dumps({"format": FORMAT, "match": spec.as_dict(), "skipped": reason}))
 
     def write_standings(self, result: dict[str, Any]) -> None:
-        write_file(self.standings, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.standings, jsontext.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
 
     def clean(self) -> None:
         """Delete temporary files a stopped worker left half-written."""

@@ -9,7 +9,6 @@ fresh `Match` must reproduce every hand record exactly.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
 from naparena.arena.records.logs import FORMAT, LoggedMatch, MatchSummary, other_format
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, Manifest, RunDir, config_hash
@@ -289,10 +289,10 @@ def _header_problems(data: dict[str, Any], spec: MatchSpec, t: Tournament, stand
 
 def _standings_problems(path: Path, ledger: Ledger) -> list[str]:
     try:
-        written = json.loads(path.read_bytes())
+        written = jsontext.loads(path.read_bytes())
     except (OSError, ValueError) as e:
         return [f"cannot be read ({e})"]
-    rebuilt = json.loads(json.dumps(ledger.result()))
+    rebuilt = jsontext.loads(jsontext.dumps(ledger.result()))
     if written != rebuilt:
         keys = sorted(k for k in set(written) | set(rebuilt) if written.get(k) != rebuilt.get(k)) \
             if isinstance(written, dict) else ["everything"]

@@ -94,8 +94,9 @@ def address_space_env(memory_mb: int) -> dict[str, str]:
     return {"JAVA_TOOL_OPTIONS": options, "MALLOC_ARENA_MAX": "2"}
 
 
-_NO_ROOM = re.compile(r"Could not reserve|Could not allocate|insufficient memory|initialization of VM|Cannot allocate memory|"
-                      r"MemoryError|out of memory|std::bad_alloc|failed to map|mmap failed", re.I)
+_NO_ROOM = re.compile(r"Could not reserve|Could not allocate|insufficient memory|initialization of VM|"
+                      r"Cannot allocate memory|MemoryError|out of memory|std::bad_alloc|failed to map|mmap failed",
+                      re.I)
 
 
 def memory_hint(stderr: Iterable[str], memory_mb: int, address_bound: bool) -> str | None:

@@ -478,3 +478,82 @@ def test_a_java_bot_starts_where_only_rlimit_as_bounds_its_memory(tmp_path, monk
     with pytest.raises(ConfigError) as e:
         play(tmp_path, bot, seats={"memory_mb": 2048})
     assert "memory_mb = 2048" in str(e.value) and "RLIMIT_AS" in str(e.value), str(e.value)
+
+
+# --- a version manager, asked from the bot's folder -------------------------------------------------
+
+def _pyenv_other_version() -> str | None:
+    """An installed pyenv Python other than the global one (None without pyenv)."""
+    pyenv = shutil.which("pyenv")
+    if pyenv is None or not _pyenv_shim():
+        return None
+    listed = subprocess.run([pyenv, "versions", "--bare", "--skip-aliases"], capture_output=True, text=True, check=False)
+    now = subprocess.run([pyenv, "version-name"], capture_output=True, text=True, check=False, cwd="/").stdout.strip()
+    others = [v for v in listed.stdout.split() if v != now and v.startswith("3.") and "/" not in v]
+    return others[-1] if others else None
+
+
+@pytest.mark.skipif(_pyenv_other_version() is None, reason="no pyenv shim with a second Python installed")
+def test_a_python_version_file_in_the_bots_folder_picks_its_python_in_both_modes(tmp_path):
+    """`pyenv local X` in the bot's folder: the shim is asked from there, sandboxed or not
+    (before, sandboxed, it was asked from the seat's empty home: the global Python)."""
+    version = _pyenv_other_version()
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    (tmp_path / "bot" / ".python-version").write_text(f"{version}\n")
+    bot = {"name": "owner", "command": ["python3", str(tmp_path / "bot" / "owner.py"), "--report"]}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"].endswith(f"/versions/{version}"), boxed[0]
+
+
+# --- uv ----------------------------------------------------------------------------------------
+
+UV = shutil.which("uv") or next((str(p) for p in [Path(sys.executable).parent / "uv"] if p.exists()), None)
+needs_uv = pytest.mark.skipif(UV is None, reason="no uv on PATH (pip install uv)")
+
+
+def uv_env(tmp_path: Path) -> dict[str, str]:
+    """uv offline, with a cache of the test's own."""
+    return {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache"), "UV_OFFLINE": "1"}
+
+
+@needs_uv
+def test_a_uv_project_bot_plays_sandboxed_as_unsandboxed(tmp_path, monkeypatch):
+    """`uv run --project bots/owl bots/owl/bot.py`: uv's project venv and the Python it
+    was made from (a runtime installation, named by the venv's pyvenv.cfg) are shown."""
+    owl = tmp_path / "bots" / "owl"
+    owl.mkdir(parents=True)
+    shutil.copy(OWNER, owl / "bot.py")
+    (owl / "pyproject.toml").write_text('[project]\nname = "owl"\nversion = "0.1.0"\ndependencies = []\n')
+    env = uv_env(tmp_path)
+    subprocess.run([UV, "sync", "--project", str(owl), "--python", sys.executable], check=True, env=env,
+                   capture_output=True)
+    for key in ("UV_CACHE_DIR", "UV_OFFLINE"):
+        monkeypatch.setenv(key, env[key])
+    bot = {"name": "owl", "command": [UV, "run", "--project", "bots/owl", "bots/owl/bot.py", "--report"]}
+    _, off = play(tmp_path, bot, mode="off", log_dir="logs-off")
+    _, boxed = play(tmp_path, bot, log_dir="logs-boxed")
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"] == str(owl / ".venv"), boxed[0]
+
+
+SCRIPT_HEAD = '# /// script\n# requires-python = ">=3.11"\n# dependencies = []\n# ///\n'
+
+
+@needs_uv
+def test_uv_run_script_is_one_clear_line_and_the_prepared_interpreter_plays(tmp_path):
+    """`uv run --script` makes its environment as it starts: sandboxed, one line says so
+    and how to prepare it; the interpreter `uv python find --script` names then plays."""
+    owl = tmp_path / "bots" / "owl"
+    owl.mkdir(parents=True)
+    (owl / "bot.py").write_text(SCRIPT_HEAD + OWNER.read_text())
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "a", {"name": "owl", "command": [UV, "run", "--script", str(owl / "bot.py")]})
+    assert f"uv sync --script {owl / 'bot.py'}" in str(e.value) and "uv python find --script" in str(e.value)
+    env = uv_env(tmp_path)
+    subprocess.run([UV, "sync", "--script", str(owl / "bot.py"), "--python", sys.executable], check=True, env=env,
+                   capture_output=True)
+    python = subprocess.run([UV, "python", "find", "--script", str(owl / "bot.py")], check=True, env=env,
+                            capture_output=True, text=True).stdout.strip()
+    run, said = play(tmp_path / "b", {"name": "owl", "command": [python, str(owl / "bot.py"), "--report"]})
+    assert faults(run) == [] and said and said[0]["executable"] == python

@@ -140,6 +140,7 @@ class _Door:
         self.found: dict[str, str] = {}
         self.refused: dict[str, str] = {}
         self.from_manager = False
+        self.argv = argv
 
     # --- who asked ---------------------------------------------------------------------
 
@@ -256,6 +257,8 @@ class _Door:
             self.node()
         elif name == "java" and (in_system(real) or runtime_installation(real)):
             self.jdk(str(Path(real).parent.parent))
+        elif name == "uv" and depth == 0:
+            self.uv()
         if not in_system(real):
             prefix = _prefix(real)
             if trusted:
@@ -321,6 +324,22 @@ class _Door:
                     self.bot(folder, f"{file} names it")
                 else:
                     self.organizer(folder, f"{file} names it")
+
+    def uv(self) -> None:
+        """`uv run`'s project environment (`--project`/`--directory`, else the bot's
+        folder): its `.venv` and the Python it was made from."""
+        argv = self.argv
+        if "run" not in argv[1:]:
+            return
+        project = self.folder
+        for flag in ("--project", "--directory"):
+            if flag in argv[:-1]:
+                project = os.path.abspath(argv[argv.index(flag) + 1])
+        if project is None:
+            return
+        python = os.path.join(project, ".venv", "bin", "python")
+        if os.path.exists(python):
+            self.program(python, "uv run's project environment", by_organizer=self.trusted(project), depth=1)
 
     def node(self) -> None:
         """Every `node_modules` from the bot's folder upwards, as Node resolves them."""

@@ -82,6 +82,32 @@ def seat_environment(python: bool, home: str, address_mb: int = 0) -> dict[str, 
     return env
 
 
+_INLINE_SCRIPT = re.compile(rb"^# /// script\s*$", re.M)
+
+
+def unsandboxable(argv: list[str]) -> str | None:
+    """Why a command cannot start in the sandbox by any `files = [...]` (None: it may):
+    `uv run` of a script with inline dependencies makes the script's environment in
+    uv's cache as it starts, which needs the network and a writable cache."""
+    program = program_path(argv[0]) if argv else None
+    if program is None or os.path.basename(os.path.realpath(program)) != "uv" or "run" not in argv[1:]:
+        return None
+    script = next((a for a in argv[1:] if os.path.isfile(a) and a.endswith(".py")), None)
+    inline = False
+    if script is not None:
+        try:
+            with open(script, "rb") as f:
+                inline = _INLINE_SCRIPT.search(f.read(1 << 16)) is not None
+        except OSError:
+            pass
+    if "--script" not in argv and not inline:
+        return None
+    name = script or "FILE"
+    return (f"uv run --script makes the script's environment as it starts, which a sandboxed seat cannot (no "
+            f"network, no writable uv cache): prepare it once with `uv sync --script {name}` and start the bot "
+            f"with the interpreter `uv python find --script {name}` prints, as the command's program")
+
+
 def address_space_env(memory_mb: int) -> dict[str, str]:
     """What lets a program start where RLIMIT_AS = `memory_mb` bounds it: a JVM reserves
     address space by the machine's memory (a quarter of it for the heap, 1 GiB of class
@@ -187,11 +213,14 @@ def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
     if isinstance(mode, tuple):
         return sandbox.Wrapped(list(mode) + argv, ())
     if not sandboxed(confinement):
-        return sandbox.Wrapped(argv, ())
+        # A version manager's shim runs what it would from the bot's folder, as sandboxed.
+        return sandbox.Wrapped(argv if python else list(footprint(tuple(argv)).argv), ())
     if not python and argv and program_path(argv[0]) is None:
         where = "no such file" if "/" in argv[0] else "not found on PATH"
         raise _Broken(f"crash: the command's program {argv[0]} does not exist ({where}): "
                       "the sandbox is not the cause")
+    if not python and (why := unsandboxable(argv)) is not None:
+        raise _Broken(f"crash: {why}")
     argv, shown = seat_shown(argv, python, mounts)
     try:
         view = sandbox.view_of(shown, tuple(mounts[1]), tuple(mounts[2]))

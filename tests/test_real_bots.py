@@ -487,7 +487,8 @@ def _pyenv_other_version() -> str | None:
     pyenv = shutil.which("pyenv")
     if pyenv is None or not _pyenv_shim():
         return None
-    listed = subprocess.run([pyenv, "versions", "--bare", "--skip-aliases"], capture_output=True, text=True, check=False)
+    listed = subprocess.run([pyenv, "versions", "--bare", "--skip-aliases"], capture_output=True, text=True,
+                            check=False)
     now = subprocess.run([pyenv, "version-name"], capture_output=True, text=True, check=False, cwd="/").stdout.strip()
     others = [v for v in listed.stdout.split() if v != now and v.startswith("3.") and "/" not in v]
     return others[-1] if others else None

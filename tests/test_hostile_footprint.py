@@ -112,7 +112,8 @@ HEADERS = {
     "shebang, relative": "#!/usr/bin/env ./logs\n",
     "shebang, absolute": "#!{folder}/t.toml\n",
     "shebang, env": "#!/usr/bin/env {folder}/t.toml\n",
-    "exec lines": '"""\nexec {folder}/t.toml\nexec {etc}\nexec {folder}/bots/other\nexec {folder}/logs\n"""\n',
+    "exec lines": '#!/usr/bin/env python3\n"""\nexec {folder}/t.toml\nexec {etc}\nexec {folder}/bots/other\n'
+                  'exec {folder}/logs\n"""\n',
 }
 
 
@@ -276,7 +277,7 @@ def test_a_resumed_run_s_own_folder_named_in_an_exec_line_stays_hidden(arena, mo
     """Run folders are predictable: the prober names this run's matches/ in an exec line
     and reads it at each seat of the resume; sandboxed it never sees a finished match."""
     run = arena / "logs" / f"resumed-{mode}"
-    script = evil(arena, f'"""\nexec {run / MATCHES}\n"""\n')
+    script = evil(arena, f'#!/usr/bin/env python3\n"""\nexec {run / MATCHES}\n"""\n')
     command = [PYTHON, str(script), f"@{run / MATCHES}"]
     play(arena, command, mode, run=run)
     played = sorted((run / MATCHES).glob("*.json"))

@@ -284,6 +284,7 @@ def test_a_resumed_run_s_own_folder_named_in_an_exec_line_stays_hidden(arena, mo
     for path in played[len(played) // 2:]:  # as if the run had been cut there
         path.unlink()
     (run / "standings.json").unlink(missing_ok=True)
+    bot_files.footprint.cache_clear()  # `naparena resume` is a new process: nothing of the first run's is known
     reports = play(arena, command, mode, run=run, resume=True)
     seen = [r[f"@{run / MATCHES}"] for r in reports]
     assert seen

@@ -41,8 +41,8 @@ from naparena.arena.match.wall import homes, resolve, sandbox_own
 
 #: Folders every sandboxed seat sees anyway (read-only): nothing under them is mounted again.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-#: Who asked for a path: the organizer's words, and the bot's.
-ORGANIZER, BOT = "the organizer's word", "the bot's own bytes"
+#: Who asked for a path the organizer named (a path the bot's bytes named says which file).
+ORGANIZER = "the organizer's word"
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -180,7 +180,7 @@ class _Door:
         if found is None or problem:
             self.refused.setdefault(path, f"{why}: {problem or 'neither in the bot folder nor a runtime installation'}")
             return False
-        self.found.setdefault(found[0], f"{found[1]} on this machine: {why} ({BOT})")
+        self.found.setdefault(found[0], f"{found[1]} on this machine: {why}")
         if not _inside(path, found[0]) and not _inside(path, self.folder):
             self.found.setdefault(path, f"{why} (a link to {found[1]})")
         return True

@@ -270,6 +270,26 @@ def test_a_bot_folder_swapped_for_a_link_during_the_run_shows_no_place_of_the_ru
     assert leaked(reports, arena) <= {"other bot"}
 
 
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_hard_link_to_the_tournament_file_in_the_bots_folder_is_carved_out(arena, mode):
+    """The same file by another name, deep in the bot's folder: it is the tournament
+    file by identity, so the folder holding it is rebuilt without it."""
+    script = evil(arena)
+    (arena / "bots" / "evil" / "data" / "deep").mkdir(parents=True)
+    play_file = arena / "t.toml"
+    play_file.write_text("")  # play() writes it in place: the same inode, so the link stays the tournament file
+    alias = arena / "bots" / "evil" / "data" / "deep" / "seed.toml"
+    os.link(play_file, alias)
+    reports = play(arena, [PYTHON, str(script), f"@{alias}", "@data/deep"], mode)
+    assert reports and alias.stat().st_ino == play_file.stat().st_ino
+    first = play_file.read_text().splitlines()[0]
+    for r in reports:
+        if mode == "auto":
+            assert str(r[f"@{alias}"]).startswith("OSError") and r["@data/deep"] == [], r
+        else:
+            assert r[f"@{alias}"] == first and r["@data/deep"] == ["seed.toml"], r
+
+
 # --- a resumed run's predictable folder ---------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["auto", "off"])

@@ -33,6 +33,7 @@ from naparena.report import tables as render
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from types import ModuleType
 
     from naparena.api import Run
     from naparena.arena.records.verify import Audit
@@ -1001,9 +1002,18 @@ same through bots, supervision and JSON logging, inline and with each bot in a s
               highlight=False)
 
 
+def api_modules() -> tuple[tuple[str, ModuleType], ...]:
+    """The modules the Python API page documents, in its order: the package root, its
+    cards, the testing helpers and the running API (names a bot author or a script imports)."""
+    import naparena
+    from naparena import api, testing
+    from naparena.game import cards
+    return (("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing), ("naparena.api", api))
+
+
 @app.command("docs", hidden=True)
 def write_docs(root: Path = typer.Argument(Path("."), help="the repository to write docs/ into")) -> None:
     """Rewrite the generated documentation pages (for maintainers; a test checks them)."""
     from naparena.tools import docs, reference
     docs.write_all(root)
-    reference.write_pages(root, typer.main.get_command(app))
+    reference.write_pages(root, typer.main.get_command(app), api_modules())

@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.text import Text
 
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Sandbox
-from naparena.errors import NaparenaError, RunError
+from naparena.errors import NaparenaError, RunError, did_you_mean
 from naparena.report import tables as render
 
 if TYPE_CHECKING:
@@ -771,7 +771,7 @@ def variants(name: str | None = typer.Argument(None, help="a variant to show in 
     if name is None:
         render.variants(out)
     elif name not in VARIANTS:
-        raise RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}")
+        raise RunError(f"unknown variant '{name}'{did_you_mean(name, VARIANTS)}; known: {', '.join(VARIANTS)}")
     else:
         render.variant(out, name)
 

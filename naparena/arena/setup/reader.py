@@ -7,7 +7,6 @@ Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-b
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import re
@@ -49,7 +48,7 @@ from naparena.arena.setup.settings import (
     Sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
-from naparena.errors import ConfigError, PluginError, RulesError
+from naparena.errors import ConfigError, PluginError, RulesError, did_you_mean
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS
 
@@ -583,8 +582,7 @@ def _typed(value: Any, kind: type, path: str, where: str) -> Any:
 
 
 def _hint(word: Any, choices: Iterable[object]) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(word, choices)
 
 
 def _key(key: Any) -> str:

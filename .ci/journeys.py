@@ -714,8 +714,9 @@ def main() -> int:
         print(f"\nFAILED {j.page.name}: {j.failed}", file=sys.stderr)
     if args.keep or failed:
         print(f"scratch folders: {work}", file=sys.stderr)
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    else:  # in the background: tens of thousands of files, a minute on a loaded disk, no result
+        subprocess.Popen(["rm", "-rf", "--", str(work)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return 1 if failed else 0
 
 

@@ -278,7 +278,18 @@ def schema_rows(schema: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
 
 LOG_FILES = (("manifest", "`manifest.json`: what the run was"),
              ("match", "`matches/NNNNNN.json`: one match, in schedule order"),
-             ("standings", "`standings.json`: the final standings (what `--json` prints)"))
+             ("standings", "`standings.json`: the final standings (what `--json` prints)"),
+             ("resume", "`resume.json`: where the run's file and bots are, for resuming it"),
+             ("signature", "`signature.json`: a signed run's signature"))
+#: The other commands' `--json` outputs (run, resume and report print the standings).
+JSON_OUTPUTS = (("ratings", "`naparena ratings --json`"), ("compare", "`naparena compare --json`"),
+                ("bots", "`naparena bots --json`"))
+
+
+def _schema_section(name: str, heading: str) -> list[str]:
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    return [heading, "", _cell(schema.get("description")), "", "| field | type | holds |", "|---|---|---|",
+            *(f"| `{p}` | {t} | {d} |" for p, t, d in schema_rows(schema)), ""]
 
 
 def formats_markdown() -> str:
@@ -289,11 +300,13 @@ def formats_markdown() -> str:
            "run directory and a hand entry in full are in "
            "[the run directory](run-directory.md).", ""]
     for name, title in LOG_FILES:
-        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
-        out += [f"## {title}", "", _cell(schema.get("description")), "",
-                "| field | type | holds |", "|---|---|---|"]
-        out += [f"| `{p}` | {t} | {d} |" for p, t, d in schema_rows(schema)]
-        out.append("")
+        out += _schema_section(name, f"## {title}")
+    out += ["## Command outputs", "",
+            "Every file above and every `--json` output is strict JSON (no NaN or Infinity, which "
+            "JavaScript's `JSON.parse` refuses): a number that cannot be given is `null`, with its reason "
+            "beside it (`no_interval` where an interval is missing).", ""]
+    for name, title in JSON_OUTPUTS:
+        out += _schema_section(name, f"### {title}")
     out += ["## Seat protocol messages", "",
             "Every field of every message of [the seat protocol](../PROTOCOL.md), from the schemas in "
             "`naparena/schemas/protocol/` (the protocol page has a whole example of each).", ""]

@@ -139,6 +139,11 @@ def _command(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except NaparenaError as e:
             raise _fail(e) from None
+        except KeyboardInterrupt:
+            # Commands that keep something say what (run, verify, view); any other is
+            # stopped with one word, as the console script's guard says it before a command.
+            say("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
     return app.command()(wrapper)
 
 

@@ -187,7 +187,7 @@ def run(
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
-            watcher.finish(_show(result, as_json, wide))
+            watcher.finish(_show(result, as_json, wide), result)
         else:
             _show(result, as_json, wide)
     finally:

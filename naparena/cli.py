@@ -524,8 +524,14 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
     if result["matches"]:
         _show(result, False)
     if stopped is not None:
-        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
-            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+        rd, why = session.run_dir, "you left the table" if stopped == "left" else "Ctrl-C"
+        if result["matches"]:
+            so_far = "the standings above are so far"
+        else:  # no table was printed: none to point at
+            _, hands = rd.checkpointed()
+            so_far = "no match was over, so there are no standings yet" + (
+                f"; the {_count(hands, 'hand')} played in the match under way are kept" if hands else "")
+        say("stopped after {} of {} matches ({}); {}. Go on with: {}", rd.kept(), session.matches, why, so_far,
             _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
     if stopped == "interrupted":

@@ -186,6 +186,20 @@ def after_exchanges(record: dict[str, Any]) -> list[list[int]]:
     return held
 
 
+def decisions(record: dict[str, Any], seat: int) -> int:
+    """The decisions `seat` was asked in a finished hand (each one of its turns at the table):
+    its bids, its other decisions (peeps, exchanges, trumps…), its cards, and a card it
+    revoked with (a fault, not in the tricks). Sir Garnet's taker is not asked its bid: it
+    bids Nap."""
+    took_garnet = any(d[0] == seat and d[1] == "garnet" and d[2] for d in record.get("pre", ()))
+    asked = [s for s, _bid in record.get("bids", ()) if not (s == seat and took_garnet)]
+    asked += [d[0] for d in record.get("pre", ())]
+    asked += [s for _leader, plays, _winner in record.get("tricks", ()) for s, _card in plays]
+    asked += [s for s, _card in record.get("trick", ())]
+    asked += [f[1] for f in record.get("faults", ()) if f[2] == "play"]
+    return asked.count(seat)
+
+
 @dataclass
 class Table:
     """Everything the seat has been told in this match, as the person may see it."""
@@ -242,6 +256,30 @@ class Table:
             self.happened = []
         elif kind in ("match_end", "shutdown"):
             self.over = True
+
+    def went_before(self, records: list[dict[str, Any]]) -> None:
+        """The hands of this match played before it was resumed (its checkpoint's): their
+        chips, the person's turns in them and what everybody held, as if seen at the time."""
+        for record in records:
+            for i, c in enumerate(record.get("chips", ())):
+                if i < len(self.won):
+                    self.won[i] += c
+            self.turn += decisions(record, self.seat)
+            n = record.get("n")
+            if isinstance(n, int) and record.get("deal"):
+                self.held[n], self.after[n] = record["deal"], after_exchanges(record)
+
+    def logged(self, records: list[dict[str, Any]]) -> None:
+        """The match's log, once booked: its hands' chips are the match's, whatever this
+        table heard (the log is what the standings count)."""
+        self.won = [0] * len(self.seats)
+        for record in records:
+            for i, c in enumerate(record.get("chips", ())):
+                if i < len(self.won):
+                    self.won[i] += c
+            n = record.get("n")
+            if isinstance(n, int):
+                self.held[n], self.after[n] = record.get("deal", []), after_exchanges(record)
 
     def is_you(self, seat: Any) -> bool:
         return isinstance(seat, int) and 0 <= seat < len(self.seats) and self.seats[seat] == "you"

@@ -519,7 +519,7 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
     finally:
         server.close()
     if web:
-        front.finish(result, None if stopped is None else _resume_command(session))
+        front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()
     if result["matches"]:
         _show(result, False)

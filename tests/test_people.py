@@ -516,8 +516,8 @@ def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path,
             page.locator("#quit").click()
             page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
             assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
-            page.wait_for_function("document.querySelector('#message').textContent === 'the table has closed'",
-                                   timeout=60_000)
+            page.wait_for_function("document.querySelector('#message').textContent === "
+                                   "'you left the table: the standings so far (the table has closed)'", timeout=60_000)
             assert page.locator("#resume code").text_content().startswith("naparena resume ")
             asked = len(requests)
             page.wait_for_timeout(3000)  # the page has stopped listening: nothing more is asked

@@ -193,7 +193,7 @@ def run(
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
-            watcher.finish(_show(result, as_json, wide))
+            watcher.finish(_show(result, as_json, wide), result)
         else:
             _show(result, as_json, wide)
     finally:
@@ -543,13 +543,19 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
     finally:
         server.close()
     if web:
-        front.finish(result, None if stopped is None else _resume_command(session))
+        front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()
     if result["matches"]:
         _show(result, False)
     if stopped is not None:
-        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
-            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+        rd, why = session.run_dir, "you left the table" if stopped == "left" else "Ctrl-C"
+        if result["matches"]:
+            so_far = "the standings above are so far"
+        else:  # no table was printed: none to point at
+            _, hands = rd.checkpointed()
+            so_far = "no match was over, so there are no standings yet" + (
+                f"; the {_count(hands, 'hand')} played in the match under way are kept" if hands else "")
+        say("stopped after {} of {} matches ({}); {}. Go on with: {}", rd.kept(), session.matches, why, so_far,
             _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
     if stopped == "interrupted":

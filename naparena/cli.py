@@ -193,7 +193,7 @@ def run(
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
-            watcher.finish(_show(result, as_json, wide))
+            watcher.finish(_show(result, as_json, wide), result)
         else:
             _show(result, as_json, wide)
     finally:
@@ -543,13 +543,19 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
     finally:
         server.close()
     if web:
-        front.finish(result, None if stopped is None else _resume_command(session))
+        front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()
     if result["matches"]:
         _show(result, False)
     if stopped is not None:
-        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
-            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+        rd, why = session.run_dir, "you left the table" if stopped == "left" else "Ctrl-C"
+        if result["matches"]:
+            so_far = "the standings above are so far"
+        else:  # no table was printed: none to point at
+            _, hands = rd.checkpointed()
+            so_far = "no match was over, so there are no standings yet" + (
+                f"; the {_count(hands, 'hand')} played in the match under way are kept" if hands else "")
+        say("stopped after {} of {} matches ({}); {}. Go on with: {}", rd.kept(), session.matches, why, so_far,
             _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
     if stopped == "interrupted":
@@ -858,7 +864,7 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
             raise RunError("name a bot to check (BOT), or give an external bot's --command")
         bot = _command_name(argv)
     if tournament is not None:
-        how.update(checked_entry(tournament, bot))
+        how.update(checked_entry(tournament, bot, registry))
     # The flag, else the file's timeout, else the setting's default: a file's bots are
     # checked under the limit its tournament plays them under.
     limit = how.pop("timeout", SETTINGS["timeout"].default)
@@ -870,11 +876,21 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
     if verbose and how["confinement"].sandbox == Sandbox.BWRAP and ("command" in how or how["isolation"] == "process"):
-        err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False)
-        for path, why in seat_sees(registry, bot, how.get("command"), how.get("files") or []):
-            err.print(f"  {path}  ({why})", highlight=False, markup=False)
+        err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False, soft_wrap=True)
+        shown, refused = seat_sees(registry, bot, how.get("command"), how.get("files") or [], how.get("hidden"))
+        for path, why in shown:
+            err.print(f"  {path}  ({why})", highlight=False, markup=False, soft_wrap=True)
         err.print("  and a private in-memory home, /tmp and /dev/shm "
-                  f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False)
+                  f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False, soft_wrap=True)
+        if how.get("hidden"):
+            err.print("hidden wherever those would show them: " + ", ".join(how["hidden"]),
+                      highlight=False, markup=False, soft_wrap=True)
+        if refused:
+            err.print("not shown, though the bot's own files name them (only the tournament file widens a seat's "
+                      "view: add one to files = [...] if the bot needs it):",
+                      highlight=False, markup=False, soft_wrap=True)
+            for path, why in refused:
+                err.print(f"  {path}  ({why})", highlight=False, markup=False, soft_wrap=True)
     results = check_bot(registry, bot, hands=hands, timeout=timeout, thorough=thorough or 0,
                         progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
                                                                     highlight=False, markup=False), **how)

@@ -34,6 +34,7 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
 from naparena.arena.match.preflight import preflight
 from naparena.arena.match.spares import close_spares
+from naparena.arena.match.wall import Places, sandbox_own
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
 from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
@@ -387,29 +388,68 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
                run_dir: str | None = None) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
     the paths masked from it): its `files` (and a Python bot's module); the run directory,
-    log folder, tournament file and every other bot's own paths."""
+    log folder, tournament file and every other bot's own paths. A path the file names
+    for it that is, or lies in, one of those, or that is `/` or holds a home folder, is
+    a bad tournament file (`ConfigError`), before any play."""
     drop_ins = str(t.bots_path.resolve())
 
     def module(b: BotSpec) -> list[str]:
         return [] if b.command is not None or b.name not in registry.bots else \
             sandbox.module_files(registry.get(b.name).cls)
 
-    def own(b: BotSpec) -> list[str]:
+    def own(b: BotSpec, files: bool = True) -> list[str]:
         # A drop-in's module is its own; an installed bot's (naparena's reference bots, a
         # plug-in package) is shared code every Python seat imports.
         mine = [m for m in module(b) if m.startswith(drop_ins + os.sep)]
-        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), mine)
+        return bot_files.own_paths(t.command_of(b) if b.command is not None else None,
+                                   t.files_of(b) if files else [], mine)
 
     shown = t.files_of(bot) + module(bot)
-    others = [p for b in t.bots if b.alias != bot.alias for p in own(b)]
+    places = {str(t.log_path.absolute()): "the log folder"}
+    if t.path:  # a tournament built from a dict has no file to hide
+        places[t.path] = "the tournament file"
+    if run_dir:
+        places[run_dir] = "the run directory"
+    others = {p: f"bot '{b.alias}''s own path" for b in t.bots if b.alias != bot.alias for p in own(b)}
+    i = t.bots.index(bot) + 1
+    # What the entry's `files` name is checked against every other bot's paths except a
+    # folder its own command shares with them (drop-ins in one folder, say).
+    folder = bot_files.bot_folder(t.command_of(bot)) if bot.command is not None else None
+    shared = bot_files.masks([folder] if folder else own(bot, files=False), list(others), [])
+    _check_named(t, bot, i, {**{p: others[p] for p in shared}, **places})
     try:
-        hidden = bot_files.masks(own(bot), others, [t.path, str(t.log_path.absolute()), run_dir or ""])
+        hidden = bot_files.masks(own(bot), list(others), list(places))
     except bot_files.InsideRunPlace as e:
-        i = t.bots.index(bot) + 1
         raise ConfigError(t.shown, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
                           f"bot '{bot.alias}' has its own files in {e}, which no seat may see; "
                           "move the bot, or the run's log folder, elsewhere") from None
     return shown, list(hidden)
+
+
+def _check_named(t: Tournament, bot: BotSpec, i: int, places: dict[str, str]) -> None:
+    """One clear error for a path `bot`'s entry names that no seat may see: a place of
+    the run or another bot's (equal, inside, or the same file or folder by another name),
+    `/` or a folder the sandbox makes itself, or a home folder or one above it."""
+    wall = Places.of(tuple(places))
+    named = [("files", p) for p in t.files_of(bot)]
+    if bot.command is not None:
+        command = t.command_of(bot)
+        named += [("command", a) for a in command if os.path.isabs(a) and os.path.exists(a)]
+    for key, path in named:
+        problem = None
+        if sandbox_own(path):
+            if key == "command":
+                continue  # the seat's own /tmp, /dev/shm: the sandbox makes them
+            problem = "a place the sandbox makes itself for every seat; it is never shown from this machine"
+        elif (home := wall.holds_home(path)) is not None:
+            problem = f"is or holds the home folder {home}, which no seat may see whole"
+        elif (found := wall.relation(path)) is not None:
+            how, place = found
+            problem = f"{how} {places.get(place, place)} ({place}), which no seat may see"
+        if problem is not None:
+            written = next((w for w in (bot.files if key == "files" else bot.command or ())
+                            if os.path.abspath(t.base / w) == path), path)
+            raise ConfigError(t.shown, f"bots[{i}].{key}", f"bot '{bot.alias}' names {written}: {problem}")
 
 
 def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:

@@ -7,6 +7,7 @@ programs (`command`), started and spoken to exactly as `naparena run` does.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.job import seat_record
+from naparena.arena.match.job import SeatRecord, seat_record
 from naparena.arena.match.play import supervisor
 from naparena.arena.match.seats import close_seats, start_seats
 from naparena.arena.session import resolve_sandbox
@@ -39,20 +40,19 @@ from naparena.table import Table as Sitting
 Opponent = str | Mapping[str, Any]
 
 
-def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
+def _seat_plan(opponent: Opponent, seat: int) -> SeatRecord:
     """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]]
-    entry, its `isolation` and `command` checked by the file's own reader (the same words)."""
-    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
-    unknown = set(spec) - {"name", "params", "isolation", "command"}
-    if unknown or "name" not in spec:
+    entry, its `isolation` and `command` checked by the file's own reader (the same words):
+    read once, into the seat as it is started (its seed given at each reset)."""
+    entry: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
+    unknown = set(entry) - {"name", "params", "isolation", "command"}
+    name = entry.get("name")
+    if unknown or not isinstance(name, str):
         raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
-    command, isolation = _bot_process(spec, "", f"opponents[seat {seat}]")
-    out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
-    if command is not None or isolation is Isolation.PROCESS:
-        out["isolation"] = Isolation.PROCESS
-        if command is not None:
-            out["command"] = list(command)
-    return out
+    command, isolation = _bot_process(entry, "", f"opponents[seat {seat}]")
+    process = command is not None or isolation is Isolation.PROCESS
+    return seat_record(f"{name}@{seat}", name, dict(entry.get("params", {})), 0,
+                       isolation=Isolation.PROCESS if process else Isolation.INLINE, command=command)
 
 
 class NapSeatEnv(gym.Env):
@@ -92,17 +92,17 @@ class NapSeatEnv(gym.Env):
         if len(chosen) != len(others):
             raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
         self.players, self.seat, self.hands, self.stack = players, seat, hands, stack
-        self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
+        self.plans = {s: _seat_plan(o, s) for s, o in zip(others, chosen)}
         # Absolute, as a run gives it: seat processes start in an empty directory.
         folder = Path(bots_dir or "bots")
         self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
         self.timeout, self.confinement = timeout, self._resolved(confinement or Confinement())
         self.registry = load_registry(self.bots_dir)
-        for spec in self.specs.values():
-            if "command" not in spec:
-                cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
-                if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
-                    spec["files"] = sandbox.module_files(cls)
+        for s, plan in self.plans.items():
+            if plan.command is None:
+                cls = self.registry.get(plan.name).cls  # an unknown name fails here, not mid-episode
+                if plan.in_process:  # its own module, seen in its sandbox
+                    self.plans[s] = dataclasses.replace(plan, files=tuple(sandbox.module_files(cls)))
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
         self.render_mode = render_mode
@@ -117,7 +117,7 @@ class NapSeatEnv(gym.Env):
     def _resolved(self, confinement: Confinement) -> Confinement:
         """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
         works, else off with a warning), so the seats compare it and infer nothing."""
-        if not any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values()):
+        if not any(plan.in_process for plan in self.plans.values()):
             return confinement
         resolved, warning = resolve_sandbox(confinement, None)
         if warning is not None:
@@ -177,14 +177,14 @@ class NapSeatEnv(gym.Env):
     def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
         """The other seats' bots, at the table every entry point plays at (`naparena.table`):
         the same hooks, match info, supervision and fault rules as a run."""
-        seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
+        seeds = {s: derive_seed(match_seed, "bot", s) for s in self.plans}
         seeds.update(given or {})
-        process = [seat_record(**self.specs[s], seed=seeds[s]) if s in self.specs else seat_record("learner", "", {}, 0)
-                   for s in range(self.players)]
+        process = [dataclasses.replace(self.plans[s], seed=seeds[s]) if s in self.plans
+                   else seat_record("learner", "", {}, 0) for s in range(self.players)]
         self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")
         self.bots = {s: self.remotes[s] if s in self.remotes else
-                     self.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
-                     for s, spec in self.specs.items()}
+                     self.registry.make(plan.name, dict(plan.params), random.Random(seeds[s]), s)
+                     for s, plan in self.plans.items()}
         aliases = [p.alias for p in process]
         self.sitting = Sitting([Seat(self.bots[s], aliases[s]) if s in self.bots else None
                                 for s in range(self.players)], supervisor(self.timeout))

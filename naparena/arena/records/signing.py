@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.rundir import MANIFEST, MATCHES, SIGNATURE, STANDINGS, RunDir, write_file
 from naparena.errors import RunError
 
@@ -33,7 +34,8 @@ def _crypto() -> Any:
     try:
         from cryptography.hazmat.primitives.asymmetric import ed25519
     except ImportError:
-        raise RunError("signing needs the cryptography package: pip install 'naparena[sign]'") from None
+        raise RunError("signing needs the cryptography package, which this install lacks: "
+                       "pip install 'naparena[sign]'") from None
     return ed25519
 
 
@@ -47,8 +49,9 @@ def public_text(key: Ed25519PublicKey) -> str:
 def generate(path: Path) -> str:
     """Write a new private key to `path` (readable by its owner only) and its public key
     to `path.pub`; return the public key's one-line text. Never overwrites."""
+    ed25519 = _crypto()  # one clear RunError where cryptography is missing, before any other import of it
     from cryptography.hazmat.primitives import serialization
-    key = _crypto().Ed25519PrivateKey.generate()
+    key = ed25519.Ed25519PrivateKey.generate()
     public = Path(f"{path}.pub")
     for p in (path, public):
         if p.exists():
@@ -68,8 +71,8 @@ def generate(path: Path) -> str:
 
 def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
     """The private key in PEM file `path`, or one RunError naming the flag, file and problem."""
+    _crypto()  # one clear RunError where cryptography is missing; then the typed imports below
     from cryptography.hazmat.primitives import serialization
-    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
     from cryptography.hazmat.primitives.asymmetric import ed25519
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
@@ -84,8 +87,8 @@ def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
 
 def load_public(given: str, flag: str = "--signed-by") -> Ed25519PublicKey:
     """A public key from its one-line text or a PEM file, or one RunError naming the problem."""
+    _crypto()  # one clear RunError where cryptography is missing; then the typed imports below
     from cryptography.hazmat.primitives import serialization
-    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
     from cryptography.hazmat.primitives.asymmetric import ed25519
     if given.startswith(PREFIX):
         try:
@@ -112,8 +115,7 @@ def file_hashes(rd: RunDir) -> dict[str, str]:
 
 
 def _message(public: str, files: dict[str, str]) -> bytes:
-    return CONTEXT + json.dumps({"files": files, "public_key": public}, sort_keys=True,
-                                separators=(",", ":")).encode()
+    return CONTEXT + jsontext.dumps({"files": files, "public_key": public}, sort_keys=True, compact=True).encode()
 
 
 def sign_run(run_dir: str | Path, key: Ed25519PrivateKey) -> int:
@@ -123,7 +125,7 @@ def sign_run(run_dir: str | Path, key: Ed25519PrivateKey) -> int:
     public = public_text(key.public_key())
     signature = base64.b64encode(key.sign(_message(public, files))).decode()
     data = {"format": FORMAT, "algorithm": "ed25519", "public_key": public, "files": files, "signature": signature}
-    write_file(rd.signature, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    write_file(rd.signature, (jsontext.dumps(data, indent=1, sort_keys=True) + "\n").encode())
     return len(files)
 
 

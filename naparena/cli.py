@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.text import Text
 
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Sandbox
-from naparena.errors import NaparenaError, RunError
+from naparena.errors import NaparenaError, RunError, did_you_mean
 from naparena.report import tables as render
 
 if TYPE_CHECKING:
@@ -139,6 +139,11 @@ def _command(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except NaparenaError as e:
             raise _fail(e) from None
+        except KeyboardInterrupt:
+            # Commands that keep something say what (run, verify, view); any other is
+            # stopped with one word, as the console script's guard says it before a command.
+            say("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
     return app.command()(wrapper)
 
 
@@ -188,7 +193,7 @@ def run(
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
-            watcher.finish(_show(result, as_json, wide))
+            watcher.finish(_show(result, as_json, wide), result)
         else:
             _show(result, as_json, wide)
     finally:
@@ -269,19 +274,37 @@ def report(
     run = open_run(run_dir)
     if html is not None:
         _check_output(html, "--html")  # before the tables: a bad path must not print them first
-    result = run.standings()
-    if not run.complete:
-        say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
-    _show(result, as_json, wide)
-    if html is not None:
-        from naparena.report.html import hands_folder, write_report
-        started = time.monotonic()
-        try:
-            size, hands = write_report(run, html)
-        except OSError as e:
-            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
-            hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+    with _page_interrupted(html):
+        result = run.standings()
+        if not run.complete:
+            say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
+        _show(result, as_json, wide)
+        if html is not None:
+            from naparena.report.html import hands_folder, write_report
+            started = time.monotonic()
+            try:
+                size, hands = write_report(run, html)
+            except OSError as e:
+                raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
+            say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
+                hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+
+
+@contextlib.contextmanager
+def _page_interrupted(page: Path | None) -> Iterator[None]:
+    """Ctrl-C while a page is built: say so, and what became of the page (nothing of it is
+    left half-written: `write_report` writes all or nothing); exit 130."""
+    before = page is not None and page.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if page is None:
+            say("[yellow]interrupted[/]")
+        elif before:
+            say("[yellow]interrupted[/]: {} was not written again; the one there is as it was", page)
+        else:
+            say("[yellow]interrupted[/]: {} was not written, and no part of it was left", page)
+        raise typer.Exit(130) from None
 
 
 def _check_output(path: Path, what: str) -> None:
@@ -538,13 +561,19 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
     finally:
         server.close()
     if web:
-        front.finish(result, None if stopped is None else _resume_command(session))
+        front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()
     if result["matches"]:
         _show(result, False)
     if stopped is not None:
-        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
-            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+        rd, why = session.run_dir, "you left the table" if stopped == "left" else "Ctrl-C"
+        if result["matches"]:
+            so_far = "the standings above are so far"
+        else:  # no table was printed: none to point at
+            _, hands = rd.checkpointed()
+            so_far = "no match was over, so there are no standings yet" + (
+                f"; the {_count(hands, 'hand')} played in the match under way are kept" if hands else "")
+        say("stopped after {} of {} matches ({}); {}. Go on with: {}", rd.kept(), session.matches, why, so_far,
             _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
     if stopped == "interrupted":
@@ -565,7 +594,8 @@ def view(
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size, hands = write_report(run, out_file)
+            with _page_interrupted(out_file):
+                size, hands = write_report(run, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),
@@ -766,7 +796,7 @@ def variants(name: str | None = typer.Argument(None, help="a variant to show in 
     if name is None:
         render.variants(out)
     elif name not in VARIANTS:
-        raise RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}")
+        raise RunError(f"unknown variant '{name}'{did_you_mean(name, VARIANTS)}; known: {', '.join(VARIANTS)}")
     else:
         render.variant(out, name)
 

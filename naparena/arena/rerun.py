@@ -62,7 +62,8 @@ def recorded_tournament(rd: RunDir) -> Tournament:
     """The run's tournament as its manifest records it, placed where the run's file was
     (drop-in folder and external programs are found relative to it, as in the run)."""
     rd.check_format()
-    return dataclasses.replace(rd.recorded_tournament(), path=rd.read_where().get("file") or "")
+    where = rd.read_where()
+    return dataclasses.replace(rd.recorded_tournament(), path=where.get("file") or "", folder=where.get("folder") or "")
 
 
 def unrunnable(t: Tournament, registry: Registry, recorded: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -64,7 +64,7 @@ def bots_dir(t: Tournament) -> str | None:
         return None
     if not path.is_dir():
         problem = "is a file, not a folder" if path.exists() else "does not exist"
-        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+        raise ConfigError(t.shown, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
     return str(path.absolute())  # a worker whose bot changed directory must still find it
 
 
@@ -174,13 +174,11 @@ class Session:
         rd = RunDir(run_dir)
         rd.check_format()
         where = rd.read_where()
-        if not where.get("file"):
-            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
         drop_ins = bots_dir or where.get("bots_dir")
         if sandbox is None:
             rd.check_format()  # a run of another format is refused as such, before its fields
             sandbox = recorded_sandbox(rd.load_manifest())
-        return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
+        return cls.open(_resumed(rd, where), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
                         workers=workers, scheduler=scheduler, resume=True, watcher=watcher, sandbox=sandbox)
 
     @property
@@ -245,15 +243,15 @@ class Session:
         except RunError as e:
             if not self.in_files_log_dir:
                 raise
-            raise ConfigError(self.t.path, "tournament.log_dir", str(e)) from None
+            raise ConfigError(self.t.shown, "tournament.log_dir", str(e)) from None
         mine = manifest(self.t, self.registry)
         if rd.started() and not self.resuming:
             raise RunError(f"{rd} already holds a run; resume it or start a new one")
         if rd.started():
-            rd.check_resume(mine, self.t.path)
+            rd.check_resume(mine, self.t.shown)
         else:
             rd.write_manifest(mine)
-        rd.write_where(self.t.path, bots_dir(self.t))
+        rd.write_where(self.t.path, bots_dir(self.t), None if self.t.path else str(self.t.base.resolve()))
         rd.clean()  # left by an interrupted worker; its match will be played again
         done = rd.done_matches()
         return sum(1 for spec in self.specs if spec.index in done)
@@ -342,7 +340,7 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
         # Between resolved paths: a tournament folder reached through a link has another
         # parent than its spelling says, and "../" from the link would leave the real one.
-        beside = Path(t.path).resolve().parent if t.path else Path.cwd()  # a tournament built from a dict: here
+        beside = t.base.resolve()
         t = dataclasses.replace(t, bots_dir=os.path.relpath(folder.resolve(), beside))
     if isolation is not None:
         try:
@@ -407,7 +405,9 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
                                    t.files_of(b) if files else [], mine)
 
     shown = t.files_of(bot) + module(bot)
-    places = {t.path: "the tournament file", str(t.log_path.absolute()): "the log folder"}
+    places = {str(t.log_path.absolute()): "the log folder"}
+    if t.path:  # a tournament built from a dict has no file to hide
+        places[t.path] = "the tournament file"
     if run_dir:
         places[run_dir] = "the run directory"
     others = {p: f"bot '{b.alias}''s own path" for b in t.bots if b.alias != bot.alias for p in own(b)}
@@ -425,7 +425,7 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
     try:
         hidden = bot_files.masks(own(bot), list(others), list(places))
     except bot_files.InsideRunPlace as e:
-        raise ConfigError(t.path, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
+        raise ConfigError(t.shown, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
                           f"bot '{bot.alias}' has its own files in {e}, which no seat may see; "
                           "move the bot, or the run's log folder, elsewhere") from None
     return shown, list(hidden)
@@ -453,8 +453,8 @@ def _check_named(t: Tournament, bot: BotSpec, i: int, places: dict[str, str]) ->
             problem = f"{how} {places.get(place, place)} ({place}), which no seat may see"
         if problem is not None:
             written = next((w for w in (bot.files if key == "files" else bot.command or ())
-                            if os.path.abspath(Path(t.path).parent / w) == path), path)
-            raise ConfigError(t.path, f"bots[{i}].{key}", f"bot '{bot.alias}' names {written}: {problem}")
+                            if os.path.abspath(t.base / w) == path), path)
+            raise ConfigError(t.shown, f"bots[{i}].{key}", f"bot '{bot.alias}' names {written}: {problem}")
 
 
 def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:
@@ -481,6 +481,18 @@ def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Con
             raise RunError(f"--sandbox {e}") from None
     used, warning = sandbox.resolve(wanted)
     return dataclasses.replace(seats, sandbox=used), warning
+
+
+def _resumed(rd: RunDir, where: Mapping[str, Any]) -> Path | Tournament:
+    """What a run is resumed from: its tournament file; or, for a tournament built from a
+    mapping in Python (no file), the configuration its manifest records, its relative
+    paths from the folder they were from when it started."""
+    if where.get("file"):
+        return Path(where["file"])
+    folder = where.get("folder")
+    if not isinstance(folder, str):
+        raise RunError(f"{rd}: the run does not say which tournament file it came from")
+    return dataclasses.replace(rd.recorded_tournament(), path="", label=str(rd.manifest), folder=folder)
 
 
 def recorded_sandbox(manifest: Manifest) -> Sandbox | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from gymnasium import spaces
 from naparena.arena.match import sandbox
 from naparena.arena.match.job import SeatRecord, seat_record
 from naparena.arena.match.play import supervisor
-from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.match.seats import RemoteBot, close_seats, start_seats
 from naparena.arena.session import resolve_sandbox
 from naparena.arena.setup.reader import _bot_process
 from naparena.arena.setup.schedule import derive_seed
@@ -53,6 +54,13 @@ def _seat_plan(opponent: Opponent, seat: int) -> SeatRecord:
     process = command is not None or isolation is Isolation.PROCESS
     return seat_record(f"{name}@{seat}", name, dict(entry.get("params", {})), 0,
                        isolation=Isolation.PROCESS if process else Isolation.INLINE, command=command)
+
+
+def _close_left(remotes: dict[int, RemoteBot]) -> None:
+    """End the seat processes in `remotes` (told to shut down, then killed) and forget them."""
+    if remotes:
+        close_seats(remotes)
+    remotes.clear()
 
 
 class NapSeatEnv(gym.Env):
@@ -111,7 +119,10 @@ class NapSeatEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.table: Table | None = None
         self.bots: dict[int, Any] = {}
-        self.remotes: dict[int, Any] = {}
+        # The seat processes playing now, filled and emptied in place: the finalizer holds
+        # the same dict, so an environment dropped without close() ends its processes too.
+        self.remotes: dict[int, RemoteBot] = {}
+        self._finalizer = weakref.finalize(self, _close_left, self.remotes)
         self.sitting: Sitting | None = None
 
     def _resolved(self, confinement: Confinement) -> Confinement:
@@ -181,7 +192,7 @@ class NapSeatEnv(gym.Env):
         seeds.update(given or {})
         process = [dataclasses.replace(self.plans[s], seed=seeds[s]) if s in self.plans
                    else seat_record("learner", "", {}, 0) for s in range(self.players)]
-        self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")
+        self.remotes.update(start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment"))
         self.bots = {s: self.remotes[s] if s in self.remotes else
                      self.registry.make(plan.name, dict(plan.params), random.Random(seeds[s]), s)
                      for s, plan in self.plans.items()}
@@ -232,9 +243,8 @@ class NapSeatEnv(gym.Env):
         self._close_bots()
 
     def _close_bots(self) -> None:
-        if self.remotes:
-            close_seats(self.remotes)
-        self.remotes, self.bots = {}, {}
+        _close_left(self.remotes)
+        self.bots = {}
 
     # --- what the learner sees -----------------------------------------------------------
 

@@ -134,31 +134,61 @@ def memory_hint(stderr: Iterable[str], memory_mb: int, address_bound: bool) -> s
             "tournament (a JVM starts from 768)")
 
 
-def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], None]:
-    """The child's limits, set between fork and exec (and its cgroups joined). Only
-    setrlimit and writes run there: nothing that could take a lock another thread of the
-    match holds. Memory is bounded per process only where the seat has no memory cgroup."""
-    wanted = [(resource.RLIMIT_CORE, 0)]
-    if c.memory_mb and not (groups is not None and groups.bounds_memory):
-        wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
-    if c.cpu_seconds:
-        wanted.append((resource.RLIMIT_CPU, c.cpu_seconds))
-    if c.open_files:
-        wanted.append((resource.RLIMIT_NOFILE, c.open_files))
-    if c.disk_mb:
-        wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20))
-    hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
-    limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
-    prctl = _prctl()
+class _Limits:
+    """The child's limits, set between fork and exec (and its cgroups joined): called as
+    the seat's `preexec_fn`. Only setrlimit and writes run there: nothing that could take
+    a lock another thread of the match holds. Memory is bounded per process only where the
+    seat has no memory cgroup. A limit that cannot be set is written, by the setting's
+    name as prepared here, to a pipe the parent reads (`failure`): subprocess itself says
+    only "Exception occurred in preexec_fn"."""
 
-    def apply() -> None:
-        for kind, value in limits:
-            resource.setrlimit(kind, (value, value))
-        if prctl is not None:  # a worker killed outright takes its seats with it
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if groups is not None:
-            groups.join()
-    return apply
+    def __init__(self, c: Confinement, groups: SeatGroups | None = None):
+        wanted = [(resource.RLIMIT_CORE, 0, "core dumps off (RLIMIT_CORE 0)")]
+        if c.memory_mb and not (groups is not None and groups.bounds_memory):
+            wanted.append((resource.RLIMIT_AS, c.memory_mb << 20, f"memory_mb = {c.memory_mb} (RLIMIT_AS)"))
+        if c.cpu_seconds:
+            wanted.append((resource.RLIMIT_CPU, c.cpu_seconds, f"cpu_seconds = {c.cpu_seconds} (RLIMIT_CPU)"))
+        if c.open_files:
+            wanted.append((resource.RLIMIT_NOFILE, c.open_files, f"open_files = {c.open_files} (RLIMIT_NOFILE)"))
+        if c.disk_mb:
+            wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20, f"disk_mb = {c.disk_mb} (RLIMIT_FSIZE)"))
+        hard = {kind: resource.getrlimit(kind)[1] for kind, _, _ in wanted}
+        self.limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k]), label.encode())
+                       for k, v, label in wanted]
+        self.groups = groups
+        self.prctl = _prctl()
+        self.told, self.tell = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+
+    def __call__(self) -> None:
+        for kind, value, label in self.limits:
+            try:
+                resource.setrlimit(kind, (value, value))
+            except (OSError, ValueError) as e:
+                os.write(self.tell, label + b"\0" + b"%d" % (getattr(e, "errno", 0) or 0))
+                raise
+        if self.prctl is not None:  # a worker killed outright takes its seats with it
+            self.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if self.groups is not None:
+            self.groups.join()
+
+    def failure(self) -> str:
+        """Which limit the child could not set, and why, in words."""
+        try:
+            said = os.read(self.told, 4096)
+        except BlockingIOError:
+            said = b""
+        label, _, errno = said.partition(b"\0")
+        if not label:
+            return "its limits could not be set"
+        why = os.strerror(int(errno)) if errno.isdigit() and int(errno) else "refused"
+        return f"its limit {label.decode()} could not be set: {why}"
+
+    def close(self) -> None:
+        for fd in (self.told, self.tell):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 _PR_SET_PDEATHSIG = 1
@@ -263,6 +293,7 @@ class Channel:
             raise
         argv = wrapped.argv
         self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
+        limits = _Limits(confinement, self.groups)
         self.address_bound = bool(confinement.memory_mb) and not (self.groups is not None and self.groups.bounds_memory)
         try:
             self.proc = subprocess.Popen(
@@ -271,15 +302,18 @@ class Channel:
                 env=seat_environment(python, self.home, confinement.memory_mb if self.address_bound else 0),
                 start_new_session=True, close_fds=True, bufsize=0, pass_fds=wrapped.fds,
                 # The seat's limits must be set between fork and exec, in the child alone.
-                preexec_fn=_rlimits(confinement, self.groups))  # noqa: PLW1509
-        except OSError as e:
+                preexec_fn=limits)  # noqa: PLW1509
+        except (OSError, subprocess.SubprocessError) as e:
             if self.groups is not None:
                 self.groups.release()
             self._undo(fifo)
+            if not isinstance(e, OSError):  # the child's limits: say which one
+                raise _Broken(f"crash: cannot start the seat process {argv[0]}: {limits.failure()}") from None
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         finally:
             wrapped.started()
+            limits.close()
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stderr is not None  # both are pipes
         if self.groups is not None:

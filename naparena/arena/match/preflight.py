@@ -77,4 +77,4 @@ def preflight(t: Tournament, files: dict[str, tuple[list[str], list[str]]]) -> N
             probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(shown), (), tuple(hidden)))
         except ProtocolError as e:
             key = f"bots[{i}].params" if str(e).startswith(PARAM_REFUSED) else f"bots[{i}].command"
-            raise ConfigError(t.path, key, f"bot '{bot.alias}' failed its handshake: {e}") from None
+            raise ConfigError(t.shown, key, f"bot '{bot.alias}' failed its handshake: {e}") from None

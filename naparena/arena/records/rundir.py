@@ -282,11 +282,15 @@ class RunDir:
     def read_where(self) -> dict[str, Any]:
         return read_where(self.given)
 
-    def write_where(self, file: str | None, bots_dir: str | None) -> None:
+    def write_where(self, file: str | None, bots_dir: str | None, folder: str | None = None) -> None:
         """Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
-        which must not depend on where the run was started."""
-        where = {"file": str(Path(file).resolve()) if file else None,
-                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        which must not depend on where the run was started. A tournament with no file (built
+        from a mapping) is resumed from the manifest's record: `folder` is where the relative
+        paths it names are from."""
+        where: dict[str, Any] = {"file": str(Path(file).resolve()) if file else None,
+                                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        if not file and folder:
+            where["folder"] = folder
         write_file(self.where, jsontext.dumps(where, indent=1).encode() + b"\n")
 
     # --- match logs ---

@@ -34,7 +34,8 @@ def _crypto() -> Any:
     try:
         from cryptography.hazmat.primitives.asymmetric import ed25519
     except ImportError:
-        raise RunError("signing needs the cryptography package: pip install 'naparena[sign]'") from None
+        raise RunError("signing needs the cryptography package, which this install lacks: "
+                       "pip install 'naparena[sign]'") from None
     return ed25519
 
 
@@ -48,8 +49,9 @@ def public_text(key: Ed25519PublicKey) -> str:
 def generate(path: Path) -> str:
     """Write a new private key to `path` (readable by its owner only) and its public key
     to `path.pub`; return the public key's one-line text. Never overwrites."""
+    ed25519 = _crypto()  # one clear RunError where cryptography is missing, before any other import of it
     from cryptography.hazmat.primitives import serialization
-    key = _crypto().Ed25519PrivateKey.generate()
+    key = ed25519.Ed25519PrivateKey.generate()
     public = Path(f"{path}.pub")
     for p in (path, public):
         if p.exists():
@@ -69,8 +71,8 @@ def generate(path: Path) -> str:
 
 def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
     """The private key in PEM file `path`, or one RunError naming the flag, file and problem."""
+    _crypto()  # one clear RunError where cryptography is missing; then the typed imports below
     from cryptography.hazmat.primitives import serialization
-    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
     from cryptography.hazmat.primitives.asymmetric import ed25519
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
@@ -85,8 +87,8 @@ def load_private(path: Path, flag: str = "--sign") -> Ed25519PrivateKey:
 
 def load_public(given: str, flag: str = "--signed-by") -> Ed25519PublicKey:
     """A public key from its one-line text or a PEM file, or one RunError naming the problem."""
+    _crypto()  # one clear RunError where cryptography is missing; then the typed imports below
     from cryptography.hazmat.primitives import serialization
-    _crypto()  # one clear RunError where cryptography is missing; then the typed import below
     from cryptography.hazmat.primitives.asymmetric import ed25519
     if given.startswith(PREFIX):
         try:

@@ -103,12 +103,11 @@ def verify_match(logged: LoggedMatch) -> list[str]:
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems
-    won = [c - log.get("stack", 0) for c in match.chips]
     final = match.close()
     logged_summary = log["summary"]
     if log["crashes"]:
         decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
-    again = summary.result(won, final, match.kitty, decisions, log["crashes"])
+    again = summary.result(final, log.get("stack", 0), match.kitty, decisions, log["crashes"])
     for key in ("seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")

@@ -11,7 +11,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -185,10 +185,13 @@ def run(
         say("the live page is at {} (loopback only)", watcher.url)
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                            scheduler=scheduler, resume=resume, watcher=watcher, sandbox=sandbox)
+    continued = _will_sign(session, key)
     try:
         try:
             result = _play(session)
         except typer.Exit as e:
+            if e.exit_code == 130:
+                _signed(session, key, complete=False)
             if live and e.exit_code == 130:
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
@@ -199,7 +202,7 @@ def run(
     finally:
         if live:
             watcher.close()
-    _signed(session.run_dir.path, key)
+    _signed(session, key, continued=continued)
     _after_disqualification(result)
 
 
@@ -230,8 +233,14 @@ def resume(
         return
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
-    result = _play(session)
-    _signed(session.run_dir.path, key)
+    continued = _will_sign(session, key)
+    try:
+        result = _play(session)
+    except typer.Exit as e:
+        if e.exit_code == 130:
+            _signed(session, key, complete=False)
+        raise
+    _signed(session, key, continued=continued)
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -243,12 +252,31 @@ def _signing_key(path: Path | None) -> Any:
     return load_private(path)
 
 
-def _signed(run_dir: Path, key: Any) -> None:
-    """Sign a finished run (an interrupted one is signed when resumed with --sign)."""
+def _will_sign(session: Session, key: Any) -> list[int]:
+    """Before a session with a key plays: its manifest will name the signer, and a resumed
+    run's earlier files must be as this key signed them, or replay as logged (refused by
+    name before anything is played). Returns the matches to replay once continued."""
     if key is None:
+        return []
+    from naparena.arena.records.signing import public_text, vouch_for_earlier
+    session.signed_by = public_text(key.public_key())
+    if not (session.resuming and session.run_dir.started()):
+        return []
+    return vouch_for_earlier(session.run_dir.path, key)
+
+
+def _signed(session: Session, key: Any, complete: bool = True, continued: Sequence[int] = ()) -> None:
+    """Sign what the session leaves: a finished run, or (interrupted) an unfinished one as
+    far as it went, for `resume --sign` to hold its files to."""
+    if key is None or not session.run_dir.started():
         return
-    from naparena.arena.records.signing import public_text, sign_run
-    say("signed {} files of {} with {}", sign_run(run_dir, key), run_dir, public_text(key.public_key()))
+    from naparena.arena.records.signing import public_text, sign_run, vouch_for_continued
+    run_dir = session.run_dir.path
+    if complete:
+        vouch_for_continued(run_dir, list(continued))
+    signed = sign_run(run_dir, key, complete)
+    say("signed {} files of {}{} with {}", signed, session.run_dir, "" if complete else " (unfinished)",
+        public_text(key.public_key()))
 
 
 @_command
@@ -740,11 +768,17 @@ def _verify_with_progress(run: Run, seen: list[int]) -> Audit:
 
 def _verify_signature(run_dir: Path, public: Any) -> bool:
     """The run's signature: checked against `public` if given, else only said."""
-    from naparena.arena.records.signing import check_signature, public_text, signer
+    from naparena.arena.records.signing import check_signature, complete, lost_signature, public_text, signer
     if public is None:
+        lost = lost_signature(run_dir)
+        if lost is not None:
+            say("[red]not as signed[/] {}: {}", "signature.json", lost)
+            out.print("signature FAILED: the run was signed, and its signature is gone", soft_wrap=True)
+            return False
         by = signer(run_dir)
+        unfinished = "" if complete(run_dir) else " (of the run so far: it is unfinished)"
         out.print("signature: none (the run is unsigned)" if by is None else
-                  escape(f"signature: by {by}, not checked (give --signed-by)"), soft_wrap=True)
+                  escape(f"signature: by {by}{unfinished}, not checked (give --signed-by)"), soft_wrap=True)
         return True
     problems = check_signature(run_dir, public)
     for name, problem in problems:

@@ -140,6 +140,8 @@ class Session:
         self.given: dict[int, tuple[list[Any], list[Any]]] = {}
         # Whether the run directory goes under the file's own log_dir: its errors name that key.
         self.in_files_log_dir = False
+        # The public key the run is signed with (run --sign, resume --sign): the manifest says so.
+        self.signed_by: str | None = None
 
     # --- opening ---
 
@@ -251,6 +253,8 @@ class Session:
             rd.check_resume(mine, self.t.shown)
         else:
             rd.write_manifest(mine)
+        if self.signed_by is not None:
+            rd.mark_signed(self.signed_by)
         rd.write_where(self.t.path, bots_dir(self.t), None if self.t.path else str(self.t.base.resolve()))
         rd.clean()  # left by an interrupted worker; its match will be played again
         done = rd.done_matches()

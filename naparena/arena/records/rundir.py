@@ -37,6 +37,9 @@ from naparena.errors import ConfigError, RunError
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
 SIGNATURE = "signature.json"  # written and read by records/signing.py alone
+#: The manifest's key naming the public key a run is signed with (run --sign, resume --sign),
+#: so that plain `verify` tells a signed run whose signature is gone.
+SIGNED_BY = "signed_by"
 CHECKPOINTS = "checkpoints"  # long matches part-played (records/checkpoint.py)
 
 
@@ -269,6 +272,12 @@ class RunDir:
             raise RunError(f"{self.given}: {other_format(old).replace('match log', 'run')}; "
                            "resume it with the version that started it")
         return old
+
+    def mark_signed(self, public: str) -> None:
+        """Record in the manifest who signs the run (its other keys as they were)."""
+        data = self.read_manifest()
+        if data.get(SIGNED_BY) != public:
+            self.write_manifest({**data, SIGNED_BY: public})
 
     def check_resume(self, mine: dict[str, Any], source: str | None) -> None:
         """Resuming must play the same run: same log format, configuration and bots."""

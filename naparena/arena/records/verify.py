@@ -114,6 +114,16 @@ def verify_match(logged: LoggedMatch) -> list[str]:
     return problems
 
 
+def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
+    """A match log's faults that depend on time, which no replay can check: its hangs
+    (crashes the pool's watchdog made) and its time-outs ([hand, seat, decision, reason],
+    from the hands' faults). A re-run takes them as given; only a signature vouches."""
+    hangs = [c for c in log.get("crashes", ()) if str(c[3]).startswith("hang:")]
+    time_outs = [[hand["n"], f[1], f[0], f[3]] for hand in log.get("hands", ())
+                 for f in hand.get("faults", ()) if str(f[3]).startswith("time-out")]
+    return hangs, time_outs
+
+
 #: `progress(matches done, matches, hands done)`, called as a check goes.
 AuditProgress = Callable[[int, int, int], None]
 

@@ -315,10 +315,12 @@ class _Door:
             else:
                 self.bot(base, f"the Python installation of {path}")
         # Packages' .pth files and editable finders: the organizer's in an environment it
-        # named outside the bot's folder, or in the installation itself; the bot's in its own.
+        # named outside the bot's folder, or in the installation its word reaches; the bot's
+        # in its own, and in an installation a link of the bot's chose (which may be a
+        # folder of its own dressed as one: its .pth files are its own bytes).
         own_env = not (by_organizer and self.trusted(str(env)))
         sites = [(s, own_env) for s in env.glob("lib/python*/site-packages")]
-        sites += [(s, False) for s in Path(base).glob("lib/python*/site-packages") if Path(base) != env]
+        sites += [(s, not trusted) for s in Path(base).glob("lib/python*/site-packages") if Path(base) != env]
         for site, bots in sites:
             for folder, file in _site_pointers(site):
                 if bots:

@@ -1,0 +1,130 @@
+"""A hostile bot author against the wall the organizer draws, past the cases of
+`test_hostile_footprint.py`: the author controls every byte of the bot's folder (its
+venv, a folder dressed as a Python installation or a JDK, its links) and nothing else;
+the organizer writes an innocent entry and runs it from wherever they like.
+
+Each case plays a real run under the default sandbox and the same with
+`sandbox = "off"`: the control, where every read succeeds. The prober
+(`tests/seat_programs/prober.py`) reports what it read; the secrets are the tournament
+file, a match file of an earlier run of the same file, another bot's file, `/etc/shadow`,
+a key in the organizer's home and a note of the organizer's beside the tournament file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from naparena.arena.match import sandbox
+from naparena.arena.records.rundir import MATCHES
+from naparena.arena.session import Session
+
+PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
+NO_BWRAP = sandbox.unavailable()
+pytestmark = pytest.mark.skipif(NO_BWRAP is not None, reason=f"no seat sandbox here: {NO_BWRAP}")
+ETC = "/etc/shadow" if os.access("/etc/shadow", os.R_OK) else "/etc/hostname"
+PYTHON = "/usr/bin/python3"
+
+
+@pytest.fixture
+def arena(tmp_path, monkeypatch):
+    """A tournament folder as an organizer keeps one (an earlier run's match files in its
+    log folder, another bot with a secret, a note of the organizer's), their home beside
+    it (HOME) with a key in it, and a folder elsewhere; the working directory is the
+    tournament's folder."""
+    home = tmp_path / "home"
+    tmp_path = tmp_path / "arena"
+    (tmp_path / "logs" / "earlier" / MATCHES).mkdir(parents=True)
+    (tmp_path / "logs" / "earlier" / MATCHES / "000001.json").write_text('{"deals": "the same as now"}\n')
+    (tmp_path / "bots" / "evil").mkdir(parents=True)
+    (tmp_path / "bots" / "other").mkdir()
+    shutil.copy(PROBER, tmp_path / "bots" / "other" / "bot.py")
+    (tmp_path / "bots" / "other" / "secret.txt").write_text("theirs\n")
+    (tmp_path / "notes.txt").write_text("the organizer's notes\n")
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("the organizer's key\n")
+    (tmp_path.parent / "elsewhere").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def secrets(folder: Path) -> dict[str, str]:
+    """Each secret as the prober is told to read it (`@` + an absolute path)."""
+    return {"tournament": f"@{folder / 't.toml'}", "earlier run": f"@{folder / 'logs' / 'earlier' / MATCHES}",
+            "other bot": f"@{folder / 'bots' / 'other' / 'secret.txt'}", "etc": f"@{ETC}",
+            "home": f"@{folder.parent / 'home' / '.ssh' / 'id_ed25519'}", "notes": f"@{folder / 'notes.txt'}"}
+
+
+def tournament(folder: Path, command: list[str], mode: str) -> Path:
+    """bots/evil (with `command`) against bots/other and `random`, in t.toml."""
+    config = {
+        "tournament": {"name": "hostile", "seed": 3, "seeds": 2, "hands": 2, "table": 3, "workers": 2,
+                       "timeout": 30.0},
+        "seats": {"sandbox": mode},
+        "bots": [{"alias": "evil", "name": "evil", "command": command},
+                 {"alias": "other", "name": "other", "command": [PYTHON, "bots/other/bot.py"]},
+                 {"name": "random"}],
+        "variants": [{"name": "classic"}]}
+    file = folder / "t.toml"
+    file.write_text(tomli_w.dumps(config))
+    return file
+
+
+def reports(run: Path) -> list[dict]:
+    """The evil seat's reports, as the run's run.log has them."""
+    lines = (run / "run.log").read_text().splitlines()
+    return [json.loads(line.split("PROBE ", 1)[1]) for line in lines if "(evil) stderr: PROBE " in line]
+
+
+def play(folder: Path, command: list[str], mode: str, **options) -> list[dict]:
+    session = Session.open(tournament(folder, command, mode), workers=2, **options)
+    session.play()
+    return reports(session.run_dir.path)
+
+
+def leaked(found: list[dict], folder: Path, wanted: dict[str, str] | None = None) -> set[str]:
+    """The secrets any report read (not an error)."""
+    assert found, "the evil seat never reported"
+    wanted = wanted or secrets(folder)
+    return {name for r in found for name, arg in wanted.items()
+            if arg in r and not str(r[arg]).startswith("OSError")}
+
+
+def attack(folder: Path, command_head: list[str], mode: str, **options) -> set[str]:
+    return leaked(play(folder, [*command_head, *secrets(folder).values()], mode, **options), folder)
+
+
+def prober(folder: Path) -> Path:
+    path = folder / "bots" / "evil" / "prober.py"
+    shutil.copy(PROBER, path)
+    return path
+
+
+# --- a folder of the bot's own, dressed as a runtime installation ---------------------------------
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_pth_file_in_an_installation_the_bots_own_link_reaches_shows_it_nothing(arena, mode):
+    """The organizer names the bot's venv's python; the author makes it a link to
+    `rt/bin/python3` in the bot's folder (a shell script running the system's Python),
+    with `rt/lib/python3.11/site-packages/x.pth` naming the organizer's ~/.ssh, /etc and
+    the tournament folder. The folder the link reaches was taken for the installation,
+    its .pth files for the organizer's word: all three were shown."""
+    evil = arena / "bots" / "evil"
+    prober(arena)
+    (evil / ".venv" / "bin").mkdir(parents=True)
+    (evil / ".venv" / "pyvenv.cfg").write_text(f"home = {os.path.dirname(PYTHON)}\n")
+    site = evil / "rt" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (evil / "rt" / "bin").mkdir()
+    (evil / "rt" / "bin" / "python3").write_text(f'#!/bin/sh\nexec {PYTHON} "$@"\n')
+    (evil / "rt" / "bin" / "python3").chmod(0o755)
+    os.symlink("../../rt/bin/python3", evil / ".venv" / "bin" / "python")
+    (site / "x.pth").write_text(f"{arena.parent / 'home' / '.ssh'}\n/etc\n{arena}\n")
+    got = attack(arena, ["bots/evil/.venv/bin/python", "bots/evil/prober.py"], mode)
+    assert got == (set() if mode == "auto" else set(secrets(arena)))

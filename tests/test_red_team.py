@@ -128,3 +128,24 @@ def test_a_pth_file_in_an_installation_the_bots_own_link_reaches_shows_it_nothin
     (site / "x.pth").write_text(f"{arena.parent / 'home' / '.ssh'}\n/etc\n{arena}\n")
     got = attack(arena, ["bots/evil/.venv/bin/python", "bots/evil/prober.py"], mode)
     assert got == (set() if mode == "auto" else set(secrets(arena)))
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_jdk_of_the_bots_own_links_it_nothing_from_etc(arena, mode):
+    """The organizer runs a compiled bot, `bots/evil/bot`; it is a link to `jdk/bin/java`
+    in the bot's folder (a shell script), beside a `lib/modules` (a JDK's landmark) and
+    links into /etc (`/etc/shadow/x`, `/etc/ssh/...`). A JDK's links into /etc were the
+    organizer's word wherever the JDK was: /etc/shadow was shown."""
+    evil = arena / "bots" / "evil"
+    prober(arena)
+    (evil / "jdk" / "bin").mkdir(parents=True)
+    (evil / "jdk" / "lib").mkdir()
+    (evil / "jdk" / "lib" / "modules").write_text("")
+    java = evil / "jdk" / "bin" / "java"
+    java.write_text(f'#!/bin/sh\nexec {PYTHON} "$(dirname "$(readlink -f "$0")")/../../prober.py" "$@"\n')
+    java.chmod(0o755)
+    os.symlink("jdk/bin/java", evil / "bot")
+    os.symlink(f"{ETC}/x", evil / "jdk" / "lib" / "security")
+    os.symlink("/etc/ssh/ssh_config", evil / "jdk" / "conf")
+    got = attack(arena, ["bots/evil/bot"], mode)
+    assert got == (set() if mode == "auto" else set(secrets(arena)))

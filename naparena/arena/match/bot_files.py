@@ -352,7 +352,11 @@ class _Door:
             folder = os.path.dirname(folder)
 
     def jdk(self, home: str) -> None:
-        """A JDK's own configuration under /etc, which Debian links to from the JDK's folder."""
+        """A JDK's own configuration under /etc, which Debian links to from the JDK's folder.
+        Only an installation of the organizer's speaks for it: a folder in the bot's own
+        (a `bin/java` beside a `lib/modules` is easily made) links where its author likes."""
+        if not self.trusted(home):
+            return
         for target in _jdk_config(home):
             self.organizer(target, f"the JDK's configuration, linked from {home}")
 
@@ -418,7 +422,9 @@ def _jdk_config(home: str) -> tuple[str, ...]:
             if os.path.islink(path):
                 target = os.path.realpath(path)
                 parts = target.split("/")
-                if len(parts) > 3 and parts[1] == "etc":
+                # Debian's /etc/java-N-openjdk, Fedora's /etc/java: never /etc itself or a file in it.
+                if len(parts) > 3 and parts[1] == "etc" and parts[2].startswith("java") and \
+                        os.path.isdir("/etc/" + parts[2]):
                     out.setdefault("/etc/" + parts[2])
         if seen > _JDK_ENTRIES:
             break

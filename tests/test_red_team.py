@@ -21,8 +21,10 @@ import pytest
 import tomli_w
 
 from naparena.arena.match import sandbox
-from naparena.arena.records.rundir import MATCHES
+from naparena.arena.records.rundir import MATCHES, new_run_dir
+from naparena.arena.rerun import rerun
 from naparena.arena.session import Session
+from naparena.arena.setup.reader import load_tournament
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
 NO_BWRAP = sandbox.unavailable()
@@ -149,3 +151,62 @@ def test_a_jdk_of_the_bots_own_links_it_nothing_from_etc(arena, mode):
     os.symlink("/etc/ssh/ssh_config", evil / "jdk" / "conf")
     got = attack(arena, ["bots/evil/bot"], mode)
     assert got == (set() if mode == "auto" else set(secrets(arena)))
+
+
+# --- the runs of the same file, wherever they are ----------------------------------------------------
+
+def beside_the_file(arena: Path) -> list[str]:
+    """A bot kept beside the tournament file: its folder is the tournament's, shown with
+    the run's places carved out."""
+    shutil.copy(PROBER, arena / "evil.py")
+    return [PYTHON, "evil.py"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_an_earlier_run_beside_the_file_stays_hidden_when_run_from_another_folder(arena, monkeypatch, mode):
+    """The earlier run was made from the tournament's folder (logs/ beside the file);
+    today the organizer types `naparena run arena/t.toml` from the folder above. Only
+    the working directory's logs/ was hidden: the earlier run, the same deals, was read."""
+    command = beside_the_file(arena)
+    file = tournament(arena, [*command, *secrets(arena).values()], mode)
+    monkeypatch.chdir(arena.parent / "elsewhere")
+    session = Session.open(os.path.relpath(file), workers=2)
+    session.play()
+    assert session.run_dir.path.parent == arena.parent / "elsewhere" / "logs"
+    got = leaked(reports(session.run_dir.path), arena)
+    assert got == ({"notes"} if mode == "auto" else set(secrets(arena)))
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_the_runs_beside_a_run_in_another_log_folder_stay_hidden(arena, mode):
+    """`--log-dir runs` (a folder beside the file, not the file's log_dir): the second
+    run of the same file reads the first, whose deals are its own, card for card."""
+    command = beside_the_file(arena)
+    first = Session.open(tournament(arena, command, mode), log_dir=arena / "runs", workers=2)
+    first.play()
+    earlier = {"first run": f"@{first.run_dir.path / MATCHES}"}
+    second = Session.open(tournament(arena, [*command, *earlier.values()], mode), log_dir=arena / "runs", workers=2)
+    second.play()
+    assert second.run_dir.path != first.run_dir.path
+    got = leaked(reports(second.run_dir.path), arena, earlier)
+    assert got == (set() if mode == "auto" else {"first run"})
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_rerun_hides_the_run_it_replays(arena, monkeypatch, mode):
+    """`naparena verify --rerun RUN` plays RUN again into a scratch folder: its seats saw
+    RUN itself (every deal) where RUN was not in the working directory's logs/. The
+    command is replayed as the run recorded it, so the prober reads `@evil-reads`, a
+    link of the bot's (not hashed: no file the command names) to RUN's matches."""
+    command = [*beside_the_file(arena), "@evil-reads"]
+    file = tournament(arena, command, mode)
+    run = new_run_dir(load_tournament(file), arena / "runs")
+    os.symlink(run / MATCHES, arena / "evil-reads")
+    Session.open(file, log_dir=arena / "runs", workers=2).play()
+    monkeypatch.chdir(arena.parent / "elsewhere")
+    scratch = arena.parent / "scratch" / "run"
+    found = rerun(run, scratch, workers=2)
+    assert not found.problems and not found.unrunnable, (found.problems, found.unrunnable)
+    wanted = {"the run replayed": "@evil-reads"}
+    assert leaked(reports(run), arena, wanted) == (set() if mode == "auto" else set(wanted))
+    assert leaked(reports(scratch), arena, wanted) == (set() if mode == "auto" else set(wanted))

@@ -103,7 +103,7 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     except ConfigError as e:
         found.unrunnable.append(("", str(e)))
         return found
-    session = Session(t, registry, Path(scratch), workers)
+    session = Session(t, registry, Path(scratch), workers, replaying=rd.path)
     for spec in session.specs:
         logged = _logged(rd, spec)
         if logged is not None and logged.skipped is None:

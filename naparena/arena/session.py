@@ -37,7 +37,7 @@ from naparena.arena.match.spares import close_spares
 from naparena.arena.match.wall import Places, sandbox_own
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
-from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
+from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir, run_places
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
@@ -120,7 +120,7 @@ class Session:
 
     def __init__(self, t: Tournament, registry: Registry, run_dir: str | Path | RunDir,
                  workers: int | None = None, scheduler: str | Scheduler | None = None, resuming: bool = False,
-                 watcher: Watcher | None = None):
+                 watcher: Watcher | None = None, replaying: str | Path | None = None):
         self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
         self.resuming = resuming
         self.watcher = watcher or Quiet()
@@ -132,7 +132,9 @@ class Session:
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.
-        self.seat_plans = {b.alias: _seat_plan(t, b, registry, str(self.run_dir.path)) for b in t.bots}
+        # `replaying`: the run `verify --rerun` plays again, hidden from its seats as their own run is.
+        runs = (str(self.run_dir.path), *((str(replaying),) if replaying else ()))
+        self.seat_plans = {b.alias: _seat_plan(t, b, registry, runs) for b in t.bots}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
@@ -366,14 +368,14 @@ def shake_hands(t: Tournament, registry: Registry) -> None:
               if t.seats.sandbox == Sandbox.BWRAP else {})
 
 
-def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> Callable[[int], SeatRecord]:
+def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, runs: tuple[str, ...]) -> Callable[[int], SeatRecord]:
     """How a seat of `bot` is built, given its seed: inline, or in a seat process (an
     external bot's argv; sandboxed, its own files shown read-only, the run's places masked)."""
     isolation = t.isolation_of(bot)
     command = t.command_of(bot) if bot.command is not None else None
     files: tuple[list[str], list[str]] = ([], [])
     if isolation is Isolation.PROCESS and t.seats.sandbox == Sandbox.BWRAP:
-        files = seat_files(t, bot, registry, run_dir)
+        files = seat_files(t, bot, registry, *runs)
     serves = None
     if isolation is Isolation.PROCESS and command is None:
         entry = registry.get(bot.name)
@@ -388,11 +390,11 @@ def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:
     return tuple((int(h), int(s), int(d), str(r)) for h, s, d, r in faults)
 
 
-def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
-               run_dir: str | None = None) -> tuple[list[str], list[str]]:
+def seat_files(t: Tournament, bot: BotSpec, registry: Registry, *runs: str) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
-    the paths masked from it): its `files` (and a Python bot's module); the run directory,
-    log folder, tournament file and every other bot's own paths. A path the file names
+    the paths masked from it): its `files` (and a Python bot's module); the run directories
+    (`runs`) and the runs beside them, the log folders (`rundir.run_places`), the tournament
+    file and every other bot's own paths. A path the file names
     for it that is, or lies in, one of those, or that is `/` or holds a home folder, is
     a bad tournament file (`ConfigError`), before any play."""
     drop_ins = str(t.bots_path.resolve())
@@ -409,11 +411,9 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
                                    t.files_of(b) if files else [], mine)
 
     shown = t.files_of(bot) + module(bot)
-    places = {str(t.log_path.absolute()): "the log folder"}
+    places = run_places(t, *runs)
     if t.path:  # a tournament built from a dict has no file to hide
         places[t.path] = "the tournament file"
-    if run_dir:
-        places[run_dir] = "the run directory"
     others = {p: f"bot '{b.alias}''s own path" for b in t.bots if b.alias != bot.alias for p in own(b)}
     i = t.bots.index(bot) + 1
     # What the entry's `files` name is checked against every other bot's paths except a

@@ -113,6 +113,30 @@ def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
     return path
 
 
+def run_places(t: Tournament, *runs: str | Path) -> dict[str, str]:
+    """Where runs of `t` are, each with what it is, for the seat sandbox to hide: the log
+    folder as this process resolves it (from the working directory), the one beside the
+    tournament file (where a run started from that folder wrote: the same file's runs
+    have the same deals), each of `runs` (the run directory; a re-run's, and the run it
+    replays), and every run beside one (`--log-dir`, or a run resumed or verified from
+    another folder)."""
+    places = {str(t.log_path.absolute()): "the log folder"}
+    if t.path and not Path(t.log_dir).is_absolute():
+        places.setdefault(str((t.base / t.log_dir).absolute()), "the log folder beside the tournament file")
+    for run in (Path(r).absolute() for r in runs if r):
+        try:
+            beside = sorted(p for p in run.parent.iterdir() if p != run and _is_run(p))
+        except OSError:
+            beside = []
+        places.update((str(p), "a run beside the run directory") for p in beside)
+        places[str(run)] = "the run directory"
+    return places
+
+
+def _is_run(path: Path) -> bool:
+    return (path / MANIFEST).is_file() or (path / MATCHES).is_dir()
+
+
 def make_run_dir(run_dir: Path) -> None:
     """Create the run directory (and its matches folder), or say plainly why it cannot be."""
     try:

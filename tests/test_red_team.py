@@ -210,3 +210,49 @@ def test_a_rerun_hides_the_run_it_replays(arena, monkeypatch, mode):
     wanted = {"the run replayed": "@evil-reads"}
     assert leaked(reports(run), arena, wanted) == (set() if mode == "auto" else set(wanted))
     assert leaked(reports(scratch), arena, wanted) == (set() if mode == "auto" else set(wanted))
+
+
+# --- what another user leaves where anyone may write ----------------------------------------------
+
+JS_PROBER = r"""
+// The prober in Node: reads each @PATH at its first decision, reports on stderr.
+const fs = require("fs");
+const rl = require("readline").createInterface({ input: process.stdin });
+let decisions = 0;
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+function read(path) {
+  try {
+    return fs.statSync(path).isDirectory() ? fs.readdirSync(path).sort() : fs.readFileSync(path, "utf8").split("\n")[0];
+  } catch (e) { return "OSError: " + e.code; }
+}
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.type === "hello") send({ type: "hello", protocol: 1, name: "jsprober", params: {} });
+  else if (m.type === "decide") {
+    if (++decisions === 1) {
+      const facts = {};
+      for (const a of process.argv.slice(2)) if (a.startsWith("@")) facts[a] = read(a.slice(1));
+      process.stderr.write("PROBE " + JSON.stringify(facts) + "\n");
+    }
+    send({ type: "answer", answer: m.view.legal[0] });
+  } else if (m.type === "shutdown") process.exit(0);
+});
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no Node (Debian: apt install nodejs)")
+@pytest.mark.skipif(os.getuid() != 0, reason="making a link another user owns needs root")
+@pytest.mark.parametrize(("mode", "owner"), [("auto", "nobody"), ("off", "nobody"), ("auto", "the organizer")])
+def test_a_node_modules_link_another_user_left_above_the_bots_folder_shows_it_nothing(arena, mode, owner):
+    """A Node bot is shown every node_modules from its folder upwards, as Node resolves
+    them. Above the tournament folder (in /tmp, say, where anyone may write) another user
+    leaves `node_modules`, a link to the organizer's ~/.ssh: it was shown as the
+    organizer's word. The organizer's own link there still is (the last case)."""
+    (arena / "bots" / "evil" / "bot.js").write_text(JS_PROBER)
+    link = arena.parent / "node_modules"
+    os.symlink(arena.parent / "home" / ".ssh", link)
+    if owner == "nobody":
+        os.lchown(link, 65534, 65534)
+    wanted = {"home": f"@{link / 'id_ed25519'}"}
+    found = play(arena, ["node", "bots/evil/bot.js", *wanted.values()], mode)
+    assert leaked(found, arena, wanted) == (set() if (mode, owner) == ("auto", "nobody") else set(wanted))

@@ -151,8 +151,9 @@ class _Door:
         if not path or not os.path.exists(path) or in_system(path) or sandbox_own(path):
             return
         path = os.path.abspath(path)
-        if not self.trusted(path) and not _inside(os.path.realpath(path), self.folder_real):
-            self.bot(path, f"{why}, through a link in the bot's folder")
+        whose = self._whose(path)
+        if whose is not None and not _inside(os.path.realpath(path), self.folder_real):
+            self.bot(path, f"{why}, {whose}")
             return
         self.found.setdefault(path, f"{why} ({ORGANIZER})")
 
@@ -204,14 +205,25 @@ class _Door:
 
     def trusted(self, path: str) -> bool:
         """Whether the bytes of the file at `path` and its links are the organizer's: none
-        of them lies in the bot's folder or a place of the run."""
+        of them lies in the bot's folder or a place of the run (`_whose`)."""
+        return self._whose(path) is None
+
+    def _whose(self, path: str) -> str | None:
+        """Why the file at `path`, or a link on its way, is not the organizer's word (None:
+        it is): it lies in the bot's folder or a place of the run, or belongs to another
+        user than this one or root (in a folder anyone may write, such as /tmp, another
+        user's link names what they like)."""
         try:
             links, real = resolve(path)
         except OSError:
-            return False
+            return "it cannot be followed"
         places = [os.path.abspath(path), real, *(where for where, _ in links)]
-        return not any(_inside(p, self.folder) or _inside(p, self.folder_real) or
-                       any(_inside(p, a) for a in self.avoid) for p in places)
+        if any(_inside(p, self.folder) or _inside(p, self.folder_real) or
+               any(_inside(p, a) for a in self.avoid) for p in places):
+            return "through a link in the bot's folder"
+        if not all(_organizers(p) for p in [real, *(where for where, _ in links)]):
+            return "through a link or file of another user's"
+        return None
 
     # --- the program and its runtime -----------------------------------------------------
 
@@ -359,6 +371,14 @@ class _Door:
             return
         for target in _jdk_config(home):
             self.organizer(target, f"the JDK's configuration, linked from {home}")
+
+
+def _organizers(path: str) -> bool:
+    """Whether the file or link at `path` itself belongs to the organizer: this user or root."""
+    try:
+        return os.lstat(path).st_uid in (0, os.getuid())
+    except OSError:
+        return False
 
 
 def _venv_home(env: Path) -> str | None:

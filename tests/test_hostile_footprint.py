@@ -228,24 +228,30 @@ def test_a_version_managers_answer_naming_the_log_folder_shows_it_nothing(arena,
 
 @pytest.mark.parametrize("mode", ["auto", "off"])
 def test_a_bot_folder_that_is_a_link_to_the_tournament_folder_shows_no_place_of_the_run(arena, mode):
-    """bots/evil is a link to the tournament folder: the bot is shown that folder, less
-    the tournament file and the log folder (by identity, through the link). Another bot
-    in it would be in evil's folder: the organizer is told so before play."""
+    """bots/evil is a link to the tournament folder: the bot's link would make the
+    organizer's folder its own (the other files there, the next tournament's file
+    among them), so its folder is not shown, and the organizer is told why before play.
+    Another bot in it would be in evil's folder: the organizer is told so too."""
     (arena / "bots" / "evil").rmdir()
     os.symlink(arena, arena / "bots" / "evil")
     shutil.copy(PROBER, arena / "prober.py")
-    command = [PYTHON, str(arena / "bots" / "evil" / "prober.py")]
+    (arena / "final.toml").write_text("seed = 99\n")
+    command = [PYTHON, str(arena / "bots" / "evil" / "prober.py"), f"@{arena / 'final.toml'}"]
     if mode == "auto":
         with pytest.raises(ConfigError, match="bot 'other' names bots/other/bot.py: lies in bot 'evil''s own path"):
             attack(arena, command, mode)
+        with pytest.raises(ConfigError, match=f"{bot_files.FOLDER_LINKED}: a link makes it {arena}, which holds"):
+            attack(arena, command, mode, other=False)
+        return
     got = attack(arena, command, mode, other=False)
-    assert got == ({"other bot"} if mode == "auto" else set(secrets(arena)))  # no bot's secret now
+    assert got == set(secrets(arena))
 
 
 def test_a_bot_folder_swapped_for_a_link_during_the_run_shows_no_place_of_the_run(arena):
     """An accomplice swaps bots/evil for a symlink to the tournament folder and back, in
     a loop, while the run plays: a seat either starts on the real folder, or is refused
-    (the link is seen where the checked folder stood), never shown the run's places."""
+    (the link is seen where the checked folder stood, or the tournament folder it makes
+    the bot's is not shown), never shown the run's places nor the organizer's other files."""
     real = arena / "bots" / "evil-real"
     (arena / "bots" / "evil").rmdir()
     real.mkdir()
@@ -255,19 +261,23 @@ def test_a_bot_folder_swapped_for_a_link_during_the_run_shows_no_place_of_the_ru
     os.symlink(real, link)
     loop = (f"while :; do ln -sfn {arena} {link}.new && mv -T {link}.new {link}; "
             f"ln -sfn {real} {link}.new && mv -T {link}.new {link}; done")
+    (arena / "final.toml").write_text("seed = 99\n")  # the next tournament's file: no place of this run
+    wanted = {**secrets(arena), "next tournament": f"@{arena / 'final.toml'}"}
     swapper = subprocess.Popen(["sh", "-c", loop])
     try:
-        command = [PYTHON, str(link / "prober.py"), *secrets(arena).values()]
+        command = [PYTHON, str(link / "prober.py"), *wanted.values()]
         try:
             reports = play(arena, command, "auto", other=False)
         except ConfigError as e:  # the handshake's seat met the link: refused, said so
-            assert "changed while it was being shown" in str(e) or "which no seat may see" in str(e), str(e)
+            assert any(said in str(e) for said in ("changed while it was being shown", "which no seat may see",
+                                                   bot_files.FOLDER_LINKED, "the seat sandbox hides")), str(e)
             reports = []
         assert swapper.poll() is None, "the swapping loop stopped"
     finally:
         swapper.kill()
         swapper.wait()
-    assert leaked(reports, arena) <= {"other bot"}
+    got = {name for r in reports for name, arg in wanted.items() if arg in r and not str(r[arg]).startswith("OSError")}
+    assert got <= {"other bot"}, got
 
 
 @pytest.mark.parametrize("mode", ["auto", "off"])

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from naparena.arena.match import sandbox
+from naparena.arena.match import bot_files, sandbox
 from naparena.arena.records.rundir import MATCHES, new_run_dir
 from naparena.arena.rerun import rerun
 from naparena.arena.session import Session
@@ -256,3 +256,33 @@ def test_a_node_modules_link_another_user_left_above_the_bots_folder_shows_it_no
     wanted = {"home": f"@{link / 'id_ed25519'}"}
     found = play(arena, ["node", "bots/evil/bot.js", *wanted.values()], mode)
     assert leaked(found, arena, wanted) == (set() if (mode, owner) == ("auto", "nobody") else set(wanted))
+
+
+# --- what is checked is what is shown -------------------------------------------------------------
+
+def test_a_link_swapped_after_its_check_changes_nothing_shown(arena, monkeypatch):
+    """bots/evil is a link to bots/evil-real when the footprint checks it; an accomplice
+    points it at the tournament folder as the footprint's last path is checked. Each
+    path was resolved again to be shown: the tournament folder was then bound (less the
+    run's places: the organizer's notes and other tournaments with it)."""
+    real = arena / "bots" / "evil-real"
+    (arena / "bots" / "evil").rmdir()
+    real.mkdir()
+    shutil.copy(PROBER, real / "prober.py")
+    shutil.copy(PROBER, arena / "prober.py")
+    link = arena / "bots" / "evil"
+    os.symlink(real, link)
+    checked = bot_files._Door.organizer
+
+    def swapped_at_the_last_check(door, path, why):
+        if why == "files = [...]":
+            os.unlink(link)
+            os.symlink(arena, link)
+        checked(door, path, why)
+
+    monkeypatch.setattr(bot_files._Door, "organizer", swapped_at_the_last_check)
+    found = bot_files.footprint.__wrapped__((PYTHON, str(link / "prober.py")), (str(arena / "notes.txt"),),
+                                            (str(arena / "t.toml"), str(arena / "logs")))
+    assert str(real) in found.exact and os.path.realpath(link) == str(arena)
+    assert str(arena) not in found.exact, found.exact
+    assert (str(link), str(real)) in found.links

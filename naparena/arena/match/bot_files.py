@@ -43,6 +43,8 @@ from naparena.arena.match.wall import homes, resolve, sandbox_own
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: Who asked for a path the organizer named (a path the bot's bytes named says which file).
 ORGANIZER = "the organizer's word"
+#: How a refusal of the bot's own folder begins: no `files = [...]` line shows what a link made it.
+FOLDER_LINKED = "the bot's folder is not shown"
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -91,7 +93,10 @@ class Footprint:
 
 def in_system(path: str) -> bool:
     """Whether `path` (followed through symlinks) lies in the system folders every seat sees."""
-    real = os.path.realpath(path)
+    return _in_system(os.path.realpath(path))
+
+
+def _in_system(real: str) -> bool:
     return any(real == d or real.startswith(d + "/") for d in SYSTEM)
 
 
@@ -125,7 +130,7 @@ def footprint(argv: tuple[str, ...], files: tuple[str, ...] = (), avoid: tuple[s
         door.script(script, by_organizer=door.trusted(script), depth=1, shell=True)
     for path in files:
         door.organizer(path, "files = [...]")
-    return Footprint.showing(argv, door.found.items(), door.refused.items())
+    return door.footprint(argv)
 
 
 class _Door:
@@ -139,40 +144,89 @@ class _Door:
         self.avoid = [os.path.realpath(a) for a in avoid if a]
         self.found: dict[str, str] = {}
         self.refused: dict[str, str] = {}
+        # Each path of `found` as it was resolved when it was checked: (the links on the
+        # way, its real path). What is shown is what was checked, however its links change after.
+        self.resolved: dict[str, tuple[list[tuple[str, str]], str]] = {}
+        held = self._held_through_link([a for a in avoid if a])
+        if held is not None and self.folder is not None:
+            self.refused[self.folder] = (f"{FOLDER_LINKED}: a link makes it {self.folder_real}, which holds {held}, "
+                                         "a place of the run or another bot's: make it a folder of its own, "
+                                         "not a link")
+            self.folder_real = None
         self.from_manager = False
         self.argv = argv
 
+    def _held_through_link(self, avoid: list[str]) -> str | None:
+        """A place of the run (or another bot's) the bot's real folder holds though its
+        folder as named does not: a link on the way (the bot's folder made a link to the
+        tournament folder, say) would show the bot the organizer's folder, its other files
+        and tournaments with it. A bot kept beside the tournament file holds it by the
+        organizer's own layout: that one is its folder."""
+        if self.folder is None or self.folder_real is None:
+            return None
+        for place in avoid:
+            real = os.path.realpath(place)
+            if _inside(real, self.folder_real) and not _inside(os.path.abspath(place), self.folder):
+                return place
+        return None
+
     # --- who asked ---------------------------------------------------------------------
+
+    def footprint(self, argv: tuple[str, ...]) -> Footprint:
+        """What was found, each path with the real path and links it was checked by."""
+        exact: dict[str, None] = {}
+        links: dict[str, str] = {}
+        for path in self.found:
+            chain, real = self.resolved[path]
+            exact.setdefault(real)
+            links.update(chain)
+        return Footprint(argv, tuple(self.found.items()), tuple(self.refused.items()), tuple(exact),
+                         tuple(links.items()))
+
+    def _show(self, path: str, why: str, resolved: tuple[list[tuple[str, str]], str]) -> None:
+        if path not in self.found:
+            self.found[path] = why
+            self.resolved[path] = resolved
 
     def organizer(self, path: str | None, why: str) -> None:
         """A path the organizer's word names (the tournament file, a program on PATH).
         Where it leads through a link in the bot's folder, what lies past that link is
         the bot's word: shown only as `bot` shows a path."""
-        if not path or not os.path.exists(path) or in_system(path) or sandbox_own(path):
+        if not path or sandbox_own(path):
             return
         path = os.path.abspath(path)
-        whose = self._whose(path)
-        if whose is not None and not _inside(os.path.realpath(path), self.folder_real):
-            self.bot(path, f"{why}, {whose}")
+        try:
+            resolved = resolve(path)
+        except OSError:
             return
-        self.found.setdefault(path, f"{why} ({ORGANIZER})")
+        real = resolved[1]
+        if _in_system(real):
+            return
+        whose = self._whose(path, resolved)
+        if whose is not None and not _inside(real, self.folder_real):
+            self.bot(path, f"{why}, {whose}", resolved)
+            return
+        self._show(path, f"{why} ({ORGANIZER})", resolved)
 
-    def bot(self, path: str | None, why: str) -> bool:
+    def bot(self, path: str | None, why: str, resolved: tuple[list[tuple[str, str]], str] | None = None) -> bool:
         """A path the bot's own bytes name: shown only in the bot's folder or in a runtime
-        installation on this machine. Whether it may be used."""
+        installation on this machine. Whether it may be used. Resolved once (or as the
+        caller resolved it): what is checked is what is shown."""
         if not path:
             return False
         if not os.path.isabs(path):
             self.refused.setdefault(path, f"{why}: a relative path, which means the seat's empty home")
             return False
         path = os.path.abspath(path)
-        if not os.path.exists(path):
+        try:
+            resolved = resolved or resolve(path)
+        except OSError:
             return False
-        real = os.path.realpath(path)
+        real = resolved[1]
         if any(_inside(path, a) or _inside(real, a) for a in self.avoid):
             self.refused.setdefault(path, f"{why}: a place of the run or another bot's, which no seat may see")
             return False
-        if in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
+        if _in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
             return True
         if _inside(path, self.folder) and _inside(real, self.folder_real):
             return True
@@ -181,10 +235,10 @@ class _Door:
         if found is None or problem:
             self.refused.setdefault(path, f"{why}: {problem or 'neither in the bot folder nor a runtime installation'}")
             return False
-        if not in_system(found[0]):
-            self.found.setdefault(found[0], f"{found[1]} on this machine: {why}")
+        if not _in_system(found[0]):
+            self._show(found[0], f"{found[1]} on this machine: {why}", ([], found[0]))
         if not _inside(path, found[0]) and not _inside(path, self.folder):
-            self.found.setdefault(path, f"{why} (a link to {found[1]})")
+            self._show(path, f"{why} (a link to {found[1]})", resolved)
         return True
 
     def _not_a_runtime(self, prefix: str | None) -> str | None:
@@ -208,13 +262,13 @@ class _Door:
         of them lies in the bot's folder or a place of the run (`_whose`)."""
         return self._whose(path) is None
 
-    def _whose(self, path: str) -> str | None:
+    def _whose(self, path: str, resolved: tuple[list[tuple[str, str]], str] | None = None) -> str | None:
         """Why the file at `path`, or a link on its way, is not the organizer's word (None:
         it is): it lies in the bot's folder or a place of the run, or belongs to another
         user than this one or root (in a folder anyone may write, such as /tmp, another
         user's link names what they like)."""
         try:
-            links, real = resolve(path)
+            links, real = resolved or resolve(path)
         except OSError:
             return "it cannot be followed"
         places = [os.path.abspath(path), real, *(where for where, _ in links)]

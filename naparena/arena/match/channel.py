@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.bot_files import footprint, in_system, program_path, runtime_installation
+from naparena.arena.match.bot_files import FOLDER_LINKED, footprint, in_system, program_path, runtime_installation
 from naparena.arena.match.cgroups import SeatGroups
 from naparena.arena.match.job import SeatRecord
 from naparena.arena.match.wall import Places, Refused, homes
@@ -640,18 +640,23 @@ def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: I
     def not_shown(path: str) -> bool:
         return not (in_system(path) or any(path == p or path.startswith(p + "/") for p in inside))
 
+    linked = [(p.rstrip("/"), why) for p, why in refused if why.startswith(FOLDER_LINKED)]
     for line in stderr:
         for written in _PATH.findall(line):
             path = written.rstrip(".")
             if not os.path.exists(path):
                 continue
+            folder = next(((p, why) for p, why in linked if path == p or path.startswith(p + "/")), None)
+            if folder is not None:
+                return f"the seat sandbox hides {path}: {folder[1]}"
             if places.relation(path) is not None:
                 return (f"the seat sandbox hides {path}: a place of the run or another bot's, which no seat "
                         "may see")
             if not_shown(path) and _advisable(path, places):
                 return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
                         f'files = ["{_door(path)}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
-    wanted = [(p, why) for p, why in refused if os.path.exists(p) and _advisable(p, places)]
+    wanted = [(p, why) for p, why in refused if os.path.exists(p) and _advisable(p, places)
+              and not why.startswith(FOLDER_LINKED)]
     if wanted and _FAILED.search(reason):
         path, why = wanted[0]
         return (f"the seat sandbox did not show {path} ({why}); if the bot needs it, show it with "

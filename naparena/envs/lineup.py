@@ -1,0 +1,241 @@
+"""The bots around a learner: who sits in the other seats, seated, seeded and supervised
+exactly as `naparena run` does it. One `Lineup` (the names, the registry, the sandbox
+mode) serves every table of an environment; a `SeatedTable` is one match in progress.
+`NapSeatEnv` steps one of them, `NapVectorEnv` many.
+
+The learner may answer only some decision kinds (`kinds`, say `("bid",)`): its seat then
+holds a bot too (`base`), which answers the rest and gets the seat's lifecycle hooks, as
+`policy_bot(..., kinds=…, base=…)` plays at a tournament's table.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from naparena.arena.match import sandbox
+from naparena.arena.match.job import seat_record
+from naparena.arena.match.play import supervisor
+from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.session import resolve_sandbox
+from naparena.arena.setup.reader import _bot_process
+from naparena.arena.setup.schedule import derive_seed
+from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.bots.bot import DECISIONS
+from naparena.bots.plugins import load_registry
+from naparena.envs.table import Table
+from naparena.game.engine import Hand
+from naparena.game.rules import Rules
+from naparena.table import Seat
+from naparena.table import Table as Sitting
+
+Opponent = str | Mapping[str, Any]
+LEARNER = "learner"  # the learner's alias in the match info the bots get
+
+
+def seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
+    """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]]
+    entry, its `isolation` and `command` checked by the file's own reader (the same words)."""
+    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
+    unknown = set(spec) - {"name", "params", "isolation", "command"}
+    if unknown or "name" not in spec:
+        raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
+    command, isolation = _bot_process(spec, "", f"opponents[seat {seat}]")
+    out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
+    if command is not None or isolation is Isolation.PROCESS:
+        out["isolation"] = Isolation.PROCESS
+        if command is not None:
+            out["command"] = list(command)
+    return out
+
+
+class Lineup:
+    """The other seats' bots for a learner at a table of `players` (`opponents`: one name or
+    entry for every other seat, or one per seat in order), checked once: an unknown name
+    fails here, not mid-episode. `kinds`: the decision kinds the learner answers (None:
+    all), the rest answered by the bot `base` in the learner's seat."""
+
+    # PLR0913: the single and vector environments pass their constructors' options through.
+    def __init__(self, rules: Rules, players: int, opponents: Sequence[Opponent], *,  # noqa: PLR0913
+                 hands: int, stack: int, bots_dir: str | None, timeout: float, confinement: Confinement | None,
+                 kinds: Sequence[str] | None = None, base: Opponent | None = None):
+        if hands < 1:
+            raise ValueError("a match has at least one hand")
+        self.rules, self.players, self.hands, self.stack, self.timeout = rules, players, hands, stack, timeout
+        self.chosen = list(opponents)
+        if len(self.chosen) == 1:
+            self.chosen *= players - 1  # one name fills every other seat
+        if len(self.chosen) != players - 1:
+            raise ValueError(f"{players - 1} opponents needed, {len(self.chosen)} given")
+        self.kinds = _kinds(kinds, base)
+        self.base = None if base is None or self.kinds is None else base
+        # Absolute, as a run gives it: seat processes start in an empty directory.
+        folder = Path(bots_dir or "bots")
+        self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
+        self.registry = load_registry(self.bots_dir)
+        self._specs: dict[int, dict[int, dict[str, Any]]] = {}
+        probe = self.specs(0)  # every entry checked, and the sandbox resolved, before any table
+        self.confinement = self._resolved(confinement or Confinement(), probe)
+
+    def specs(self, seat: int) -> dict[int, dict[str, Any]]:
+        """seat -> the bot spec sitting there, around a learner in `seat` (its base bot included)."""
+        if seat not in self._specs:
+            if not 0 <= seat < self.players:
+                raise ValueError(f"seat {seat} is not at a table of {self.players}")
+            others = [s for s in range(self.players) if s != seat]
+            specs = {s: seat_spec(o, s) for s, o in zip(others, self.chosen)}
+            if self.base is not None:
+                specs[seat] = {**seat_spec(self.base, seat), "alias": LEARNER}
+            for spec in specs.values():
+                if "command" not in spec:
+                    cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
+                    if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
+                        spec["files"] = sandbox.module_files(cls)
+            self._specs[seat] = specs
+        return self._specs[seat]
+
+    @staticmethod
+    def _resolved(confinement: Confinement, specs: Mapping[int, Mapping[str, Any]]) -> Confinement:
+        """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
+        works, else off with a warning), so the seats compare it and infer nothing."""
+        if not any(spec.get("isolation") == Isolation.PROCESS for spec in specs.values()):
+            return confinement
+        resolved, warning = resolve_sandbox(confinement, None)
+        if warning is not None:
+            warnings.warn(warning, stacklevel=4)
+        return resolved
+
+
+def _kinds(kinds: Sequence[str] | None, base: Opponent | None) -> frozenset[str] | None:
+    if kinds is None:
+        if base is not None:
+            raise ValueError("base: the bot for the decisions the learner leaves, so give kinds too")
+        return None
+    chosen = frozenset(kinds)
+    unknown = chosen - set(DECISIONS)
+    if unknown or not chosen:
+        raise ValueError(f"kinds {sorted(kinds)}: name some of {', '.join(DECISIONS)}")
+    if chosen == set(DECISIONS):
+        return None
+    if base is None:
+        raise ValueError(f"kinds {sorted(chosen)}: name the base bot that answers the other decisions")
+    return chosen
+
+
+class SeatedTable:
+    """One match at a table: the learner in `seat`, the lineup's bots in the others.
+    `deal` starts a match and lets the bots answer up to the learner's first turn; `act`
+    answers that turn with an action and lets them answer up to the next. Each returns
+    the learner's chips settled meanwhile."""
+
+    def __init__(self, lineup: Lineup, seat: int):
+        self.lineup, self.seat = lineup, seat
+        self.specs = lineup.specs(seat)
+        self.learned = lineup.kinds
+        self.table: Table | None = None
+        self.bots: dict[int, Any] = {}
+        self.remotes: dict[int, Any] = {}
+        self.sitting: Sitting | None = None
+
+    def deal(self, match_seed: int, boards: Sequence[int] | None = None,
+             bot_seeds: Mapping[int, int] | None = None) -> float:
+        """A new match from `match_seed` (`boards`: each hand's own deal seed, as a duplicate
+        run's); the bots seeded from it and their seats unless `bot_seeds` says. A match in
+        which the learner would never act is dealt again from a seed derived from the first."""
+        lineup = self.lineup
+        while True:
+            self.close()
+            self.table = Table(lineup.rules, lineup.players, lineup.hands, match_seed, lineup.stack,
+                               None if boards is None else tuple(boards), self._answered)
+            self._seat_bots(match_seed, bot_seeds)
+            self._start_hand()
+            reward = self._play_others()
+            if not self.table.over:
+                return reward
+            # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
+            match_seed = derive_seed(match_seed, "again")
+
+    def act(self, action: int) -> float:
+        """The learner's answer (an action outside the mask is the engine's fault), then the
+        bots' answers until its next turn or the match's end."""
+        table = self.table
+        assert table is not None and not table.over, "deal() first"
+        reward = self._book(table.act(action))
+        return reward + self._play_others()
+
+    @property
+    def over(self) -> bool:
+        return self.table is None or self.table.over
+
+    def close(self) -> None:
+        if self.remotes:
+            close_seats(self.remotes)
+        self.remotes, self.bots = {}, {}
+
+    # --- the other seats ---------------------------------------------------------------
+
+    def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
+        """The bots, at the table every entry point plays at (`naparena.table`): the same
+        hooks, match info, supervision and fault rules as a run."""
+        lineup, specs = self.lineup, self.specs
+        seeds = {s: derive_seed(match_seed, "bot", s) for s in specs}
+        seeds.update(given or {})
+        process = [seat_record(**specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
+                   for s in range(lineup.players)]
+        self.remotes = start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement, "environment")
+        self.bots = {s: self.remotes[s] if s in self.remotes else
+                     lineup.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
+                     for s, spec in specs.items()}
+        aliases = [p.alias for p in process]
+        self.sitting = Sitting([Seat(self.bots[s], aliases[s]) if s in self.bots else None
+                                for s in range(lineup.players)], supervisor(lineup.timeout))
+        self.sitting.start_match(0, aliases, lineup.rules, lineup.hands, lineup.timeout)
+
+    def _start_hand(self) -> None:
+        assert self.table is not None and self.sitting is not None
+        self.sitting.start_hand(self.table.hand)
+
+    def _answered(self, hand: Hand) -> None:
+        """After every answer, the learner's too: the bots' events, and a hand's end told."""
+        sitting = self.sitting
+        assert sitting is not None
+        sitting.tell(hand)
+        if hand.over:
+            sitting.end_hand(hand)
+
+    def _play_others(self) -> float:
+        """Let the bots answer until the learner is to answer or the match is over."""
+        table, sitting, reward, me, learned = self.table, self.sitting, 0.0, self.seat, self.learned
+        assert table is not None and sitting is not None
+        while not table.over:
+            hand = table.hand
+            i, kind = hand.to_act, hand.kind
+            assert i is not None and kind is not None  # someone is to act until the match is over
+            if i == me and (learned is None or kind in learned):
+                break
+            seat = sitting.seats[i]
+            assert seat is not None
+            if seat.dead:
+                reward += self._book(table.answer(hand.legal()[0]))
+                continue
+            seat.decisions += 1
+            answer, fault = sitting.watch.ask(hand, seat.decide[kind], i, seat.watched)
+            reward += self._book(table.fault(fault) if fault is not None else table.answer(answer))
+        return reward
+
+    def _book(self, chips: list[int] | None) -> float:
+        if chips is None:
+            return 0.0
+        table, sitting = self.table, self.sitting
+        assert table is not None and sitting is not None
+        if sitting.told:
+            sitting.tell_hand_end(table.records[-1])
+        if table.over:
+            sitting.end_match(self.lineup.hands)
+            self.close()
+        else:
+            self._start_hand()
+        return float(chips[self.seat])

@@ -10,9 +10,10 @@ holds a bot too (`base`), which answers the rest and gets the seat's lifecycle h
 
 from __future__ import annotations
 
+import copy
 import random
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from naparena.arena.setup.reader import _bot_process
 from naparena.arena.setup.schedule import derive_seed
 from naparena.arena.setup.settings import Confinement, Isolation
 from naparena.bots.bot import DECISIONS
-from naparena.bots.plugins import load_registry
+from naparena.bots.plugins import Registry, load_registry
 from naparena.envs.table import Table
 from naparena.game.engine import Hand
 from naparena.game.rules import Rules
@@ -56,12 +57,13 @@ class Lineup:
     """The other seats' bots for a learner at a table of `players` (`opponents`: one name or
     entry for every other seat, or one per seat in order), checked once: an unknown name
     fails here, not mid-episode. `kinds`: the decision kinds the learner answers (None:
-    all), the rest answered by the bot `base` in the learner's seat."""
+    all), the rest answered by the bot `base` in the learner's seat. `registry`: the bots
+    already loaded from `bots_dir` (another lineup's), else loaded here."""
 
     # PLR0913: the single and vector environments pass their constructors' options through.
     def __init__(self, rules: Rules, players: int, opponents: Sequence[Opponent], *,  # noqa: PLR0913
                  hands: int, stack: int, bots_dir: str | None, timeout: float, confinement: Confinement | None,
-                 kinds: Sequence[str] | None = None, base: Opponent | None = None):
+                 kinds: Sequence[str] | None = None, base: Opponent | None = None, registry: Registry | None = None):
         if hands < 1:
             raise ValueError("a match has at least one hand")
         self.rules, self.players, self.hands, self.stack, self.timeout = rules, players, hands, stack, timeout
@@ -75,7 +77,7 @@ class Lineup:
         # Absolute, as a run gives it: seat processes start in an empty directory.
         folder = Path(bots_dir or "bots")
         self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
-        self.registry = load_registry(self.bots_dir)
+        self.registry = registry if registry is not None else load_registry(self.bots_dir)
         self._specs: dict[int, dict[int, dict[str, Any]]] = {}
         probe = self.specs(0)  # every entry checked, and the sandbox resolved, before any table
         self.confinement = self._resolved(confinement or Confinement(), probe)
@@ -97,6 +99,17 @@ class Lineup:
             self._specs[seat] = specs
         return self._specs[seat]
 
+    def maker(self, spec: Mapping[str, Any]) -> Callable[[random.Random, int], Any]:
+        """(rng, seat) -> a new bot of `spec`, as `Registry.make` builds it (its parameters
+        checked once, here, and copied for each bot only when one could change them)."""
+        if "command" in spec:
+            return _no_bot  # a program in a seat process: start_seats speaks to it
+        cls = self.registry.get(spec["name"]).cls
+        params = cls.validate_params(spec["params"])
+        if all(type(v) in _IMMUTABLE for v in params.values()):
+            return lambda rng, seat: cls(rng, seat, **params)
+        return lambda rng, seat: cls(rng, seat, **copy.deepcopy(params))
+
     @staticmethod
     def _resolved(confinement: Confinement, specs: Mapping[int, Mapping[str, Any]]) -> Confinement:
         """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
@@ -107,6 +120,13 @@ class Lineup:
         if warning is not None:
             warnings.warn(warning, stacklevel=4)
         return resolved
+
+
+_IMMUTABLE = (int, float, bool, str, type(None))
+
+
+def _no_bot(rng: random.Random, seat: int) -> Any:
+    raise AssertionError("a seat process's bot is started by start_seats")
 
 
 def _kinds(kinds: Sequence[str] | None, base: Opponent | None) -> frozenset[str] | None:
@@ -135,6 +155,11 @@ class SeatedTable:
         self.lineup, self.seat = lineup, seat
         self.specs = lineup.specs(seat)
         self.learned = lineup.kinds
+        # What every match at this table seats alike, worked out once: a one-hand episode
+        # seats its bots anew each hand (a reset costs more than the hand's own play).
+        self.aliases = [self.specs[s]["alias"] if s in self.specs else LEARNER for s in range(lineup.players)]
+        self.processes = any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values())
+        self.makers = {s: lineup.maker(spec) for s, spec in self.specs.items()}
         self.table: Table | None = None
         self.bots: dict[int, Any] = {}
         self.remotes: dict[int, Any] = {}
@@ -183,13 +208,13 @@ class SeatedTable:
         lineup, specs = self.lineup, self.specs
         seeds = {s: derive_seed(match_seed, "bot", s) for s in specs}
         seeds.update(given or {})
-        process = [seat_record(**specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
-                   for s in range(lineup.players)]
-        self.remotes = start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement, "environment")
-        self.bots = {s: self.remotes[s] if s in self.remotes else
-                     lineup.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
-                     for s, spec in specs.items()}
-        aliases = [p.alias for p in process]
+        if self.processes:
+            process = [seat_record(**specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
+                       for s in range(lineup.players)]
+            self.remotes = start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement, "environment")
+        self.bots = {s: self.remotes[s] if s in self.remotes else make(random.Random(seeds[s]), s)
+                     for s, make in self.makers.items()}
+        aliases = self.aliases
         self.sitting = Sitting([Seat(self.bots[s], aliases[s]) if s in self.bots else None
                                 for s in range(lineup.players)], supervisor(lineup.timeout))
         self.sitting.start_match(0, aliases, lineup.rules, lineup.hands, lineup.timeout)
@@ -207,23 +232,18 @@ class SeatedTable:
             sitting.end_hand(hand)
 
     def _play_others(self) -> float:
-        """Let the bots answer until the learner is to answer or the match is over."""
-        table, sitting, reward, me, learned = self.table, self.sitting, 0.0, self.seat, self.learned
+        """Let the bots answer until the learner is to answer or the match is over: each
+        hand's decisions through the bots' table (`Sitting.decide_until`, supervised as a
+        run supervises them), each finished hand settled by the match's driver."""
+        table, sitting, reward = self.table, self.sitting, 0.0
         assert table is not None and sitting is not None
         while not table.over:
             hand = table.hand
-            i, kind = hand.to_act, hand.kind
-            assert i is not None and kind is not None  # someone is to act until the match is over
-            if i == me and (learned is None or kind in learned):
-                break
-            seat = sitting.seats[i]
-            assert seat is not None
-            if seat.dead:
-                reward += self._book(table.answer(hand.legal()[0]))
-                continue
-            seat.decisions += 1
-            answer, fault = sitting.watch.ask(hand, seat.decide[kind], i, seat.watched)
-            reward += self._book(table.fault(fault) if fault is not None else table.answer(answer))
+            sitting.decide_until(hand, self.seat, self.learned)
+            if not hand.over:
+                return reward
+            sitting.end_hand(hand)
+            reward += self._book(table.settle())
         return reward
 
     def _book(self, chips: list[int] | None) -> float:

@@ -127,6 +127,9 @@ class NapSeatEnv(gym.Env):
         return self.table.acting_view()
 
 
-# `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is imported.
+# `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is
+# imported, and `gymnasium.make_vec("naparena/Nap-v0", num_envs=64, vectorization_mode="vector_entry_point",
+# ...)` for the batched environment (naparena.envs.vector), which takes the same arguments.
 if "naparena/Nap-v0" not in gym.registry:
-    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv")
+    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv",
+                 vector_entry_point="naparena.envs.vector:NapVectorEnv")

@@ -1,0 +1,157 @@
+"""Benchmark of the batched environments (not a test): the learner's steps per second of
+`NapVectorEnv` and `NapSelfPlay` at N tables, against the bare engine's decisions per
+second, measured in the same process in interleaved rounds.
+
+    .venv/bin/python benchmarks/vector_bench.py                     # classic, four seats
+    .venv/bin/python benchmarks/vector_bench.py --rounds 7 --sizes 1 8 64 256
+    .venv/bin/python benchmarks/vector_bench.py --profile 64         # where a step's time goes
+
+A learner step is one table's answer: a `step()` of N tables is N learner steps. Each
+picks a uniformly random legal action from the mask, for the whole batch at once in
+numpy (a learner's cost, counted); the observation and mask of every table are built
+each step, as a learner asks for them. `NapVectorEnv` seats the learner at seat 0
+against three `random` bots (every decision of theirs is inside the step, so the
+learner's share of the decisions, about a quarter at four seats, caps it at that share
+of the engine's rate even were the environment free); `NapSelfPlay` answers every
+decision. CPU time of this process (one core), each face's set-up (the bots'
+discovery) outside the clock. Each round measures the engine and then every face;
+the ratio is taken within each round and the median over rounds is printed, so the
+load of a shared machine moves both sides of a ratio together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from naparena.envs.vector import NapSelfPlay, NapVectorEnv
+from naparena.game.engine import Match
+from naparena.game.rules import make_rules
+
+
+def engine(variant: str, players: int, decisions: int) -> tuple[int, float]:
+    """The bare engine's loop (benchmarks/env_bench.py's): deal, a random legal answer, settle."""
+    match, rng, steps = Match(make_rules(variant), players, 1), random.Random(1), 0
+    start = time.process_time()
+    while steps < decisions:
+        hand = match.next_hand()
+        while not hand.over:
+            hand.apply(rng.choice(hand.legal()))
+        steps += hand.decisions
+        match.finish(hand)
+    return steps, time.process_time() - start
+
+
+class Picker:
+    """A uniformly random legal action for every row of a mask, in numpy: the legal
+    actions of all rows at once (`np.flatnonzero`), and in each row the k-th, k drawn below
+    the row's count. A row without one (a finished table's, whose action the next step
+    ignores) gets 0."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, mask: np.ndarray) -> np.ndarray:
+        flat = np.flatnonzero(mask.view(np.bool_))  # a bool view: numpy scans it faster than int8
+        rows, actions = np.divmod(flat, mask.shape[1])
+        counts = np.bincount(rows, minlength=len(mask))
+        first = np.cumsum(counts) - counts
+        drawn = first + (self.rng.random(len(mask)) * counts).astype(np.int64)
+        picked: np.ndarray = np.where(counts > 0, actions[np.minimum(drawn, len(actions) - 1)], 0)
+        return picked
+
+
+def vector(n: int, variant: str, players: int, steps: int, **options: Any) -> tuple[int, float]:
+    """Learner steps of `NapVectorEnv` (N tables, `random` bots, one-hand episodes)."""
+    env = NapVectorEnv(n, variant, players, opponents=["random"], **options)
+    pick = Picker(1)
+    obs, _ = env.reset(seed=1)
+    done, start = 0, time.process_time()
+    while done < steps:
+        obs, *_ = env.step(pick(obs["action_mask"]))
+        done += n
+    elapsed = time.process_time() - start
+    env.close()
+    return done, elapsed
+
+
+def self_play(n: int, variant: str, players: int, steps: int, **options: Any) -> tuple[int, float]:
+    """Learner steps of `NapSelfPlay` (N tables, every decision the learner's)."""
+    env = NapSelfPlay(n, variant, players, **options)
+    pick = Picker(1)
+    obs, _ = env.reset(seed=1)
+    done, start = 0, time.process_time()
+    while done < steps:
+        obs, *_ = env.step(pick(obs["action_mask"]))
+        done += n
+    return done, time.process_time() - start
+
+
+Face = tuple[str, Callable[[str, int, int], tuple[int, float]]]
+
+
+def faces(sizes: list[int]) -> list[Face]:
+    out: list[Face] = []
+    for n in sizes:
+        out.append((f"NapVectorEnv N={n}", lambda v, p, s, n=n: vector(n, v, p, s)))
+    out.append(("NapVectorEnv N=64, copy=False", lambda v, p, s: vector(64, v, p, s, copy=False)))
+    out.append(("NapVectorEnv N=64, 100-hand episodes", lambda v, p, s: vector(64, v, p, s, hands=100)))
+    for n in sizes:
+        out.append((f"NapSelfPlay N={n}", lambda v, p, s, n=n: self_play(n, v, p, s)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=60_000, help="learner steps a face a round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 8, 64, 256])
+    parser.add_argument("--profile", type=int, default=None, metavar="N",
+                        help="profile NapVectorEnv and NapSelfPlay at N tables instead")
+    args = parser.parse_args()
+    if args.profile is not None:
+        profile(args.profile, args.variant, args.players, args.steps)
+        return
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min); {args.variant}, {args.players} seats, "
+          f"{args.rounds} rounds of {args.steps:,} learner steps a face")
+    chosen = faces(args.sizes)
+    rates: dict[str, list[float]] = {name: [] for name, _ in chosen}
+    ratios: dict[str, list[float]] = {name: [] for name, _ in chosen}
+    reference: list[float] = []
+    for _ in range(args.rounds):
+        steps, cpu = engine(args.variant, args.players, args.steps)
+        reference.append(steps / cpu)
+        for name, run in chosen:
+            steps, cpu = run(args.variant, args.players, args.steps)
+            rates[name].append(steps / cpu)
+            ratios[name].append(steps / cpu / reference[-1])
+    print(f"{'engine decisions':38s} {statistics.median(reference):10,.0f} /s  1.00x")
+    for name, _ in chosen:
+        r = ratios[name]
+        print(f"{name:38s} {statistics.median(rates[name]):10,.0f} /s  {statistics.median(r):.2f}x"
+              f"  (rounds {min(r):.2f}-{max(r):.2f})")
+
+
+def profile(n: int, variant: str, players: int, steps: int) -> None:
+    for name, run in (("NapVectorEnv", vector), ("NapSelfPlay", self_play)):
+        profiler = cProfile.Profile()
+        profiler.enable()
+        run(n, variant, players, steps)
+        profiler.disable()
+        print(f"--- {name} N={n}: where the time goes (cProfile, own time)")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(22)
+
+
+if __name__ == "__main__":
+    main()

@@ -35,6 +35,7 @@ from naparena.table import Table as Sitting
 
 Opponent = str | Mapping[str, Any]
 LEARNER = "learner"  # the learner's alias in the match info the bots get
+REDEALS = 100  # matches dealt in a row without a decision for the learner before giving up
 
 
 def seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
@@ -152,18 +153,22 @@ class SeatedTable:
     the learner's chips settled meanwhile."""
 
     def __init__(self, lineup: Lineup, seat: int):
-        self.lineup, self.seat = lineup, seat
-        self.specs = lineup.specs(seat)
-        self.learned = lineup.kinds
+        self.lineup, self.learned = lineup, lineup.kinds
+        self.sit(seat)
+        self.table: Table | None = None
+        self.bots: dict[int, Any] = {}
+        self.remotes: dict[int, Any] = {}
+        self.sitting: Sitting | None = None
+
+    def sit(self, seat: int) -> None:
+        """The learner in `seat` from the next `deal` on."""
+        lineup = self.lineup
+        self.seat, self.specs = seat, lineup.specs(seat)
         # What every match at this table seats alike, worked out once: a one-hand episode
         # seats its bots anew each hand (a reset costs more than the hand's own play).
         self.aliases = [self.specs[s]["alias"] if s in self.specs else LEARNER for s in range(lineup.players)]
         self.processes = any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values())
         self.makers = {s: lineup.maker(spec) for s, spec in self.specs.items()}
-        self.table: Table | None = None
-        self.bots: dict[int, Any] = {}
-        self.remotes: dict[int, Any] = {}
-        self.sitting: Sitting | None = None
 
     def deal(self, match_seed: int, boards: Sequence[int] | None = None,
              bot_seeds: Mapping[int, int] | None = None) -> float:
@@ -171,7 +176,7 @@ class SeatedTable:
         run's); the bots seeded from it and their seats unless `bot_seeds` says. A match in
         which the learner would never act is dealt again from a seed derived from the first."""
         lineup = self.lineup
-        while True:
+        for _ in range(REDEALS):
             self.close()
             self.table = Table(lineup.rules, lineup.players, lineup.hands, match_seed, lineup.stack,
                                None if boards is None else tuple(boards), self._answered)
@@ -182,6 +187,8 @@ class SeatedTable:
                 return reward
             # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
             match_seed = derive_seed(match_seed, "again")
+        raise ValueError(f"the learner in seat {self.seat} was never asked a decision in {REDEALS} matches: "
+                         f"the rules never ask {sorted(self.learned or ())}?")
 
     def act(self, action: int) -> float:
         """The learner's answer (an action outside the mask is the engine's fault), then the

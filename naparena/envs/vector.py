@@ -28,6 +28,7 @@ from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, cells_of, write
 from naparena.envs.lineup import Lineup, Opponent, SeatedTable
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
+from naparena.game.view import View
 
 __all__ = ["AutoresetMode", "NapSelfPlay", "NapVectorEnv", "Rows"]
 
@@ -173,7 +174,8 @@ class NapVectorEnv(VectorEnv):
     or DISABLED (`reset(options={"reset_mask": …})` deals the tables you name).
     `reset(seed=s)` seeds table i with s + i, as `SyncVectorEnv` seeds its environments;
     options: `reset_mask`, and per table `boards` and `bot_seeds` (lists of N, None for a
-    table without), as `NapSeatEnv.reset` takes them. `info["reward"]` (masked by
+    table without), as `NapSeatEnv.reset` takes them, and `seat` (the learner's seat from
+    this reset on; None: unchanged). `info["reward"]` (masked by
     `info["_reward"]`) holds the chips settled before a dealt table's first turn.
     `lineups`: one list of opponents a table, instead of `opponents` for every table.
     `tables[i]` is table i (`tables[i].table.records`: its match's hand records).
@@ -226,8 +228,14 @@ class NapVectorEnv(VectorEnv):
         n, given = self.num_envs, options or {}
         seeds, mask = self.seeding.seeds(seed, n), _reset_mask(given, n)
         boards, bot_seeds = _per_table(given, "boards", n), _per_table(given, "bot_seeds", n)
+        seats = _per_table(given, "seat", n)
+        for i, seat in enumerate(seats):
+            if seat is not None and not 0 <= seat < self.players:
+                raise ValueError(f"options['seat'][{i}]: {seat} is not a seat at a table of {self.players}")
         rewards = np.zeros(n)
         for i in np.flatnonzero(mask).tolist():
+            if seats[i] is not None:
+                self.tables[i].sit(seats[i])
             self.rows.clear(i)
             rewards[i] = self._deal(i, seeds[i], boards[i], bot_seeds[i])
             self.pending[i] = False
@@ -242,6 +250,9 @@ class NapVectorEnv(VectorEnv):
         finals: list[tuple[int, Any]] = []
         _check_dealt(self.tables, pending)
         rows.clear()
+        cells, flags, flag = rows.cells, rows.flags, rows.flag
+        # The hot loop, written out: each table's answer, the bots' answers up to its
+        # learner's next turn, and that turn's view and mask written into the batch.
         for i, seated in enumerate(self.tables):
             if pending[i]:
                 dealt.append((i, self._deal(i, None)))
@@ -250,17 +261,33 @@ class NapVectorEnv(VectorEnv):
             table = seated.table
             assert table is not None  # _check_dealt
             rewards[i] = seated.act(chosen[i])
-            rows.put(table, seated.seat, i)
-            if table.over:
-                over[i] = True
-                if mode is AutoresetMode.NEXT_STEP:
-                    pending[i] = True
-                elif mode is AutoresetMode.SAME_STEP:
-                    finals.append((i, rows.row(i)))
-                    rows.clear(i)
-                    dealt.append((i, self._deal(i, None)))
+            if not table.over:
+                write(cells[i], table.acting_view())
+                row = flags[i]
+                for action in table.decision().actions:
+                    row[action] = flag
+                continue
+            rows.put(table, seated.seat, i)  # the match is over: the learner's last view
+            over[i] = True
+            if mode is AutoresetMode.NEXT_STEP:
+                pending[i] = True
+            elif mode is AutoresetMode.SAME_STEP:
+                finals.append((i, rows.row(i)))
+                rows.clear(i)
+                dealt.append((i, self._deal(i, None)))
         return (rows.batch(self.copy), np.array(rewards), np.array(over), np.zeros(n, np.bool_),
                 self._info(dealt, finals))
+
+    def views(self) -> list[View]:
+        """Each table's learner view now, as naparena's `View` (what its row encodes, with
+        the legal answers as the engine states them): built when asked, never by a step."""
+        out = []
+        for seated in self.tables:
+            table = seated.table
+            assert table is not None, "reset() first"
+            mine = not table.over and table.hand.to_act == seated.seat
+            out.append(table.acting_view() if mine else table.hand.view(seated.seat))
+        return out
 
     def close_extras(self, **kwargs: Any) -> None:
         for seated in self.tables:

@@ -372,3 +372,68 @@ def test_self_play_rewards_every_seat_and_deals_again():
             totals.append(chips[i].copy())
             chips[i] = 0
     assert len(totals) >= 3
+
+
+def test_a_reset_may_move_the_learner_and_views_are_what_the_rows_encode():
+    env = NapVectorEnv(4, "classic", 4, kinds=["bid"], base="heuristic", autoreset_mode="Disabled")
+    obs, _ = env.reset(seed=[5, 5, 5, 5], options={"seat": [0, 1, 2, 3]})
+    assert [t.seat for t in env.tables] == [0, 1, 2, 3]
+    views = env.views()
+    assert [v.seat for v in views] == [0, 1, 2, 3] and all(v.kind == "bid" for v in views)
+    for i, view in enumerate(views):
+        assert np.array_equal(obs["observation"][i], encoding.encode(view))
+    hands = {tuple(v.hand) for v in views}
+    assert len(hands) == 4  # one deal, four seats: four different hands
+    obs, _ = env.reset(seed=[5, 5, 5, 5])  # the seats stay where the last reset put them
+    assert [v.seat for v in env.views()] == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="not a seat"):
+        env.reset(options={"seat": [0, 1, 2, 4]})
+
+
+def test_a_learner_the_rules_never_ask_is_refused_not_looped_forever():
+    env = NapVectorEnv(2, "classic", 4, kinds=["peep"], base="heuristic")  # classic deals no peep card
+    with pytest.raises(ValueError, match="never asked"):
+        env.reset(seed=1)
+
+
+def test_tables_may_have_lineups_of_their_own():
+    env = NapVectorEnv(2, "classic", 3, lineups=[["random", "random"], ["heuristic", "bold"]])
+    env.reset(seed=3)
+    names = [[type(b).name for s, b in sorted(t.bots.items())] for t in env.tables]
+    assert names == [["random", "random"], ["heuristic", "bold"]]
+    with pytest.raises(ValueError, match="lineups"):
+        NapVectorEnv(3, "classic", 3, lineups=[["random", "random"]])
+    with pytest.raises(Exception, match="nobody"):
+        NapVectorEnv(2, "classic", 3, lineups=[["random", "random"], ["nobody", "random"]])
+
+
+def test_seat_processes_play_at_batched_tables_and_close_with_it(bots_dir):
+    """Opponents in seat processes, as `NapSeatEnv` and `naparena run` start them: the same
+    hands as the single environment; `close()` ends every seat process."""
+    kwargs = {"variant": "classic", "players": 3, "hands": 2, "bots_dir": str(bots_dir(example=True)),
+              "opponents": [{"name": "example", "isolation": "process"}, "random"]}
+    batched = NapVectorEnv(2, seat=[0, 1], autoreset_mode="Disabled", **kwargs)
+    obs, _ = batched.reset(seed=6)
+    single = [NapSeatEnv(seat=s, **kwargs) for s in (0, 1)]
+    expected = [env.reset(seed=6 + i)[0] for i, env in enumerate(single)]
+    remotes = [r for t in batched.tables for r in t.remotes.values()]
+    assert len(remotes) == 2 and all(r.channel is not None for r in remotes)
+    rng, live = np.random.default_rng(6), [True, True]
+    while any(live):
+        for i in np.flatnonzero(live):
+            assert np.array_equal(obs["observation"][i], expected[i]["observation"])
+        actions = pick(obs["action_mask"], rng)
+        if not all(live):  # Disabled: step only while every table has a match
+            break
+        obs, rewards, terminated, _, _ = batched.step(actions)
+        for i in range(2):
+            expected[i], reward, done, _, info = single[i].step(int(actions[i]))
+            assert reward == rewards[i] and done == terminated[i]
+            if done:
+                assert batched.tables[i].table.records == info["records"]
+                live[i] = False
+    assert not any(r.get("faults") for t in batched.tables for r in t.table.records)
+    batched.close()
+    for env in single:
+        env.close()
+    assert all(r.channel is None or r.channel.closed for r in remotes)

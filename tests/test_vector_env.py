@@ -437,3 +437,28 @@ def test_seat_processes_play_at_batched_tables_and_close_with_it(bots_dir):
     for env in single:
         env.close()
     assert all(r.channel is None or r.channel.closed for r in remotes)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_engines_trusted_entry_plays_exactly_as_apply(variant):
+    """`Hand.apply_legal` (the action map's answers, legal by construction) leaves the
+    hand exactly as `apply` does, answer for answer, in every variant; and refuses a
+    finished hand as `apply` does."""
+    from naparena.game.engine import Match
+
+    for players in _sizes(variant)[:2]:
+        checked, trusted = Match(make_rules(variant), players, 31), Match(make_rules(variant), players, 31)
+        rng = random.Random(players)
+        for _ in range(6):
+            a, b = checked.next_hand(), trusted.next_hand()
+            while not a.over:
+                answer = rng.choice(a.legal())
+                a.apply(answer)
+                b.apply_legal(answer)
+                assert (a.to_act, a.kind, a.legal() if not a.over else ()) == (
+                    b.to_act, b.kind, b.legal() if not b.over else ())
+            assert b.over and a.record() == b.record()
+            checked.finish(a)
+            trusted.finish(b)
+            with pytest.raises(RuntimeError, match="over"):
+                b.apply_legal(0)

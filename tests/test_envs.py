@@ -341,7 +341,7 @@ def _quick_start(framework: str) -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-@pytest.mark.parametrize("framework", ["PettingZoo", "Gymnasium", "OpenSpiel"])
+@pytest.mark.parametrize("framework", ["PettingZoo", "Gymnasium", "many tables at once", "OpenSpiel"])
 def test_each_quick_start_is_at_most_fifteen_lines(framework):
     assert len(_quick_start(framework).strip().splitlines()) <= 15
 
@@ -350,6 +350,11 @@ def test_the_pettingzoo_quick_start_runs(capsys):
     exec(compile(_quick_start("PettingZoo"), "quick start", "exec"), {})
     chips = eval(capsys.readouterr().out)
     assert len(chips) == 4 and sum(chips) == 0  # pagat has no kitty: what one seat wins, others lose
+
+
+def test_the_batched_quick_start_runs(capsys):
+    exec(compile(_quick_start("many tables at once"), "quick start", "exec"), {})
+    assert float(capsys.readouterr().out) != 0.0  # 100 steps at 64 tables: hands were settled
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 the batched environment, and save it as player.npz.
 
 What is learned: every decision of one seat, from the observation vector and the mask
-alone, by a small network in numpy (two hidden layers of 128 ReLU units; a policy head
+alone, by a small network in numpy (two hidden layers of 256 ReLU units; a policy head
 over the 363 actions, masked to the legal ones, and a value head). The other three
 seats are `heuristic` bots, in classic Nap at a table of four; each of the 64 tables
 the batched environment (`naparena.envs.vector.NapVectorEnv`) steps at once seats the
@@ -259,8 +259,9 @@ def main() -> None:
     parser.add_argument("--improve", type=int, default=240, help="PPO updates")
     parser.add_argument("--steps", type=int, default=32, help="steps a table an update (64 tables)")
     parser.add_argument("--tables", type=int, default=64)
-    parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--rate", type=float, default=3e-4)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--rate", type=float, default=1e-3, help="Adam's step size while imitating")
+    parser.add_argument("--ppo-rate", type=float, default=2e-4, help="Adam's step size in PPO")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--minibatch", type=int, default=512)
     parser.add_argument("--clip", type=float, default=0.2)
@@ -270,6 +271,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--eval-hands", type=int, default=2048)
     parser.add_argument("--eval-every", type=int, default=20, help="updates between curve points")
+    parser.add_argument("--start", type=Path, default=None, help="begin from this saved network (skip --imitate)")
     parser.add_argument("--out", type=Path, default=HERE / "player.npz")
     parser.add_argument("--curve", type=Path, default=None, help="write the learning curve here (JSON)")
     args = parser.parse_args()
@@ -278,8 +280,10 @@ def main() -> None:
     env = NapVectorEnv(args.tables, "classic", 4, seat=seats, opponents=["heuristic"])
     judge = NapVectorEnv(args.tables, "classic", 4, seat=seats, opponents=["heuristic"])
     bot = HeuristicBot(random.Random(0), 0)  # its classic answers need no random draw
-    net = Network.fresh(args.hidden, np_rng)
-    adam = Adam(net.p, args.rate)
+    net = Network.fresh(args.hidden, np_rng) if args.start is None else Network.load(args.start)
+    if args.start is not None:
+        args.imitate = 0
+    adam = Adam(net.p, args.rate if args.imitate else args.ppo_rate)
     held_out = [rng.randrange(2 ** 62) for _ in range(args.eval_hands)]
     start, cpu = time.time(), time.process_time()
     reference = evaluate(judge, held_out, lambda obs: heuristic_actions(judge, bot))
@@ -298,6 +302,8 @@ def main() -> None:
 
     for update in range(1, args.imitate + args.improve + 1):
         imitating = update <= args.imitate
+        if update == args.imitate + 1:
+            adam = Adam(net.p, args.ppo_rate)  # PPO's own moments: the imitation's would push on
         batch = rollout.collect(args.steps, expert if imitating else sample)
         hands += int(batch["done"].sum())
         step = imitation_update if imitating else ppo_update

@@ -29,6 +29,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -100,13 +101,10 @@ Face = tuple[str, Callable[[str, int, int], tuple[int, float]]]
 
 
 def faces(sizes: list[int]) -> list[Face]:
-    out: list[Face] = []
-    for n in sizes:
-        out.append((f"NapVectorEnv N={n}", lambda v, p, s, n=n: vector(n, v, p, s)))
-    out.append(("NapVectorEnv N=64, copy=False", lambda v, p, s: vector(64, v, p, s, copy=False)))
-    out.append(("NapVectorEnv N=64, 100-hand episodes", lambda v, p, s: vector(64, v, p, s, hands=100)))
-    for n in sizes:
-        out.append((f"NapSelfPlay N={n}", lambda v, p, s, n=n: self_play(n, v, p, s)))
+    out: list[Face] = [(f"NapVectorEnv N={n}", partial(vector, n)) for n in sizes]
+    out.append(("NapVectorEnv N=64, copy=False", partial(vector, 64, copy=False)))
+    out.append(("NapVectorEnv N=64, 100-hand episodes", partial(vector, 64, hands=100)))
+    out += [(f"NapSelfPlay N={n}", partial(self_play, n)) for n in sizes]
     return out
 
 
@@ -144,13 +142,25 @@ def main() -> None:
 
 
 def profile(n: int, variant: str, players: int, steps: int) -> None:
+    """Where a step's time goes: pyinstrument's call tree where it is installed (a sampling
+    profiler: it does not inflate the many small calls a step makes, as cProfile does),
+    else cProfile's own times."""
     for name, run in (("NapVectorEnv", vector), ("NapSelfPlay", self_play)):
-        profiler = cProfile.Profile()
-        profiler.enable()
+        print(f"--- {name} N={n}")
+        try:
+            from pyinstrument import Profiler  # not a dependency: pip install pyinstrument
+        except ImportError:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            run(n, variant, players, steps)
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(22)
+            continue
+        sampler = Profiler(interval=0.0002)
+        sampler.start()
         run(n, variant, players, steps)
-        profiler.disable()
-        print(f"--- {name} N={n}: where the time goes (cProfile, own time)")
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(22)
+        sampler.stop()
+        print(sampler.output_text(unicode=False, color=False, show_all=False))
 
 
 if __name__ == "__main__":

@@ -363,6 +363,7 @@ def test_self_play_rewards_every_seat_and_deals_again():
     rng, chips = np.random.default_rng(8), np.zeros((3, 4))
     totals = []
     for _ in range(80):
+        assert env.observation_space.contains(obs)
         obs, rewards, terminated, _, _ = env.step(pick(obs["action_mask"], rng))
         chips += rewards
         for i in np.flatnonzero(terminated):

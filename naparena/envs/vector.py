@@ -346,6 +346,10 @@ class NapSelfPlay:
         self.metadata = {"autoreset_mode": self.autoreset_mode}
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8), "to_act": spaces.Discrete(players)})
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.tables: list[Table | None] = [None] * num_envs
         self.rows = Rows(num_envs, lean=False)
         self.to_act = np.zeros(num_envs, np.int64)
@@ -390,8 +394,9 @@ class NapSelfPlay:
                     over[i] = True
                     ended.append(i)
                     continue
-            hand = table.hand
-            to_act[i] = hand.to_act  # type: ignore[assignment]  # a decision is due: the table is not over
+            seat = table.hand.to_act
+            assert seat is not None  # the table is not over: a decision is due
+            to_act[i] = seat
             write(cells[i], table.acting_view())
             row = flags[i]
             for action in table.decision().actions:
@@ -424,6 +429,9 @@ class NapSelfPlay:
         for i, obs in finals:
             final[i], which[i] = obs, True
         return {"final_obs": final, "_final_obs": which}
+
+    def close(self) -> None:
+        """Nothing to release (no bots, no seat processes): for the same calls as `NapVectorEnv`."""
 
     def _deal(self, i: int, seed: int | None, boards: Sequence[int] | None = None) -> None:
         table = self.tables[i] = Table(self.rules, self.players, self.hands, self.seeding.match_seed(i, seed),

@@ -42,6 +42,10 @@ class NapSeatEnv(gym.Env):
     `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
     first turn (a dealer sitting out at six). A match in which the learner would never act
     is dealt again from a seed derived from the first.
+    `kinds=["bid"], base="heuristic"`: the learner answers only those decision kinds; the
+    bot `base` sits in its seat and answers the rest (and gets the seat's hooks), as
+    `policy_bot(..., kinds=…, base=…)` plays at a tournament's table.
+    `naparena.envs.vector.NapVectorEnv` steps many of these tables at once.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 4}

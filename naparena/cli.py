@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
+import math
 import os
 import shlex
 import sys
@@ -33,6 +33,7 @@ from naparena.report import tables as render
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from types import ModuleType
 
     from naparena.api import Run
     from naparena.arena.records.verify import Audit
@@ -430,10 +431,28 @@ def _after_disqualification(result: dict[str, Any]) -> None:
         raise typer.Exit(EXIT_DISQUALIFIED)
 
 
+def _json(data: Any, sort_keys: bool = True) -> str:
+    """A `--json` output: strict JSON through the one writer (no NaN or Infinity)."""
+    from naparena.arena.records.jsontext import dumps
+    return dumps(data, indent=1, sort_keys=sort_keys)
+
+
+def _plain(value: Any) -> Any:
+    """A bot's declared parameters as JSON can hold them: what is not a JSON value is told by
+    its repr, and a float that is no number (a default of inf, say) as text too."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return repr(value)
+
+
 def _show(result: dict[str, Any], as_json: bool, wide: bool = False) -> str:
     """Print the standings; return the text printed (without colour), for the live page."""
     if as_json:
-        text = json.dumps(result, indent=1, sort_keys=True)
+        text = _json(result)
         typer.echo(text)
         return text
     with out.capture() as captured:
@@ -458,7 +477,7 @@ def compare(
         say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
             "bots': {}", "; ".join(result["design_differences"]))
     if as_json:
-        typer.echo(json.dumps(result, indent=1, sort_keys=True))
+        typer.echo(_json(result))
     else:
         render.comparison(out, str(run_a), str(run_b), result)
 
@@ -583,7 +602,7 @@ def ratings(
             say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
                 "names): booked once", run["dir"], run["played_before"], run["matches"], ", ".join(run["before_in"]))
     if as_json:
-        typer.echo(json.dumps(lists, indent=1, sort_keys=True))
+        typer.echo(_json(lists))
     else:
         for entry in lists["lists"]:
             table = f", tables of {entry['table']}" if entry["table"] else ""
@@ -764,12 +783,12 @@ def bots(
     from naparena.bots.plugins import bot_version, load_registry
     registry = load_registry(bots_dir)
     if as_json:
-        typer.echo(json.dumps({
+        typer.echo(_json({
             "bots": [{"name": e.name, "source": e.source, "version": bot_version(e), "description": e.description,
-                      "params": e.cls.params} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
+                      "params": _plain(e.cls.params)} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
             "failures": [{"name": f.name, "source": f.source, "error": f.error, "traceback": f.traceback}
                          for f in registry.failures],
-            "searched": registry.searched}, indent=1, default=repr))
+            "searched": registry.searched}, sort_keys=False))
     else:
         render.bots(out, registry)
         out.print("searched: " + "; ".join(registry.searched), highlight=False, markup=False)
@@ -978,9 +997,18 @@ same through bots, supervision and JSON logging, inline and with each bot in a s
               highlight=False)
 
 
+def api_modules() -> tuple[tuple[str, ModuleType], ...]:
+    """The modules the Python API page documents, in its order: the package root, its
+    cards, the testing helpers and the running API (names a bot author or a script imports)."""
+    import naparena
+    from naparena import api, testing
+    from naparena.game import cards
+    return (("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing), ("naparena.api", api))
+
+
 @app.command("docs", hidden=True)
 def write_docs(root: Path = typer.Argument(Path("."), help="the repository to write docs/ into")) -> None:
     """Rewrite the generated documentation pages (for maintainers; a test checks them)."""
     from naparena.tools import docs, reference
     docs.write_all(root)
-    reference.write_pages(root, typer.main.get_command(app))
+    reference.write_pages(root, typer.main.get_command(app), api_modules())

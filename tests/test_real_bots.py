@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,12 +68,12 @@ def faults(run: Path, alias: str = "owner") -> list[str]:
 def old_rule(monkeypatch):
     """The mount rule before this change: only the files the argv names, no folder, no
     runtime followed; each test's control."""
-    def argv_files_only(argv, files=()):
+    def argv_files_only(argv, files=(), avoid=()):
         named = [a for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
         program = shutil.which(argv[0])
         if program and not bot_files.in_system(program):
             named.append(os.path.abspath(program))
-        return bot_files.Footprint(tuple(argv), tuple((p, "named") for p in named))
+        return bot_files.Footprint.showing(tuple(argv), ((p, "named") for p in named))
     monkeypatch.setattr("naparena.arena.match.channel.footprint", argv_files_only)
 
 
@@ -144,12 +145,17 @@ def test_a_venv_bot_runs_its_own_interpreter_and_packages_sandboxed_as_unsandbox
     assert boxed[0]["executable"] == str(venv / "bin" / "python")
 
 
-def test_control_a_venv_bot_without_its_environment_cannot_start(tmp_path, old_rule):
+def test_control_a_venv_bot_without_its_environment_misses_its_packages(tmp_path, old_rule):
+    """The interpreter alone (its links kept) starts on whatever standard library it
+    finds, not the venv's: the venv's package is missing."""
     venv = own_venv(tmp_path)
     bot = {"name": "owner", "command": [str(venv / "bin" / "python"), str(tmp_path / "bot" / "owner.py"), "--report"]}
-    with pytest.raises(ConfigError) as e:
-        play(tmp_path / "boxed", bot)
-    assert "exit code 127 in the seat sandbox" in str(e.value)
+    try:
+        _, boxed = play(tmp_path / "boxed", bot)
+    except ConfigError as e:  # no standard library found at all
+        assert "exit code" in str(e)
+        return
+    assert boxed and all(r["napfact"].startswith("ImportError") and r["prefix"] != str(venv) for r in boxed)
 
 
 def shim(folder: Path, venv: Path) -> str:
@@ -230,8 +236,8 @@ def c_bot(folder: Path) -> dict:
 @pytest.mark.parametrize("rule", ["now", "before"])
 def test_the_c_example_reads_its_data_file(tmp_path, monkeypatch, rule):
     if rule == "before":
-        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(): bot_files.Footprint(
-            tuple(argv), ((argv[0], "named"),)))
+        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(), avoid=():
+                            bot_files.Footprint.showing(tuple(argv), ((argv[0], "named"),)))
     run, _ = play(tmp_path, c_bot(tmp_path))
     read = [line for line in (run / "run.log").read_text().splitlines() if "napbot-c: min_suit 4 from" in line]
     assert faults(run) == []
@@ -339,17 +345,18 @@ def test_python3_through_a_pyenv_shim_runs_the_version_it_names(tmp_path):
     assert off and boxed and off[0] == boxed[0]
 
 
-def runpath_bot(folder: Path) -> dict:
+def runpath_bot(folder: Path, inside: bool = True) -> dict:
     """The C example linked to a shared library in a folder of its own, found through the
-    program's RUNPATH (as a bot built against a vendored library is)."""
-    lib = folder / "vendor" / "lib"
+    program's RUNPATH (as a bot built against a vendored library is): in the bot's folder
+    (`$ORIGIN/vendor/lib`), or in a folder beside it, named by its absolute path."""
+    lib = folder / "bot" / "vendor" / "lib" if inside else folder / "vendor" / "lib"
     lib.mkdir(parents=True)
     (folder / "fact.c").write_text("int napfact(void) { return 42; }\n")
     subprocess.run([CC, "-shared", "-fPIC", "-o", str(lib / "libnapfact.so"), str(folder / "fact.c")], check=True)
     source = Path(__file__).resolve().parent.parent / "examples" / "c" / "napbot.c"
-    (folder / "bot").mkdir()
+    rpath = "$ORIGIN/vendor/lib" if inside else str(lib)
     subprocess.run([CC, "-O2", "-o", str(folder / "bot" / "napbot"), str(source), "-Wl,--no-as-needed",
-                    f"-L{lib}", "-lnapfact", f"-Wl,-rpath,{lib}"], check=True)
+                    f"-L{lib}", "-lnapfact", f"-Wl,-rpath,{rpath}"], check=True)
     return {"name": "napbot-c", "command": ["bot/napbot"]}
 
 
@@ -361,7 +368,26 @@ def test_a_compiled_bot_finds_its_library_through_its_runpath(tmp_path):
 
 @pytest.mark.skipif(CC is None, reason="no C compiler")
 def test_control_without_its_runpath_a_compiled_bot_fails_saying_why(tmp_path, old_rule):
+    (tmp_path / "bot").mkdir()
+    bot = runpath_bot(tmp_path)
+    shutil.move(tmp_path / "bot" / "vendor", tmp_path / "elsewhere")  # not in the folder the old rule shows
     with pytest.raises(ConfigError) as e:
-        play(tmp_path, runpath_bot(tmp_path))
+        play(tmp_path, bot)
     said = str(e.value)
     assert "libnapfact.so" in said and ("exit code 127 in the seat sandbox" in said or "seat sandbox hides" in said)
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_a_runpath_outside_the_bot_folder_is_refused_and_the_hint_that_names_it_makes_it_play(tmp_path):
+    """The RUNPATH is the bot's own byte: a folder outside the bot's folder that is no
+    runtime installation is not shown; the handshake's hint names it, and the organizer
+    who adds it to `files` gets a bot that plays."""
+    (tmp_path / "bot").mkdir()
+    bot = runpath_bot(tmp_path, inside=False)
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "first", bot | {"command": [str(tmp_path / "bot" / "napbot")]})
+    hint = re.search(r'files = \["([^"]+)"\]', str(e.value))
+    assert hint is not None and hint.group(1) == str(tmp_path / "vendor" / "lib"), str(e.value)
+    run, _ = play(tmp_path / "second", bot | {"command": [str(tmp_path / "bot" / "napbot")],
+                                              "files": [hint.group(1)]})
+    assert faults(run) == []

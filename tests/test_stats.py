@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.stats.boards import Moments, estimate
 from naparena.stats.distributions import (
     betainc,
@@ -176,8 +177,7 @@ def standings(edge: float, seed: int, streams: int = 6, hands: int = 50) -> Stan
         for rotation in range(2):
             seats = ["x", "y", "x", "y"] if rotation == 0 else ["y", "x", "y", "x"]
             chips = [[c, -c, 0, 0] if rotation == 0 else [-c, c, 0, 0] for c in per_hand]
-            spec = {"index": 2 * stream + rotation, "variant": "classic", "stream": stream, "table_no": 0,
-                    "rotation": rotation, "seats": seats}
+            spec = MatchSpec(2 * stream + rotation, "classic", stream, 0, rotation, 0, tuple(seats), hands)
             totals = [sum(h[s] for h in chips) for s in range(4)]
             st.add(spec, {"seats": [seat(totals[s], hands) for s in range(4)], "kitty": 0, "hands": hands,
                           "dealer": 0, "hand_chips": chips, "deal_keys": list(range(hands))})

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.records.logs import LoggedMatch
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, bot_identity, manifest
 from naparena.arena.session import Session, registry_for, shake_hands
 from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, PluginError, RunError
@@ -109,10 +111,10 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     session = Session(t, registry, Path(scratch), workers)
     for spec in session.specs:
         logged = _logged(rd, spec)
-        if logged is not None and "skipped" not in logged:
-            hangs, time_outs = time_dependent(logged)
-            session.given[spec["index"]] = (hangs, time_outs)
-            name = f"{MATCHES}/{rd.match_path(spec['index']).name}"
+        if logged is not None and logged.skipped is None:
+            hangs, time_outs = time_dependent(logged.data)
+            session.given[spec.index] = (hangs, time_outs)
+            name = f"{MATCHES}/{rd.match_path(spec.index).name}"
             found.given += [(name, f"hand {h}, seat {s}, decision {d}: {r}") for h, s, d, r in time_outs]
             found.given += [(name, f"hand {h}, seat {s}, decision {d}: {r}") for h, s, d, r in hangs]
     try:
@@ -124,17 +126,17 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     return found
 
 
-def _logged(rd: RunDir, spec: dict[str, Any]) -> dict[str, Any] | None:
+def _logged(rd: RunDir, spec: MatchSpec) -> LoggedMatch | None:
     """A match's log, if it is on disk and readable (plain `verify` names the others)."""
-    if not rd.has_match(spec["index"]):
+    if not rd.has_match(spec.index):
         return None
     try:
-        return rd.read_match(spec["index"])
+        return rd.read_match(spec.index)
     except RunError:
         return None
 
 
-def _compare(rd: RunDir, again: RunDir, specs: list[dict[str, Any]], found: Rerun) -> None:
+def _compare(rd: RunDir, again: RunDir, specs: list[MatchSpec], found: Rerun) -> None:
     """Every file of the run against the re-run's: the same bytes, or say how they differ."""
     logged, replayed = rd.read_manifest(), again.read_manifest()
     for key in sorted(set(logged) | set(replayed)):
@@ -145,11 +147,11 @@ def _compare(rd: RunDir, again: RunDir, specs: list[dict[str, Any]], found: Reru
         else:
             found.problems.append((MANIFEST, f"'{key}' is not what the re-run records"))
     for spec in specs:
-        path = rd.match_path(spec["index"])
+        path = rd.match_path(spec.index)
         if not path.exists():
             continue  # not played yet
         found.matches += 1
-        mine, theirs = path.read_bytes(), again.match_path(spec["index"]).read_bytes()
+        mine, theirs = path.read_bytes(), again.match_path(spec.index).read_bytes()
         if mine != theirs:
             found.problems.append((f"{MATCHES}/{path.name}", "differs from its re-run: " + _difference(mine, theirs)))
     if rd.standings.exists() and rd.standings.read_bytes() != again.standings.read_bytes():

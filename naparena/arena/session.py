@@ -127,9 +127,7 @@ class Session:
         self.workers = (t.workers if workers is None else workers) or os.cpu_count() or 1
         # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
-        # The schedule, typed for the jobs; as dicts for the ledger and the run directory.
-        self.entries = schedule(t)
-        self.specs = [s.as_dict() for s in self.entries]  # as match logs record them (a rerun compares)
+        self.specs: list[MatchSpec] = schedule(t)
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.
@@ -257,11 +255,10 @@ class Session:
         rd.write_where(self.t.path, bots_dir(self.t))
         rd.clean()  # left by an interrupted worker; its match will be played again
         done = rd.done_matches()
-        return sum(1 for entry in self.entries if entry.index in done)
+        return sum(1 for spec in self.specs if spec.index in done)
 
-    def job(self, spec: MatchSpec | Mapping[str, Any], crashes: list[Any] | None = None,
+    def job(self, entry: MatchSpec, crashes: list[Any] | None = None,
             stand_ins: tuple[Any, ...] = (), prestart: bool = False) -> Job:
-        entry = spec if isinstance(spec, MatchSpec) else self.entries[spec["index"]]  # a log's record
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
         for i, alias in enumerate(entry.seats):
@@ -306,7 +303,7 @@ class Session:
         ledger = Ledger.of(self.t)
         if executor.description:
             watcher.notice(executor.description)
-        Dispatch(self.entries, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
+        Dispatch(self.specs, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
             ledger, executor, watcher.progress)
         self._check_files()
         self.run_dir.drop_checkpoints()
@@ -317,7 +314,7 @@ class Session:
     def _check_files(self) -> None:
         """Every file the run wrote must still be there before it says it is done (a bot,
         or anything else, may have deleted one meanwhile)."""
-        gone = self.run_dir.missing([entry.index for entry in self.entries])
+        gone = self.run_dir.missing([spec.index for spec in self.specs])
         if gone:
             shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
             raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
@@ -342,7 +339,10 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
         if not folder.is_dir():
             problem = "is a file, not a folder" if folder.exists() else "does not exist"
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
+        # Between resolved paths: a tournament folder reached through a link has another
+        # parent than its spelling says, and "../" from the link would leave the real one.
+        beside = Path(t.path).resolve().parent if t.path else Path.cwd()  # a tournament built from a dict: here
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder.resolve(), beside))
     if isolation is not None:
         try:
             t = with_isolation(t, parse_isolation(isolation))

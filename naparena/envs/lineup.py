@@ -11,6 +11,7 @@ holds a bot too (`base`), which answers the rest and gets the seat's lifecycle h
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.job import seat_record
+from naparena.arena.match.job import SeatRecord, seat_record
 from naparena.arena.match.play import supervisor
 from naparena.arena.match.seats import close_seats, start_seats
 from naparena.arena.session import resolve_sandbox
@@ -38,20 +39,19 @@ LEARNER = "learner"  # the learner's alias in the match info the bots get
 REDEALS = 100  # matches dealt in a row without a decision for the learner before giving up
 
 
-def seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
+def seat_plan(opponent: Opponent, seat: int) -> SeatRecord:
     """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]]
-    entry, its `isolation` and `command` checked by the file's own reader (the same words)."""
-    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
-    unknown = set(spec) - {"name", "params", "isolation", "command"}
-    if unknown or "name" not in spec:
+    entry, its `isolation` and `command` checked by the file's own reader (the same words):
+    read once, into the seat as it is started (its seed given at each deal)."""
+    entry: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
+    unknown = set(entry) - {"name", "params", "isolation", "command"}
+    name = entry.get("name")
+    if unknown or not isinstance(name, str):
         raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
-    command, isolation = _bot_process(spec, "", f"opponents[seat {seat}]")
-    out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
-    if command is not None or isolation is Isolation.PROCESS:
-        out["isolation"] = Isolation.PROCESS
-        if command is not None:
-            out["command"] = list(command)
-    return out
+    command, isolation = _bot_process(entry, "", f"opponents[seat {seat}]")
+    process = command is not None or isolation is Isolation.PROCESS
+    return seat_record(f"{name}@{seat}", name, dict(entry.get("params", {})), 0,
+                       isolation=Isolation.PROCESS if process else Isolation.INLINE, command=command)
 
 
 class Lineup:
@@ -79,43 +79,43 @@ class Lineup:
         folder = Path(bots_dir or "bots")
         self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
         self.registry = registry if registry is not None else load_registry(self.bots_dir)
-        self._specs: dict[int, dict[int, dict[str, Any]]] = {}
+        self._specs: dict[int, dict[int, SeatRecord]] = {}
         probe = self.specs(0)  # every entry checked, and the sandbox resolved, before any table
         self.confinement = self._resolved(confinement or Confinement(), probe)
 
-    def specs(self, seat: int) -> dict[int, dict[str, Any]]:
-        """seat -> the bot spec sitting there, around a learner in `seat` (its base bot included)."""
+    def specs(self, seat: int) -> dict[int, SeatRecord]:
+        """seat -> the bot planned there, around a learner in `seat` (its base bot included)."""
         if seat not in self._specs:
             if not 0 <= seat < self.players:
                 raise ValueError(f"seat {seat} is not at a table of {self.players}")
             others = [s for s in range(self.players) if s != seat]
-            specs = {s: seat_spec(o, s) for s, o in zip(others, self.chosen)}
+            plans = {s: seat_plan(o, s) for s, o in zip(others, self.chosen)}
             if self.base is not None:
-                specs[seat] = {**seat_spec(self.base, seat), "alias": LEARNER}
-            for spec in specs.values():
-                if "command" not in spec:
-                    cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
-                    if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
-                        spec["files"] = sandbox.module_files(cls)
-            self._specs[seat] = specs
+                plans[seat] = dataclasses.replace(seat_plan(self.base, seat), alias=LEARNER)
+            for s, plan in plans.items():
+                if plan.command is None:
+                    cls = self.registry.get(plan.name).cls  # an unknown name fails here, not mid-episode
+                    if plan.in_process:  # its own module, seen in its sandbox
+                        plans[s] = dataclasses.replace(plan, files=tuple(sandbox.module_files(cls)))
+            self._specs[seat] = plans
         return self._specs[seat]
 
-    def maker(self, spec: Mapping[str, Any]) -> Callable[[random.Random, int], Any]:
-        """(rng, seat) -> a new bot of `spec`, as `Registry.make` builds it (its parameters
+    def maker(self, plan: SeatRecord) -> Callable[[random.Random, int], Any]:
+        """(rng, seat) -> a new bot of `plan`, as `Registry.make` builds it (its parameters
         checked once, here, and copied for each bot only when one could change them)."""
-        if "command" in spec:
+        if plan.command is not None:
             return _no_bot  # a program in a seat process: start_seats speaks to it
-        cls = self.registry.get(spec["name"]).cls
-        params = cls.validate_params(spec["params"])
+        cls = self.registry.get(plan.name).cls
+        params = cls.validate_params(dict(plan.params))
         if all(type(v) in _IMMUTABLE for v in params.values()):
             return lambda rng, seat: cls(rng, seat, **params)
         return lambda rng, seat: cls(rng, seat, **copy.deepcopy(params))
 
     @staticmethod
-    def _resolved(confinement: Confinement, specs: Mapping[int, Mapping[str, Any]]) -> Confinement:
+    def _resolved(confinement: Confinement, plans: Mapping[int, SeatRecord]) -> Confinement:
         """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
         works, else off with a warning), so the seats compare it and infer nothing."""
-        if not any(spec.get("isolation") == Isolation.PROCESS for spec in specs.values()):
+        if not any(plan.in_process for plan in plans.values()):
             return confinement
         resolved, warning = resolve_sandbox(confinement, None)
         if warning is not None:
@@ -166,9 +166,9 @@ class SeatedTable:
         self.seat, self.specs = seat, lineup.specs(seat)
         # What every match at this table seats alike, worked out once: a one-hand episode
         # seats its bots anew each hand (a reset costs more than the hand's own play).
-        self.aliases = [self.specs[s]["alias"] if s in self.specs else LEARNER for s in range(lineup.players)]
-        self.processes = any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values())
-        self.makers = {s: lineup.maker(spec) for s, spec in self.specs.items()}
+        self.aliases = [self.specs[s].alias if s in self.specs else LEARNER for s in range(lineup.players)]
+        self.processes = any(plan.in_process for plan in self.specs.values())
+        self.makers = {s: lineup.maker(plan) for s, plan in self.specs.items()}
 
     def deal(self, match_seed: int, boards: Sequence[int] | None = None,
              bot_seeds: Mapping[int, int] | None = None) -> float:
@@ -216,7 +216,7 @@ class SeatedTable:
         seeds = {s: derive_seed(match_seed, "bot", s) for s in specs}
         seeds.update(given or {})
         if self.processes:
-            process = [seat_record(**specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
+            process = [dataclasses.replace(specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
                        for s in range(lineup.players)]
             self.remotes = start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement, "environment")
         self.bots = {s: self.remotes[s] if s in self.remotes else make(random.Random(seeds[s]), s)

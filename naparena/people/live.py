@@ -145,13 +145,13 @@ def _last_hands(run_dir: Any, index: int) -> dict[str, Any] | None:
     rd = RunDir(run_dir)
     if index < 0 or not rd.has_match(index):
         return None
-    data = rd.read_match(index)
-    if "skipped" in data:
+    logged = rd.read_match(index)
+    if logged.skipped is not None:
         return None
     keep = ("n", "dealer", "bids", "bidder", "contract", "trumps", "tricks", "result", "chips", "kitty")
-    return {"match": index, "variant": data["match"]["variant"], "seats": data["match"]["seats"],
-            "hands": len(data["hands"]),
-            "last": [{k: h[k] for k in keep if k in h} for h in data["hands"][-LAST_HANDS:]]}
+    return {"match": index, "variant": logged.spec.variant, "seats": list(logged.spec.seats),
+            "hands": len(logged.hands),
+            "last": [{k: h[k] for k in keep if k in h} for h in logged.hands[-LAST_HANDS:]]}
 
 
 def _plain(result: dict[str, Any]) -> dict[str, Any]:

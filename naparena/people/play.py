@@ -238,9 +238,9 @@ class TableServer:
     def earlier(self, run_dir: RunDir) -> None:
         """Each bot's chips in the matches already logged (a resumed run): the running score starts there."""
         for path in run_dir.match_files():
-            data = run_dir.read_match_file(path)
-            for record in data.get("hands", ()):
-                for alias, chips in zip(data["match"]["seats"], record["chips"]):
+            logged = run_dir.read_match_file(path)
+            for record in logged.hands:
+                for alias, chips in zip(logged.spec.seats, record["chips"]):
                     self.totals[alias] = self.totals.get(alias, 0) + chips
 
     def held(self, match: int) -> dict[int, dict[str, Any]]:
@@ -252,7 +252,7 @@ class TableServer:
         if self.run_dir is None or not self.run_dir.has_match(match):
             return {}
         try:
-            return dict(enumerate(self.run_dir.read_match(match)["hands"]))
+            return dict(enumerate(self.run_dir.read_match(match).hands))
         except (NaparenaError, KeyError):
             return {}
 

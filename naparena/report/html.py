@@ -19,6 +19,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.records.logs import LoggedMatch
 from naparena.arena.records.run import Run, open_run
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
@@ -384,23 +385,22 @@ def bankrolls(run_dir: str | Path | RunDir) -> dict[str, dict[str, list[tuple[in
     full: dict[str, dict[str, list[int]]] = {}
     rd = RunDir(run_dir)
     for path in rd.match_files():
-        data = rd.read_match_file(path)
-        if "skipped" in data:
+        logged = rd.read_match_file(path)
+        if logged.skipped is not None:
             continue
-        per_bot = full.setdefault(data["match"]["variant"], {})
-        for record in data["hands"]:
-            for alias, chips in zip(_players(data, record["n"]), record["chips"]):
+        per_bot = full.setdefault(logged.spec.variant, {})
+        for record in logged.hands:
+            for alias, chips in zip(_players(logged, record["n"]), record["chips"]):
                 series = per_bot.setdefault(alias, [])
                 series.append((series[-1] if series else 0) + chips)
     return {v: {alias: _thin(series) for alias, series in bots.items()} for v, bots in full.items()}
 
 
-def _players(data: dict[str, Any], hand_no: int) -> list[str]:
+def _players(logged: LoggedMatch, hand_no: int) -> list[str]:
     """Who played each seat in hand `hand_no` of a match log: its alias, or the stand-in."""
-    stand_ins = set(data["match"].get("stand_ins", ()))
-    died = [s.get("crashed_at", math.inf) for s in data["summary"]["seats"]]
-    return [STAND_IN_ALIAS if seat in stand_ins or hand_no >= died[seat] else alias
-            for seat, alias in enumerate(data["match"]["seats"])]
+    died = [s.get("crashed_at", math.inf) for s in logged.summary["seats"]]
+    return [STAND_IN_ALIAS if seat in logged.stand_ins or hand_no >= died[seat] else alias
+            for seat, alias in enumerate(logged.spec.seats)]
 
 
 def _thin(series: list[int]) -> list[tuple[int, int]]:

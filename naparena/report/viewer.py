@@ -11,7 +11,6 @@ file is read again only when it is shown.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html import escape
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
@@ -74,12 +74,12 @@ class Catalogue:
         self.rd = RunDir(run_dir)
         self.entries: list[Entry] = []
         for path in self.rd.match_files():
-            data = self.rd.read_match_file(path)
-            if "skipped" in data:
+            logged = self.rd.read_match_file(path)
+            if logged.skipped is not None:
                 continue
-            m = data["match"]
-            entry = Entry(m["index"], m["variant"], list(m["seats"]), path)
-            for record in data["hands"]:
+            m = logged.spec
+            entry = Entry(m.index, m.variant, list(m.seats), path)
+            for record in logged.hands:
                 entry.hands.append(summary(record))
                 entry.chips.append(tuple(record["chips"]))
             self.entries.append(entry)
@@ -105,9 +105,9 @@ class Catalogue:
         entry = self.by_index.get(index)
         if entry is None:
             return None
-        data = self.rd.read_match_file(entry.path)
+        hands = self.rd.read_match_file(entry.path).hands
         return {"index": entry.index, "variant": entry.variant, "seats": entry.seats,
-                "hands": [{k: r[k] for k in SHOWN if k in r} for r in data["hands"]]}
+                "hands": [{k: r[k] for k in SHOWN if k in r} for r in hands]}
 
     def data(self, name: str) -> Any:
         """The data file `name` (without .js), or None when there is none by that name."""
@@ -130,8 +130,8 @@ class Catalogue:
 def data_script(name: str, data: Any) -> bytes:
     """A data file as a script that hands its data to the page: a page opened from disk may
     add a script from its folder, where a fetch of a file would be refused."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-    return f"naparenaData({json.dumps(name)},{text});\n".encode()
+    text = jsontext.dumps(data, compact=True, ensure_ascii=False).replace("</", "<\\/")
+    return f"naparenaData({jsontext.dumps(name)},{text});\n".encode()
 
 
 def export(catalogue: Catalogue, folder: Path) -> int:
@@ -187,7 +187,7 @@ def section(catalogue: Catalogue, base: str) -> str:
     bots = sorted({alias for e in catalogue.entries for alias in e.seats})
     variants = sorted({e.variant for e in catalogue.entries})
     opt = "".join(f"<option>{escape(b)}</option>" for b in bots)
-    config = json.dumps({"base": base}).replace("</", "<\\/")
+    config = jsontext.dumps({"base": base}).replace("</", "<\\/")
     return (f"<h2 id='viewer'>Hand viewer</h2><p class='note'>Every hand of the {len(catalogue.entries):,} "
             f"matches ({catalogue.hands:,} hands), loaded a match at a time: the deal face up, every decision "
             "(peeps, exchanges, purchases, Sir Garnet, the floater), each card by its player, the tricks, "

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.bot_files import footprint, in_system
+from naparena.arena.match.bot_files import footprint, in_system, runtime_installation
 from naparena.arena.match.cgroups import SeatGroups
 from naparena.arena.match.job import SeatRecord
+from naparena.arena.match.wall import Places, Refused, homes
 from naparena.arena.setup.settings import Confinement
 from naparena.bots import protocol
 from naparena.bots.protocol import MAX_LINE, ProtocolError
@@ -130,25 +131,39 @@ def sandboxed(confinement: Confinement) -> bool:
 def seat_view(argv: list[str], python: bool, mounts: Mounts) -> tuple[list[str], list[str]]:
     """(argv as the sandbox starts it, the paths it shows read-only) for a seat: a Python
     seat's interpreter and naparena beside its own files; an external bot's footprint."""
+    argv, shown = seat_shown(argv, python, mounts)
+    return argv, shown.named
+
+
+def seat_shown(argv: list[str], python: bool, mounts: Mounts) -> tuple[list[str], sandbox.Shown]:
+    """(argv as the sandbox starts it, what it is shown): a Python seat's interpreter and
+    naparena beside its own files, resolved when its view is opened; an external bot's
+    footprint, as it was checked."""
     files = mounts[0]
     if python:
-        return argv, [*sandbox.python_files(), *files]
-    found = footprint(tuple(argv), tuple(files))
-    return list(found.argv), found.paths
+        return argv, sandbox.Shown(paths=(*sandbox.python_files(), *files))
+    found = footprint(tuple(argv), tuple(files), tuple(mounts[2]))
+    return list(found.argv), sandbox.Shown(exact=found.exact, links=found.links, refused=found.refused)
 
 
-def confined_argv(argv: list[str], confinement: Confinement, python: bool, home: str,
-                  mounts: Mounts = ((), (), ()), stdout: str | None = None) -> list[str]:
+def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
+             mounts: Mounts = ((), (), ()), stdout: str | None = None) -> sandbox.Wrapped:
     """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own files
     (`mounts`: files shown, folders shown empty, paths masked), behind an argv prefix, or
-    as it is."""
+    as it is. A path the wall refuses to show is a seat that cannot start (`_Broken`)."""
     mode = confinement.sandbox
     if isinstance(mode, tuple):
-        return list(mode) + argv
+        return sandbox.Wrapped(list(mode) + argv, ())
     if not sandboxed(confinement):
-        return argv
-    argv, shown = seat_view(argv, python, mounts)
-    return sandbox.wrap(argv, home, shown, mounts[1], mounts[2], confinement.disk_mb, stdout)
+        return sandbox.Wrapped(argv, ())
+    argv, shown = seat_shown(argv, python, mounts)
+    try:
+        view = sandbox.view_of(shown, tuple(mounts[1]), tuple(mounts[2]))
+    except Refused as e:
+        raise _Broken(f"crash: the seat sandbox will not show {e}") from None
+    except OSError as e:
+        raise _Broken(f"crash: the seat sandbox cannot open {e.filename or e}: {e.strerror or e}") from None
+    return sandbox.wrap(argv, view, home, confinement.disk_mb, stdout)
 
 
 class Channel:
@@ -171,25 +186,30 @@ class Channel:
             os.mkfifo(fifo, 0o600)
             self.rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         # What the sandbox shows and masks, to say so when a seat fails for want of a file.
-        self.shown = seat_view(argv, python, mounts)[1] if self.sandboxed else []
-        self.hidden = mounts[2]
-        argv = confined_argv(argv, confinement, python, self.home, mounts, fifo)
+        shown = seat_shown(argv, python, mounts)[1] if self.sandboxed else sandbox.Shown()
+        self.shown, self.refused, self.hidden = shown.named, shown.refused, mounts[2]
+        try:
+            wrapped = confined(argv, confinement, python, self.home, mounts, fifo)
+        except _Broken:
+            self._undo(fifo)
+            raise
+        argv = wrapped.argv
         self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
-                start_new_session=True, close_fds=True, bufsize=0,
+                start_new_session=True, close_fds=True, bufsize=0, pass_fds=wrapped.fds,
                 # The seat's limits must be set between fork and exec, in the child alone.
                 preexec_fn=_rlimits(confinement, self.groups))  # noqa: PLW1509
         except OSError as e:
             if self.groups is not None:
                 self.groups.release()
-            if fifo is not None:
-                os.close(self.rfd)
-            shutil.rmtree(self.home, ignore_errors=True)
+            self._undo(fifo)
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
+        finally:
+            wrapped.started()
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stderr is not None  # both are pipes
         if self.groups is not None:
@@ -209,6 +229,12 @@ class Channel:
         self.writable = select.poll()
         self.writable.register(self.wfd, select.POLLOUT)
         self.closed = False
+
+    def _undo(self, fifo: str | None) -> None:
+        """What a seat that could not start leaves: its FIFO's end and its home."""
+        if fifo is not None:
+            os.close(self.rfd)
+        shutil.rmtree(self.home, ignore_errors=True)
 
     def pin(self, cpus: set[int]) -> None:
         """Hold the seat to `cpus` where its cpuset makes that binding (else advisory)."""
@@ -477,26 +503,54 @@ def check_params(hello: dict[str, Any], params: dict[str, Any]) -> None:
 _PATH = re.compile(r"""(/[^\s:'"`,;()\[\]<>]+)""")
 
 
-def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: Iterable[str] = ()) -> str | None:
+def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: Iterable[str] = (),
+                 refused: Iterable[tuple[str, str]] = ()) -> str | None:
     """One line when a sandboxed seat failed for want of a file: a path its stderr names
-    that exists on this machine but not in its sandbox, or exit status 126/127 (a program
-    it could not run); None when neither is the case."""
-    masked = [h.rstrip("/") for h in hidden]
+    that exists on this machine but not in its sandbox, a path the bot's own files named
+    that the sandbox would not show, or exit status 126/127 (a program it could not
+    run); None when none is the case. It never advises showing a place of the run."""
+    places = Places.of(tuple(hidden))
     inside = [p.rstrip("/") for p in shown]
 
-    def hidden_here(path: str) -> bool:
-        if any(path == m or path.startswith(m + "/") for m in masked):
-            return True
+    def not_shown(path: str) -> bool:
         return not (in_system(path) or any(path == p or path.startswith(p + "/") for p in inside))
 
     for line in stderr:
         for written in _PATH.findall(line):
             path = written.rstrip(".")
-            if os.path.exists(path) and hidden_here(path):
+            if not os.path.exists(path):
+                continue
+            if places.relation(path) is not None:
+                return (f"the seat sandbox hides {path}: a place of the run or another bot's, which no seat "
+                        "may see")
+            if not_shown(path) and _advisable(path, places):
                 return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
-                        f'files = ["{path}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+                        f'files = ["{_door(path)}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
+    wanted = [(p, why) for p, why in refused if os.path.exists(p) and _advisable(p, places)]
+    if wanted and _FAILED.search(reason):
+        path, why = wanted[0]
+        return (f"the seat sandbox did not show {path} ({why}); if the bot needs it, show it with "
+                f'files = ["{path}"] in the bot\'s [[bots]] entry')
     code = re.search(r"exited with code (\d+)", reason)
     if code and code.group(1) in ("126", "127"):
         return (f"exit code {code.group(1)} in the seat sandbox: a program or library the bot runs is not "
                 'in it; name it in files = [...] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
     return None
+
+
+_FAILED = re.compile(r"exited with code|killed by|closed its output|protocol|time-out")
+
+
+def _advisable(path: str, places: Places) -> bool:
+    """Whether a hint may advise showing `path`: not a place of the run or another bot's,
+    not /, /etc or a home folder (nor a folder holding one)."""
+    real = os.path.realpath(path)
+    return (places.relation(real) is None and real not in ("/", "/etc") and not real.startswith("/etc/")
+            and not any(h == real or h.startswith(real.rstrip("/") + "/") for h in homes()))
+
+
+def _door(path: str) -> str:
+    """What to show for a hidden `path`: the runtime installation it lies in (a symlink
+    or a file in one needs the whole), else the path itself."""
+    found = runtime_installation(os.path.realpath(path))
+    return found[0] if found is not None else path

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from naparena.arena.match.channel import PARAM_REFUSED, Channel, Mounts, _Broken, check_params, sandbox_hint, seat_view
+from naparena.arena.match.channel import PARAM_REFUSED, Channel, Mounts, _Broken, check_params, sandbox_hint
 from naparena.arena.setup.settings import Confinement
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
@@ -44,7 +44,7 @@ def probe(argv: list[str], params: dict[str, Any], confinement: Confinement, pyt
     finally:
         channel.begin_close(protocol.SHUTDOWN)
         channel.finish_close(time.monotonic() + 1.0)
-    hint = sandbox_hint(reason, channel.stderr_tail, seat_view(argv, python, mounts)[1], mounts[2]) \
+    hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden, channel.refused) \
         if channel.sandboxed else None
     raise ProtocolError(reason + (f"\n  {hint}" if hint else "") + with_stderr(channel.stderr_tail))
 

@@ -110,7 +110,7 @@ class RemoteBot:
         if self.asked_count > 1 or not channel.sandboxed:
             return
         channel._drain_rest()
-        hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden)
+        hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden, channel.refused)
         if hint is not None:
             log.warning("%s: %s", channel.tag, hint)
 

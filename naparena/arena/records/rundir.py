@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
+from naparena.arena.records import jsontext
 from naparena.arena.records.checkpoint import saved_hand, saved_hands
-from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
+from naparena.arena.records.logs import FORMAT, LoggedMatch, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.reader import tournament_from_record
-from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
+from naparena.arena.setup.schedule import BOARDS_NOTE, MatchSpec, schedule, seating_design, total_hands, uses_boards
 from naparena.arena.setup.tournament import BotSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, BotEntry, Registry, bot_version
 from naparena.errors import ConfigError, RunError
@@ -259,7 +260,7 @@ class RunDir:
             raise RunError(f"{self.manifest}: damaged tournament configuration ({e.key}: {e.message})") from None
 
     def write_manifest(self, data: dict[str, Any]) -> None:
-        write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.manifest, jsontext.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
 
     def check_format(self) -> dict[str, Any]:
         """The manifest, if this naparena can resume the run it describes."""
@@ -286,7 +287,7 @@ class RunDir:
         which must not depend on where the run was started."""
         where = {"file": str(Path(file).resolve()) if file else None,
                  "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
-        write_file(self.where, json.dumps(where, indent=1).encode() + b"\n")
+        write_file(self.where, jsontext.dumps(where, indent=1).encode() + b"\n")
 
     # --- match logs ---
 
@@ -343,19 +344,19 @@ class RunDir:
         stems = (name.removesuffix(".json") for name in names)
         return {int(s) for s in stems if s.isascii() and s.isdigit() and match_name(int(s)) in names}
 
-    def read_match(self, index: int, spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read_match(self, index: int, spec: MatchSpec | None = None) -> LoggedMatch:
         """Match `index` read back and checked (against its schedule entry `spec`, if given)."""
         return read_match(self.match_path(index), spec)
 
-    def read_match_file(self, path: Path) -> dict[str, Any]:
+    def read_match_file(self, path: Path) -> LoggedMatch:
         return read_match(path)
 
-    def write_skipped(self, spec: dict[str, Any], reason: str) -> None:
+    def write_skipped(self, spec: MatchSpec, reason: str) -> None:
         """The stub of a match not played, written over its log if it was played ahead."""
-        write_file(self.match_path(spec["index"]), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
+        write_file(self.match_path(spec.index), dumps({"format": FORMAT, "match": spec.as_dict(), "skipped": reason}))
 
     def write_standings(self, result: dict[str, Any]) -> None:
-        write_file(self.standings, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.standings, jsontext.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
 
     def clean(self) -> None:
         """Delete temporary files a stopped worker left half-written."""

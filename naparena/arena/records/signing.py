@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.rundir import MANIFEST, MATCHES, SIGNATURE, STANDINGS, RunDir, write_file
 from naparena.errors import RunError
 
@@ -112,8 +113,7 @@ def file_hashes(rd: RunDir) -> dict[str, str]:
 
 
 def _message(public: str, files: dict[str, str]) -> bytes:
-    return CONTEXT + json.dumps({"files": files, "public_key": public}, sort_keys=True,
-                                separators=(",", ":")).encode()
+    return CONTEXT + jsontext.dumps({"files": files, "public_key": public}, sort_keys=True, compact=True).encode()
 
 
 def sign_run(run_dir: str | Path, key: Ed25519PrivateKey) -> int:
@@ -123,7 +123,7 @@ def sign_run(run_dir: str | Path, key: Ed25519PrivateKey) -> int:
     public = public_text(key.public_key())
     signature = base64.b64encode(key.sign(_message(public, files))).decode()
     data = {"format": FORMAT, "algorithm": "ed25519", "public_key": public, "files": files, "signature": signature}
-    write_file(rd.signature, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    write_file(rd.signature, (jsontext.dumps(data, indent=1, sort_keys=True) + "\n").encode())
     return len(files)
 
 

@@ -476,6 +476,35 @@ def test_the_learned_bidder_is_checked_in_classic_and_declines_the_rest():
     assert "not played (the bot declines them): " + ", ".join(others) in text
 
 
+def test_the_learned_player_answers_every_decision_legally_in_classic_and_declines_the_rest():
+    result = invoke("check", "learned-player", "--bots-dir", LEARNING / "bots", "--hands", "2")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert "every decision legal in 1 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(v for v in VARIANTS if v != "classic") in text
+
+
+def test_the_player_training_script_saves_a_network_that_plays(tmp_path):
+    out, curve = tmp_path / "player.npz", tmp_path / "curve.json"
+    done = subprocess.run([sys.executable, str(LEARNING / "train_player.py"), "--imitate", "2", "--improve", "2",
+                           "--steps", "4", "--tables", "8", "--hidden", "16", "--minibatch", "16",
+                           "--eval-hands", "16", "--eval-every", "2", "--out", str(out), "--curve", str(curve)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    points = json.loads(curve.read_text())
+    assert [(p["update"], p["phase"]) for p in points] == [(2, "imitation"), (4, "ppo")]
+    sys.path.insert(0, str(LEARNING / "bots"))
+    try:
+        import _player
+    finally:
+        sys.path.remove(str(LEARNING / "bots"))
+    net = _player.Network.load(out)
+    table = Table(make_rules("classic"), 4, 1, seed=9)
+    view = table.hand.acting_view()
+    mask = encoding.Decision.of(view).mask()
+    assert mask[net.policy()(encoding.encode(view), mask)] == 1  # a legal action
+
+
 @pytest.mark.slow
 def test_the_shipped_bidder_beats_heuristic_with_an_interval_above_zero(tmp_path, run_session):
     """The README's claim, from the committed bidder.npz and bidder.toml as shipped."""

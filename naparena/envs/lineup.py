@@ -80,6 +80,7 @@ class Lineup:
         self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
         self.registry = registry if registry is not None else load_registry(self.bots_dir)
         self._specs: dict[int, dict[int, SeatRecord]] = {}
+        self._makers: dict[int, dict[int, Callable[[random.Random, int], Any]]] = {}
         probe = self.specs(0)  # every entry checked, and the sandbox resolved, before any table
         self.confinement = self._resolved(confinement or Confinement(), probe)
 
@@ -99,6 +100,12 @@ class Lineup:
                         plans[s] = dataclasses.replace(plan, files=tuple(sandbox.module_files(cls)))
             self._specs[seat] = plans
         return self._specs[seat]
+
+    def makers(self, seat: int) -> dict[int, Callable[[random.Random, int], Any]]:
+        """seat -> what makes its bot, around a learner in `seat` (worked out once a seat)."""
+        if seat not in self._makers:
+            self._makers[seat] = {s: self.maker(plan) for s, plan in self.specs(seat).items()}
+        return self._makers[seat]
 
     def maker(self, plan: SeatRecord) -> Callable[[random.Random, int], Any]:
         """(rng, seat) -> a new bot of `plan`, as `Registry.make` builds it (its parameters
@@ -168,7 +175,7 @@ class SeatedTable:
         # seats its bots anew each hand (a reset costs more than the hand's own play).
         self.aliases = [self.specs[s].alias if s in self.specs else LEARNER for s in range(lineup.players)]
         self.processes = any(plan.in_process for plan in self.specs.values())
-        self.makers = {s: lineup.maker(plan) for s, plan in self.specs.items()}
+        self.makers = lineup.makers(seat)
 
     def deal(self, match_seed: int, boards: Sequence[int] | None = None,
              bot_seeds: Mapping[int, int] | None = None) -> float:

@@ -96,6 +96,7 @@ class _Seeding:
 
     def __init__(self, n: int):
         self.rngs: list[np.random.Generator | None] = [None] * n
+        self.sown: list[int | None] = [None] * n  # a reset's seed, its generator not made until wanted
 
     def seeds(self, seed: Seeds, n: int) -> list[int | None]:
         if seed is None:
@@ -110,11 +111,13 @@ class _Seeding:
     def match_seed(self, i: int, seed: int | None) -> int:
         """Table i's next match seed: `seed` (its generator seeded from it), or its generator's."""
         if seed is not None:
-            self.rngs[i] = seeding.np_random(seed)[0]
+            # Made at the table's first autoreset, if it comes: a generator costs more than
+            # a one-step episode's deal, and a learner that resets with seeds may never need it.
+            self.rngs[i], self.sown[i] = None, seed
             return seed
         rng = self.rngs[i]
         if rng is None:
-            rng = self.rngs[i] = seeding.np_random()[0]
+            rng = self.rngs[i] = seeding.np_random(self.sown[i])[0]
         return int(rng.integers(2 ** 63))
 
 
@@ -234,7 +237,7 @@ class NapVectorEnv(VectorEnv):
                 raise ValueError(f"options['seat'][{i}]: {seat} is not a seat at a table of {self.players}")
         rewards = np.zeros(n)
         for i in np.flatnonzero(mask).tolist():
-            if seats[i] is not None:
+            if seats[i] is not None and seats[i] != self.tables[i].seat:
                 self.tables[i].sit(seats[i])
             self.rows.clear(i)
             rewards[i] = self._deal(i, seeds[i], boards[i], bot_seeds[i])

@@ -64,6 +64,8 @@ class Picker:
 
     def __call__(self, mask: np.ndarray) -> np.ndarray:
         flat = np.flatnonzero(mask.view(np.bool_))  # a bool view: numpy scans it faster than int8
+        if not len(flat):  # every table just finished: each action is ignored
+            return np.zeros(len(mask), np.int64)
         rows, actions = np.divmod(flat, mask.shape[1])
         counts = np.bincount(rows, minlength=len(mask))
         first = np.cumsum(counts) - counts

@@ -151,6 +151,7 @@ def faces(sizes: list[int]) -> list[Face]:
     out.append(("NapVectorEnv N=64, copy=False", partial(vector, 64, copy=False)))
     out.append(("NapVectorEnv N=64, 100-hand episodes", partial(vector, 64, hands=100)))
     out += [(f"NapSelfPlay N={n}", partial(self_play, n)) for n in sizes]
+    out.append(("NapSelfPlay N=64, 100-hand episodes", partial(self_play, 64, hands=100)))
     return out
 
 

@@ -8,11 +8,12 @@ tournament refuses them.
 
 from pathlib import Path
 
+from naparena_bots._bidding import Network
+
 from naparena import hookimpl
 from naparena.bots.reference import HeuristicBot
 from naparena.envs.policy import policy_bot
 from naparena.game.rules import make_rules
-from naparena_bots._bidding import Network
 
 MODEL = Path(__file__).resolve().parent.parent / "bidder.npz"
 CLASSIC = make_rules("classic")

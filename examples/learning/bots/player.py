@@ -6,10 +6,11 @@ then by PPO against it) and declares every other variant not played.
 
 from pathlib import Path
 
+from naparena_bots._player import Network
+
 from naparena import hookimpl
 from naparena.envs.policy import policy_bot
 from naparena.game.rules import make_rules
-from naparena_bots._player import Network
 
 MODEL = Path(__file__).resolve().parent.parent / "player.npz"
 CLASSIC = make_rules("classic")

@@ -1,7 +1,8 @@
 """The player examples/learning/train_player.py trained, as a drop-in bot named
 `learned-player`: its network answers every decision, bids and cards alike, through
 `policy_bot`. It was trained in classic Nap at a table of four (imitating `heuristic`,
-then by PPO against it) and declares every other variant not played.
+then by PPO against it) and declares every other variant not played; at the other table
+sizes of classic it plays legally, untrained (a bot declines variants, not table sizes).
 """
 
 from pathlib import Path

@@ -302,19 +302,37 @@ def report(
     run = open_run(run_dir)
     if html is not None:
         _check_output(html, "--html")  # before the tables: a bad path must not print them first
-    result = run.standings()
-    if not run.complete:
-        say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
-    _show(result, as_json, wide)
-    if html is not None:
-        from naparena.report.html import hands_folder, write_report
-        started = time.monotonic()
-        try:
-            size, hands = write_report(run, html)
-        except OSError as e:
-            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
-            hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+    with _page_interrupted(html):
+        result = run.standings()
+        if not run.complete:
+            say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
+        _show(result, as_json, wide)
+        if html is not None:
+            from naparena.report.html import hands_folder, write_report
+            started = time.monotonic()
+            try:
+                size, hands = write_report(run, html)
+            except OSError as e:
+                raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
+            say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
+                hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+
+
+@contextlib.contextmanager
+def _page_interrupted(page: Path | None) -> Iterator[None]:
+    """Ctrl-C while a page is built: say so, and what became of the page (nothing of it is
+    left half-written: `write_report` writes all or nothing); exit 130."""
+    before = page is not None and page.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if page is None:
+            say("[yellow]interrupted[/]")
+        elif before:
+            say("[yellow]interrupted[/]: {} was not written again; the one there is as it was", page)
+        else:
+            say("[yellow]interrupted[/]: {} was not written, and no part of it was left", page)
+        raise typer.Exit(130) from None
 
 
 def _check_output(path: Path, what: str) -> None:
@@ -604,7 +622,8 @@ def view(
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size, hands = write_report(run, out_file)
+            with _page_interrupted(out_file):
+                size, hands = write_report(run, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),

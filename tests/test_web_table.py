@@ -265,7 +265,11 @@ def test_the_hand_reads_at_full_strength_while_bidding_and_refused_cards_stay_re
         _component(page, 1280, 800, MODEL % ("[36, 51]", "[]", "true"))  # a card to play
         two = f"{YOURS} [data-card='2♣']"  # held, not playable now
         refused = (_style(page, two, "color"), _style(page, two, "backgroundColor"), _style(page, two, "opacity"))
+        # A trick held still between two decisions: nothing stands up as playable.
+        _component(page, 1280, 800, MODEL % ("[36, 51]", "[]", "false"))
+        between = [_style(page, f"{YOURS} .nt-card:nth-child({k})", "transform") for k in range(1, 6)]
         browser.close()
+    assert between == ["none"] * 5, between
     for opacity, ink, paper, label in bidding:
         assert float(opacity) == 1.0 and _contrast(ink, paper) >= 4.5 and "not playable" not in label
     assert float(refused[2]) == 1.0 and _contrast(refused[0], refused[1]) >= 4.5

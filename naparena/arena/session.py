@@ -418,9 +418,14 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
     i = t.bots.index(bot) + 1
     # What the entry's `files` name is checked against every other bot's paths except a
     # folder its own command shares with them (drop-ins in one folder, say).
+    # What the entry names is checked against every other bot's paths but those it shares:
+    # a folder holding its own folder (drop-ins side by side), or a path inside its own
+    # folder (two entries running one program).
     folder = bot_files.bot_folder(t.command_of(bot)) if bot.command is not None else None
-    shared = bot_files.masks([folder] if folder else own(bot, files=False), list(others), [])
-    _check_named(t, bot, i, {**{p: others[p] for p in shared}, **places})
+    mine = [folder] if folder else own(bot, files=False)
+    theirs = {p: why for p, why in others.items() if p in bot_files.masks(mine, [p], [])
+              and not (folder and os.path.abspath(p).startswith(os.path.abspath(folder) + os.sep))}
+    _check_named(t, bot, i, {**theirs, **places})
     try:
         hidden = bot_files.masks(own(bot), list(others), list(places))
     except bot_files.InsideRunPlace as e:

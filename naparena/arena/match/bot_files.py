@@ -180,7 +180,8 @@ class _Door:
         if found is None or problem:
             self.refused.setdefault(path, f"{why}: {problem or 'neither in the bot folder nor a runtime installation'}")
             return False
-        self.found.setdefault(found[0], f"{found[1]} on this machine: {why}")
+        if not in_system(found[0]):
+            self.found.setdefault(found[0], f"{found[1]} on this machine: {why}")
         if not _inside(path, found[0]) and not _inside(path, self.folder):
             self.found.setdefault(path, f"{why} (a link to {found[1]})")
         return True

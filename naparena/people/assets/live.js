@@ -31,6 +31,7 @@
     if (!st) { box.textContent = "standings after the first match"; return; }
     for (const [variant, rows] of Object.entries(st.variants)) {
       const h = document.createElement("h2"); h.textContent = variant; box.appendChild(h);
+      if (!rows.length) { box.appendChild(document.createTextNode("no match of " + variant + " booked yet")); continue; }
       const t = document.createElement("table"); t.className = "standings";
       t.innerHTML = "<tr><th class=n>bot</th><th>hands</th><th>per 100</th><th>95% CI</th></tr>";
       for (const r of rows) {

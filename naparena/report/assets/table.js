@@ -93,8 +93,8 @@ window.NapTable = (function () {
     box.style.setProperty("--n", String(Math.max(list.length, 1)));
     const legal = new Set(play.legal || []), picked = new Set(play.picked || []);
     list.forEach((c, k) => {
-      const refused = play.active && legal.size && !legal.has(c);
-      const b = paint(el("button", "nt-card" + (red(c) ? " red" : "") + (legal.has(c) ? " legal" : "")
+      const refused = play.active && legal.size && !legal.has(c), allowed = play.active && legal.has(c);
+      const b = paint(el("button", "nt-card" + (red(c) ? " red" : "") + (allowed ? " legal" : "")
         + (refused ? " refused" : "") + (picked.has(c) ? " picked" : "")), c);
       b.type = "button"; b.dataset.card = text(c); b.disabled = !play.active;
       if (play.choosing) b.setAttribute("aria-pressed", String(picked.has(c)));
@@ -127,7 +127,9 @@ window.NapTable = (function () {
   function draw(root, model) {
     const focused = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.card : null;
     const n = model.seats.length, bottom = model.bottom || 0;
-    const felt = el("div", "nt-felt seats-" + n);
+    // No cards at the seats (the live page's last trick): a lower felt, the trick in its middle.
+    const bare = model.seats.every(s => !(s.cards && s.cards.length) && !s.hidden) && !model.play;
+    const felt = el("div", "nt-felt seats-" + n + (bare ? " bare" : ""));
     felt.setAttribute("role", "group");
     felt.setAttribute("aria-label", model.caption || "the table");
     model.seats.forEach((s, i) => { const b = seatBox(s, i, model); placeSeat(b, i, n, bottom); felt.appendChild(b); });

@@ -53,6 +53,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,12 @@ PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]{2,}\b|…|\.\.\.")
 SKIP_NOTICE = re.compile(r"CI does not run|not run in CI", re.I)
 INSTALLS_HERE = re.compile(r"(?<![\w/.-])(?:\.venv/bin/)?pip3? install\b")
 NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
+
+
+# The pages' shells now running, each the leader of its own process group, so that an
+# interrupted run stops them and all they started (servers, clusters, installs).
+LIVE: dict[subprocess.Popen[str], Path] = {}  # with the folder of its steps' output
+STOP = threading.Event()
 
 
 class PageError(Exception):
@@ -299,7 +306,7 @@ def serve(body: str, url: str) -> str:
             "    except Exception:\n"
             "        time.sleep(0.5)\n"
             "sys.exit(1)\n")
-    return (f"set -m\n( {body.strip()}\n) &\n__serving=$!\nset +m\n"
+    return (f"set -m\n( {body.strip()}\n) &\n__serving=$!\nset +m\necho $__serving >>\"$__journey_groups\"\n"
             f"python3 -c {shlex.quote(poll)} &\n__polling=$!\n"
             "while kill -0 $__polling 2>/dev/null && kill -0 $__serving 2>/dev/null; do sleep 0.5; done\n"
             "if kill -0 $__serving 2>/dev/null && wait $__polling; then __served=0; else __served=1; fi\n"
@@ -516,7 +523,7 @@ def journeys(pages: list[Page]) -> list[Journey]:
 def page_script(steps: list[Step], logs: Path) -> str:
     """One bash script for a page: each step's output to its own file, a line on stdout at
     each step's start and end (its number, then its exit status)."""
-    out = ["set -eo pipefail"]
+    out = ["set -eo pipefail", f"__journey_groups={shlex.quote(str(logs / 'groups'))}"]
     for n, step in enumerate(steps):
         out.append(f"printf '@@journey start {n}\\n'")
         out.append(f"{{\n{step.script.rstrip()}\n}} >{shlex.quote(str(logs / f'{n}.out'))} 2>&1 </dev/null")
@@ -539,12 +546,15 @@ def prepare(journey: Journey, work: Path, by_root: dict[str, Journey]) -> tuple[
     return folder, logs
 
 
-def kill(process: subprocess.Popen[str]) -> None:
-    """The page's shell and all it left running (a server, a cluster)."""
-    try:
-        os.killpg(process.pid, 9)
-    except ProcessLookupError:
-        pass
+def kill(process: subprocess.Popen[str], logs: Path) -> None:
+    """The page's shell and all it left running (a cluster in its group, a server in the
+    group of its own that its step wrote down)."""
+    groups = (logs / "groups").read_text().split() if (logs / "groups").exists() else []
+    for group in [process.pid, *map(int, groups)]:
+        try:
+            os.killpg(group, 9)
+        except ProcessLookupError:
+            pass
 
 
 def follow(journey: Journey, process: subprocess.Popen[str], logs: Path, lock: threading.Lock) -> int:
@@ -585,14 +595,16 @@ def run(journey: Journey, work: Path, lock: threading.Lock, by_root: dict[str, J
     process = subprocess.Popen(["bash", "--noprofile", "--norc", str(script)], cwd=folder, env=fresh_environment(),
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
-    timer = threading.Timer(PAGE_TIMEOUT, kill, (process,))
+    LIVE[process] = logs
+    timer = threading.Timer(PAGE_TIMEOUT, kill, (process, logs))
     timer.start()
     try:
         current = follow(journey, process, logs, lock)
     finally:
         timer.cancel()
-        kill(process)
+        kill(process, logs)
         process.wait()
+        LIVE.pop(process, None)
     if journey.failed is None and journey.ran < len(journey.steps):
         code = process.returncode
         journey.failed = (f"{journey.steps[current].label if current >= 0 else journey.page.name}: "
@@ -656,6 +668,8 @@ def run_all(plans: list[Journey], work: Path, jobs: int) -> None:
                 journey.installed.set()
                 return
         with slots:
+            if STOP.is_set():
+                return
             with lock:
                 print(f"== {journey.page.name} ({journey.mode}, venv by {journey.root.name})", flush=True)
             try:
@@ -669,11 +683,16 @@ def run_all(plans: list[Journey], work: Path, jobs: int) -> None:
 
     first = {"own": 0, "private": 1, "shared": 2}
     runnable = sorted((j for j in plans if j.mode in first), key=lambda j: first[j.mode])
-    threads = [threading.Thread(target=go, args=(j,), name=j.page.name) for j in runnable]
+    threads = [threading.Thread(target=go, args=(j,), name=j.page.name, daemon=True) for j in runnable]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.join()
+    finally:  # Ctrl-C or SIGTERM: no page starts, and those running stop with all they started
+        STOP.set()
+        for process, logs in list(LIVE.items()):
+            kill(process, logs)
 
 
 def summary(plans: list[Journey], seconds: float, jobs: int) -> None:
@@ -688,6 +707,11 @@ def summary(plans: list[Journey], seconds: float, jobs: int) -> None:
     print(f"{len(plans)} pages, {sum(j.ran for j in plans)} steps run, "
           f"{sum(len(j.skipped) for j in plans)} blocks not run, {sum(j.figures for j in plans)} figures compared, "
           f"{seconds:.0f} s with {jobs} at a time")
+
+
+def interrupted(signum: int, frame: object) -> None:
+    """SIGTERM stops the run as Ctrl-C does (SIGINT itself is ignored in a background job)."""
+    raise KeyboardInterrupt
 
 
 def main() -> int:
@@ -707,15 +731,21 @@ def main() -> int:
         return 0
     work = Path(tempfile.mkdtemp(prefix="journeys-"))
     started = time.monotonic()
-    run_all(plans, work, args.jobs)
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        run_all(plans, work, args.jobs)
+    except KeyboardInterrupt:
+        print(f"journeys: interrupted; every page's shell stopped; scratch folders: {work}", file=sys.stderr)
+        return 130
     summary(plans, time.monotonic() - started, args.jobs)
     failed = [j for j in plans if j.failed]
     for j in failed:
         print(f"\nFAILED {j.page.name}: {j.failed}", file=sys.stderr)
     if args.keep or failed:
         print(f"scratch folders: {work}", file=sys.stderr)
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    else:  # in the background: tens of thousands of files, a minute on a loaded disk, no result
+        subprocess.Popen(["rm", "-rf", "--", str(work)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return 1 if failed else 0
 
 

@@ -564,3 +564,23 @@ def test_pages_of_one_recipe_share_its_venv_and_a_page_not_run_is_left_out(tmp_p
     assert plans[1].ran == 2 and plans[1].figures == 1  # the README's new shell, then its own block
     assert (tmp_path / "follower.md" / "naparena" / ".venv").is_symlink()
     assert not (tmp_path / "idle.md").exists()
+
+
+def test_a_served_block_runs_until_its_address_answers_and_is_stopped(tmp_path):
+    import socket
+    import threading
+    journeys = _journeys()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    page = journeys.read_page("serve.md", f"<!-- journey: serve http://127.0.0.1:{port}/ -->\n```sh\n"
+                                          f"python3 -m http.server {port} --bind 127.0.0.1\n```\n")
+    journey = journeys.Journey(page, page, "own", steps=journeys.plan(page).steps)
+    journeys.run(journey, tmp_path, threading.Lock(), {})
+    assert journey.failed is None and journey.ran == 1
+    with socket.socket() as s:  # the server is gone with its step
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+    dead = journeys.read_page("dead.md", "<!-- journey: serve http://127.0.0.1:9/ -->\n```sh\nexit 3\n```\n")
+    journey = journeys.Journey(dead, dead, "own", steps=journeys.plan(dead).steps)
+    journeys.run(journey, tmp_path / "dead", threading.Lock(), {})
+    assert "never answered" in journey.failed  # a server that dies first fails its step

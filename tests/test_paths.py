@@ -166,3 +166,36 @@ def test_a_drop_in_folder_named_from_beside_a_linked_tournament_folder_is_found(
     # Control: a folder that does not exist is refused, naming it.
     missing = invoke("run", "link/t.toml", "--bots-dir", "../real/nothing", "--workers", 1, "--log-dir", "logs")
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+@pytest.mark.parametrize(("where", "file"), [("", "A/N1.toml"), ("", "./A/N1.toml"), ("", "ABSOLUTE"),
+                                             ("sub", "../A/N1.toml"), ("sub/deeper", "../../A//N1.toml")])
+def test_verify_tournament_takes_the_file_as_typed(project, monkeypatch, where, file):
+    at(project, where, monkeypatch)
+    typed_file = str(project / "A" / "N1.toml") if file == "ABSOLUTE" else file
+    result = invoke("verify", from_project(project, where, "A"), "--tournament", typed_file)
+    assert result.exit_code == 0 and "tournament ok: 0 differences" in result.stdout, result.output
+    # Control: the file of another seed is another run.
+    other = str(Path(typed_file).parent.parent / "other" / "N1.toml")
+    assert invoke("verify", from_project(project, where, "A"), "--tournament", other).exit_code == 1
+
+
+def test_signing_keys_are_taken_as_typed(project, monkeypatch, tmp_path):
+    pytest.importorskip("cryptography", reason="needs the sign extra")
+    run = Path(shutil.copytree(project / "logs" / "A", tmp_path / "logs" / "A"))
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "keys")
+    monkeypatch.chdir(tmp_path)
+    assert invoke("keygen", "keys/organizer.key").exit_code == 0
+    from naparena.arena.records.signing import load_private, sign_run
+    sign_run(run, load_private(Path("keys/organizer.key")))
+    for where, key in (("", "keys/organizer.key.pub"), ("", "./link/organizer.key.pub"),
+                       ("sub", "../keys/organizer.key.pub"), ("sub", str(tmp_path / "link" / "organizer.key.pub"))):
+        monkeypatch.chdir(tmp_path / where)
+        result = invoke("verify", str(Path(from_project(tmp_path, where, "A"))), "--signed-by", key)
+        assert result.exit_code == 0 and "signature ok" in result.stdout, (where, key, result.output)
+    # Control: another key's signature is refused, however it is typed.
+    monkeypatch.chdir(tmp_path)
+    assert invoke("keygen", "keys/other.key").exit_code == 0
+    assert invoke("verify", "logs/A", "--signed-by", "./keys/other.key.pub").exit_code == 1

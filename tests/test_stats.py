@@ -275,3 +275,17 @@ def test_verdicts_put_each_clear_difference_in_a_sentence_and_the_rest_in_one():
     assert len(said) == MOST_SENTENCES + 1 and said[0].startswith(f"a{MOST_SENTENCES + 2} is ahead of")
     assert said[-1].startswith("3 more pairs differ clearly in pagat")
     assert verdicts("pagat", []) == []
+
+
+def test_a_sequential_test_short_of_its_warm_up_says_it_did_not_judge():
+    # 100 boards of a clear lead: the test has not judged (its LLR is 0 until the warm-up),
+    # and saying "undecided (LLR +0.00)" would read as "the bots are close".
+    from naparena.report.tables import sprt_line
+    short = Sprt("a", "b", 20.0, warmup=200)
+    short.add([900.0 + (i % 7) for i in range(100)])
+    assert "not judged: 100 boards, fewer than the 200" in sprt_line(short.result())
+    # Control: past the warm-up the same lead is judged and the line gives the verdict.
+    judged = Sprt("a", "b", 20.0, warmup=50)
+    judged.add([900.0 + (i % 7) for i in range(100)])
+    assert sprt_line(judged.result()).endswith("after 100 boards (LLR " + f"{judged.llr:+.2f})")
+    assert "H1" in sprt_line(judged.result())

@@ -34,6 +34,7 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
 from naparena.arena.match.preflight import preflight
 from naparena.arena.match.spares import close_spares
+from naparena.arena.match.wall import Places, sandbox_own
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
 from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
@@ -63,7 +64,7 @@ def bots_dir(t: Tournament) -> str | None:
         return None
     if not path.is_dir():
         problem = "is a file, not a folder" if path.exists() else "does not exist"
-        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+        raise ConfigError(t.shown, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
     return str(path.absolute())  # a worker whose bot changed directory must still find it
 
 
@@ -139,6 +140,8 @@ class Session:
         self.given: dict[int, tuple[list[Any], list[Any]]] = {}
         # Whether the run directory goes under the file's own log_dir: its errors name that key.
         self.in_files_log_dir = False
+        # The public key the run is signed with (run --sign, resume --sign): the manifest says so.
+        self.signed_by: str | None = None
 
     # --- opening ---
 
@@ -173,13 +176,11 @@ class Session:
         rd = RunDir(run_dir)
         rd.check_format()
         where = rd.read_where()
-        if not where.get("file"):
-            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
         drop_ins = bots_dir or where.get("bots_dir")
         if sandbox is None:
             rd.check_format()  # a run of another format is refused as such, before its fields
             sandbox = recorded_sandbox(rd.load_manifest())
-        return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
+        return cls.open(_resumed(rd, where), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
                         workers=workers, scheduler=scheduler, resume=True, watcher=watcher, sandbox=sandbox)
 
     @property
@@ -244,15 +245,17 @@ class Session:
         except RunError as e:
             if not self.in_files_log_dir:
                 raise
-            raise ConfigError(self.t.path, "tournament.log_dir", str(e)) from None
+            raise ConfigError(self.t.shown, "tournament.log_dir", str(e)) from None
         mine = manifest(self.t, self.registry)
         if rd.started() and not self.resuming:
             raise RunError(f"{rd} already holds a run; resume it or start a new one")
         if rd.started():
-            rd.check_resume(mine, self.t.path)
+            rd.check_resume(mine, self.t.shown)
         else:
             rd.write_manifest(mine)
-        rd.write_where(self.t.path, bots_dir(self.t))
+        if self.signed_by is not None:
+            rd.mark_signed(self.signed_by)
+        rd.write_where(self.t.path, bots_dir(self.t), None if self.t.path else str(self.t.base.resolve()))
         rd.clean()  # left by an interrupted worker; its match will be played again
         done = rd.done_matches()
         return sum(1 for spec in self.specs if spec.index in done)
@@ -341,7 +344,7 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
         # Between resolved paths: a tournament folder reached through a link has another
         # parent than its spelling says, and "../" from the link would leave the real one.
-        beside = Path(t.path).resolve().parent if t.path else Path.cwd()  # a tournament built from a dict: here
+        beside = t.base.resolve()
         t = dataclasses.replace(t, bots_dir=os.path.relpath(folder.resolve(), beside))
     if isolation is not None:
         try:
@@ -389,29 +392,73 @@ def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
                run_dir: str | None = None) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
     the paths masked from it): its `files` (and a Python bot's module); the run directory,
-    log folder, tournament file and every other bot's own paths."""
+    log folder, tournament file and every other bot's own paths. A path the file names
+    for it that is, or lies in, one of those, or that is `/` or holds a home folder, is
+    a bad tournament file (`ConfigError`), before any play."""
     drop_ins = str(t.bots_path.resolve())
 
     def module(b: BotSpec) -> list[str]:
         return [] if b.command is not None or b.name not in registry.bots else \
             sandbox.module_files(registry.get(b.name).cls)
 
-    def own(b: BotSpec) -> list[str]:
+    def own(b: BotSpec, files: bool = True) -> list[str]:
         # A drop-in's module is its own; an installed bot's (naparena's reference bots, a
         # plug-in package) is shared code every Python seat imports.
         mine = [m for m in module(b) if m.startswith(drop_ins + os.sep)]
-        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), mine)
+        return bot_files.own_paths(t.command_of(b) if b.command is not None else None,
+                                   t.files_of(b) if files else [], mine)
 
     shown = t.files_of(bot) + module(bot)
-    others = [p for b in t.bots if b.alias != bot.alias for p in own(b)]
+    places = {str(t.log_path.absolute()): "the log folder"}
+    if t.path:  # a tournament built from a dict has no file to hide
+        places[t.path] = "the tournament file"
+    if run_dir:
+        places[run_dir] = "the run directory"
+    others = {p: f"bot '{b.alias}''s own path" for b in t.bots if b.alias != bot.alias for p in own(b)}
+    i = t.bots.index(bot) + 1
+    # What the entry's `files` name is checked against every other bot's paths except a
+    # folder its own command shares with them (drop-ins in one folder, say).
+    # What the entry names is checked against every other bot's paths but those it shares:
+    # a folder holding its own folder (drop-ins side by side), or a path inside its own
+    # folder (two entries running one program).
+    folder = bot_files.bot_folder(t.command_of(bot)) if bot.command is not None else None
+    mine = [folder] if folder else own(bot, files=False)
+    theirs = {p: why for p, why in others.items() if p in bot_files.masks(mine, [p], [])
+              and not (folder and os.path.abspath(p).startswith(os.path.abspath(folder) + os.sep))}
+    _check_named(t, bot, i, {**theirs, **places})
     try:
-        hidden = bot_files.masks(own(bot), others, [t.path, str(t.log_path.absolute()), run_dir or ""])
+        hidden = bot_files.masks(own(bot), list(others), list(places))
     except bot_files.InsideRunPlace as e:
-        i = t.bots.index(bot) + 1
-        raise ConfigError(t.path, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
+        raise ConfigError(t.shown, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
                           f"bot '{bot.alias}' has its own files in {e}, which no seat may see; "
                           "move the bot, or the run's log folder, elsewhere") from None
     return shown, list(hidden)
+
+
+def _check_named(t: Tournament, bot: BotSpec, i: int, places: dict[str, str]) -> None:
+    """One clear error for a path `bot`'s entry names that no seat may see: a place of
+    the run or another bot's (equal, inside, or the same file or folder by another name),
+    `/` or a folder the sandbox makes itself, or a home folder or one above it."""
+    wall = Places.of(tuple(places))
+    named = [("files", p) for p in t.files_of(bot)]
+    if bot.command is not None:
+        command = t.command_of(bot)
+        named += [("command", a) for a in command if os.path.isabs(a) and os.path.exists(a)]
+    for key, path in named:
+        problem = None
+        if sandbox_own(path):
+            if key == "command":
+                continue  # the seat's own /tmp, /dev/shm: the sandbox makes them
+            problem = "a place the sandbox makes itself for every seat; it is never shown from this machine"
+        elif (home := wall.holds_home(path)) is not None:
+            problem = f"is or holds the home folder {home}, which no seat may see whole"
+        elif (found := wall.relation(path)) is not None:
+            how, place = found
+            problem = f"{how} {places.get(place, place)} ({place}), which no seat may see"
+        if problem is not None:
+            written = next((w for w in (bot.files if key == "files" else bot.command or ())
+                            if os.path.abspath(t.base / w) == path), path)
+            raise ConfigError(t.shown, f"bots[{i}].{key}", f"bot '{bot.alias}' names {written}: {problem}")
 
 
 def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:
@@ -438,6 +485,18 @@ def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Con
             raise RunError(f"--sandbox {e}") from None
     used, warning = sandbox.resolve(wanted)
     return dataclasses.replace(seats, sandbox=used), warning
+
+
+def _resumed(rd: RunDir, where: Mapping[str, Any]) -> Path | Tournament:
+    """What a run is resumed from: its tournament file; or, for a tournament built from a
+    mapping in Python (no file), the configuration its manifest records, its relative
+    paths from the folder they were from when it started."""
+    if where.get("file"):
+        return Path(where["file"])
+    folder = where.get("folder")
+    if not isinstance(folder, str):
+        raise RunError(f"{rd}: the run does not say which tournament file it came from")
+    return dataclasses.replace(rd.recorded_tournament(), path="", label=str(rd.manifest), folder=folder)
 
 
 def recorded_sandbox(manifest: Manifest) -> Sandbox | None:

@@ -21,7 +21,7 @@ from typing import Any
 from naparena.arena.match import sandbox
 from naparena.arena.match.job import SeatRecord, seat_record
 from naparena.arena.match.play import supervisor
-from naparena.arena.match.seats import close_seats, start_seats
+from naparena.arena.match.seats import RemoteBot, close_seats, start_seats
 from naparena.arena.session import resolve_sandbox
 from naparena.arena.setup.reader import _bot_process
 from naparena.arena.setup.schedule import derive_seed
@@ -133,6 +133,15 @@ class Lineup:
 _IMMUTABLE = (int, float, bool, str, type(None))
 
 
+def close_left(*tables_remotes: dict[int, RemoteBot]) -> None:
+    """End the seat processes in each of `tables_remotes` (told to shut down, then killed)
+    and forget them: `close()`'s work, and a dropped environment's finalizer's."""
+    for remotes in tables_remotes:
+        if remotes:
+            close_seats(remotes)
+        remotes.clear()
+
+
 def _no_bot(rng: random.Random, seat: int) -> Any:
     raise AssertionError("a seat process's bot is started by start_seats")
 
@@ -164,7 +173,10 @@ class SeatedTable:
         self.sit(seat)
         self.table: Table | None = None
         self.bots: dict[int, Any] = {}
-        self.remotes: dict[int, Any] = {}
+        # The seat processes playing now, filled and emptied in place: an environment's
+        # finalizer holds the same dict (`close_left`), so an environment dropped without
+        # close() ends its processes too.
+        self.remotes: dict[int, RemoteBot] = {}
         self.sitting: Sitting | None = None
 
     def sit(self, seat: int) -> None:
@@ -210,9 +222,8 @@ class SeatedTable:
         return self.table is None or self.table.over
 
     def close(self) -> None:
-        if self.remotes:
-            close_seats(self.remotes)
-        self.remotes, self.bots = {}, {}
+        close_left(self.remotes)
+        self.bots = {}
 
     # --- the other seats ---------------------------------------------------------------
 
@@ -225,7 +236,8 @@ class SeatedTable:
         if self.processes:
             process = [dataclasses.replace(specs[s], seed=seeds[s]) if s in specs else seat_record(LEARNER, "", {}, 0)
                        for s in range(lineup.players)]
-            self.remotes = start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement, "environment")
+            self.remotes.update(start_seats(process, lineup.bots_dir, lineup.timeout, lineup.confinement,
+                                            "environment"))
         self.bots = {s: self.remotes[s] if s in self.remotes else make(random.Random(seeds[s]), s)
                      for s, make in self.makers.items()}
         aliases = self.aliases

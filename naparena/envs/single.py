@@ -7,6 +7,7 @@ programs (`command`), started and spoken to exactly as `naparena run` does.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,11 +15,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from naparena.arena.match.seats import RemoteBot
 from naparena.arena.setup.settings import Confinement
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.envs.aec import describe, observation_is_lean, observation_space
 from naparena.envs.encoding import NUM_ACTIONS
-from naparena.envs.lineup import Lineup, Opponent, SeatedTable
+from naparena.envs.lineup import Lineup, Opponent, SeatedTable, close_left
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
 from naparena.game.view import View
@@ -64,6 +66,9 @@ class NapSeatEnv(gym.Env):
         self.lineup = Lineup(self.rules, players, opponents, hands=hands, stack=stack, bots_dir=bots_dir,
                              timeout=timeout, confinement=confinement, kinds=kinds, base=base)
         self.seated = SeatedTable(self.lineup, seat)
+        # A dropped environment (a notebook cell run again, a script that forgets close())
+        # ends its seat processes when it is collected.
+        self._finalizer = weakref.finalize(self, close_left, self.seated.remotes)
         self.players, self.seat, self.hands, self.stack = players, seat, hands, stack
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
@@ -81,6 +86,11 @@ class NapSeatEnv(gym.Env):
     def bots(self) -> dict[int, Any]:
         """The bots seated for the match in progress, by seat."""
         return self.seated.bots
+
+    @property
+    def remotes(self) -> dict[int, RemoteBot]:
+        """The seat processes playing now, by seat."""
+        return self.seated.remotes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:

@@ -12,6 +12,7 @@ same seed plays.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from naparena.arena.setup.settings import Confinement
 from naparena.bots.bot import DEFAULT_TIMEOUT
 from naparena.envs.aec import observation_is_lean, observation_space
 from naparena.envs.encoding import NUM_ACTIONS, OBS_SIZE, cells_of, write
-from naparena.envs.lineup import Lineup, Opponent, SeatedTable
+from naparena.envs.lineup import Lineup, Opponent, SeatedTable, close_left
 from naparena.envs.table import Table, rules_of
 from naparena.game.rules import Rules
 from naparena.game.view import View
@@ -212,6 +213,8 @@ class NapVectorEnv(VectorEnv):
                                             timeout=timeout, confinement=confinement, kinds=kinds, base=base,
                                             registry=next((m.registry for m in made.values()), None))
         self.tables = [SeatedTable(made[repr(lineup)], s) for lineup, s in zip(chosen, seats)]
+        # Dropped without close(), the environment still ends every table's seat processes.
+        self._finalizer = weakref.finalize(self, close_left, *(t.remotes for t in self.tables))
         self.num_envs, self.players, self.hands, self.copy = num_envs, players, hands, copy
         self.autoreset_mode = _autoreset(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}

@@ -203,7 +203,9 @@ class TableServer:
             table.feed(message)
             kind = message.get("type")
             started = started or kind == "match"
-            if kind == "hand_end":
+            if kind == "match" and message.get("first_hand"):
+                self.went_before(table, message["first_hand"])
+            elif kind == "hand_end":
                 self.dealt(table, message.get("record", {}))
             elif kind == "decide":
                 nothing_to_choose, answer = table.only_answer()
@@ -215,13 +217,22 @@ class TableServer:
             elif kind == "shutdown":
                 break
         if started:  # a handshake check (preflight) opens and closes without a match
-            for n, record in self.held(table.match).items():
-                table.held[n], table.after[n] = record.get("deal", []), after_exchanges(record)
+            logged = self.held(table.match)
+            if logged:
+                table.logged([logged[n] for n in sorted(logged)])
             for alias, chips in zip(table.seats, table.won):
                 self.totals[alias] = self.totals.get(alias, 0) + chips
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
                 raise Stop
+
+    def went_before(self, table: Table, first_hand: int) -> None:
+        """A match resumed at `first_hand`: the hands before it, from its checkpoint, count
+        in the score and the turns as they did when they were played."""
+        if self.run_dir is None:
+            return
+        records = [self.run_dir.checkpointed_hand(table.match, n) for n in range(first_hand)]
+        table.went_before([r for r in records if r is not None])
 
     def dealt(self, table: Table, public: dict[str, Any]) -> None:
         """What everybody held in the hand that just ended, from the match's checkpoint

@@ -83,6 +83,7 @@ class TerminalFront:
         return line.strip()
 
     def _hand_ends(self, table: Table) -> None:
+        table.ended.clear()  # the frames to draw a hand's end are the web table's
         while table.finished:
             record = table.finished.pop(0)
             self._show(table.hand_end(record) + "\n")

@@ -41,8 +41,8 @@ from naparena.arena.match.wall import homes, resolve, sandbox_own
 
 #: Folders every sandboxed seat sees anyway (read-only): nothing under them is mounted again.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-#: Who asked for a path: the organizer's words, and the bot's.
-ORGANIZER, BOT = "the tournament file", "the bot's own files"
+#: Who asked for a path the organizer named (a path the bot's bytes named says which file).
+ORGANIZER = "the organizer's word"
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -95,6 +95,10 @@ def in_system(path: str) -> bool:
     return any(real == d or real.startswith(d + "/") for d in SYSTEM)
 
 
+def _lexically_system(path: str) -> bool:
+    return any(_inside(os.path.abspath(path), d) for d in SYSTEM)
+
+
 def _inside(path: str, folder: str | None) -> bool:
     return folder is not None and (path == folder or path.startswith(folder.rstrip("/") + "/"))
 
@@ -136,6 +140,7 @@ class _Door:
         self.found: dict[str, str] = {}
         self.refused: dict[str, str] = {}
         self.from_manager = False
+        self.argv = argv
 
     # --- who asked ---------------------------------------------------------------------
 
@@ -163,17 +168,20 @@ class _Door:
         if not os.path.exists(path):
             return False
         real = os.path.realpath(path)
-        mine = _inside(path, self.folder) and _inside(real, self.folder_real)
-        if mine or in_system(real):
-            if not mine and not _inside(path, self.folder) and not in_system(path):
-                self.found.setdefault(path, f"{why} (a link into the system folders)")
+        if any(_inside(path, a) or _inside(real, a) for a in self.avoid):
+            self.refused.setdefault(path, f"{why}: a place of the run or another bot's, which no seat may see")
+            return False
+        if in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
+            return True
+        if _inside(path, self.folder) and _inside(real, self.folder_real):
             return True
         found = runtime_installation(real)
         problem = self._not_a_runtime(found[0] if found else None)
         if found is None or problem:
             self.refused.setdefault(path, f"{why}: {problem or 'neither in the bot folder nor a runtime installation'}")
             return False
-        self.found.setdefault(found[0], f"{found[1]} on this machine: {why} ({BOT})")
+        if not in_system(found[0]):
+            self.found.setdefault(found[0], f"{found[1]} on this machine: {why}")
         if not _inside(path, found[0]) and not _inside(path, self.folder):
             self.found.setdefault(path, f"{why} (a link to {found[1]})")
         return True
@@ -250,6 +258,8 @@ class _Door:
             self.node()
         elif name == "java" and (in_system(real) or runtime_installation(real)):
             self.jdk(str(Path(real).parent.parent))
+        elif name == "uv" and depth == 0:
+            self.uv()
         if not in_system(real):
             prefix = _prefix(real)
             if trusted:
@@ -286,7 +296,7 @@ class _Door:
     def python(self, path: str, real: str, by_organizer: bool, trusted: bool) -> None:
         """A Python's environment: a venv (pyvenv.cfg above its bin/) with its base, a
         conda environment, and the folders its site-packages point to (.pth files,
-        editable installs: the packages' bytes, so the bot's)."""
+        editable installs)."""
         env = Path(os.path.abspath(path)).parent.parent
         config = env / "pyvenv.cfg"
         if config.is_file() or (env / "conda-meta").is_dir():
@@ -304,9 +314,33 @@ class _Door:
                 self.organizer(base, f"the Python installation of {path}")
             else:
                 self.bot(base, f"the Python installation of {path}")
-        for site in [*env.glob("lib/python*/site-packages"), *Path(base).glob("lib/python*/site-packages")]:
+        # Packages' .pth files and editable finders: the organizer's in an environment it
+        # named outside the bot's folder, or in the installation itself; the bot's in its own.
+        own_env = not (by_organizer and self.trusted(str(env)))
+        sites = [(s, own_env) for s in env.glob("lib/python*/site-packages")]
+        sites += [(s, False) for s in Path(base).glob("lib/python*/site-packages") if Path(base) != env]
+        for site, bots in sites:
             for folder, file in _site_pointers(site):
-                self.bot(folder, f"{file} names it")
+                if bots:
+                    self.bot(folder, f"{file} names it")
+                else:
+                    self.organizer(folder, f"{file} names it")
+
+    def uv(self) -> None:
+        """`uv run`'s project environment (`--project`/`--directory`, else the bot's
+        folder): its `.venv` and the Python it was made from."""
+        argv = self.argv
+        if "run" not in argv[1:]:
+            return
+        project = self.folder
+        for flag in ("--project", "--directory"):
+            if flag in argv[:-1]:
+                project = os.path.abspath(argv[argv.index(flag) + 1])
+        if project is None:
+            return
+        python = os.path.join(project, ".venv", "bin", "python")
+        if os.path.exists(python):
+            self.program(python, "uv run's project environment", by_organizer=self.trusted(project), depth=1)
 
     def node(self) -> None:
         """Every `node_modules` from the bot's folder upwards, as Node resolves them."""

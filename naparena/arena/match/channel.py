@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.match import sandbox
-from naparena.arena.match.bot_files import footprint, in_system, runtime_installation
+from naparena.arena.match.bot_files import footprint, in_system, program_path, runtime_installation
 from naparena.arena.match.cgroups import SeatGroups
 from naparena.arena.match.job import SeatRecord
 from naparena.arena.match.wall import Places, Refused, homes
@@ -38,6 +38,9 @@ log = logging.getLogger("naparena")
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[3])
 _STDERR_CAP = 1 << 16  # bytes of a seat's stderr logged per match; the rest is counted, not kept
 STDERR_TAIL = 10  # last lines of a seat's stderr shown with a failed handshake
+STDERR_HEAD = 4   # and its first lines (a JVM's exception names itself there, its frames follow)
+#: Lines between head and tail worth showing: a chained exception's cause, a VM's own error.
+_CAUSE = re.compile(r"^\s*(Caused by:|Error occurred|Error:|Exception in thread)")
 
 
 #: What a sandboxed seat sees besides its command's footprint: (files shown, folders
@@ -63,9 +66,12 @@ def serve_command(seat: SeatRecord, bots_dir: str | None) -> list[str]:
     return argv + (["--bots-dir", str(Path(bots_dir).resolve())] if bots_dir else [])
 
 
-def seat_environment(python: bool, home: str) -> dict[str, str]:
-    """A scrubbed environment: nothing of the match's own leaks to a bot."""
+def seat_environment(python: bool, home: str, address_mb: int = 0) -> dict[str, str]:
+    """A scrubbed environment: nothing of the match's own leaks to a bot. Where only
+    RLIMIT_AS bounds the seat (`address_mb`), a JVM is told to reserve within it."""
     env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
+    if address_mb and not python:
+        env.update(address_space_env(address_mb))
     if python:
         # Hash seed fixed: a bot iterating a set of strings does so alike in every run.
         path = os.pathsep.join(dict.fromkeys([_SOURCE_ROOT, *sandbox.search_path()]))
@@ -76,31 +82,113 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     return env
 
 
-def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], None]:
-    """The child's limits, set between fork and exec (and its cgroups joined). Only
-    setrlimit and writes run there: nothing that could take a lock another thread of the
-    match holds. Memory is bounded per process only where the seat has no memory cgroup."""
-    wanted = [(resource.RLIMIT_CORE, 0)]
-    if c.memory_mb and not (groups is not None and groups.bounds_memory):
-        wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
-    if c.cpu_seconds:
-        wanted.append((resource.RLIMIT_CPU, c.cpu_seconds))
-    if c.open_files:
-        wanted.append((resource.RLIMIT_NOFILE, c.open_files))
-    if c.disk_mb:
-        wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20))
-    hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
-    limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
-    prctl = _prctl()
+_INLINE_SCRIPT = re.compile(rb"^# /// script\s*$", re.M)
 
-    def apply() -> None:
-        for kind, value in limits:
-            resource.setrlimit(kind, (value, value))
-        if prctl is not None:  # a worker killed outright takes its seats with it
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if groups is not None:
-            groups.join()
-    return apply
+
+def unsandboxable(argv: list[str]) -> str | None:
+    """Why a command cannot start in the sandbox by any `files = [...]` (None: it may):
+    `uv run` of a script with inline dependencies makes the script's environment in
+    uv's cache as it starts, which needs the network and a writable cache."""
+    program = program_path(argv[0]) if argv else None
+    if program is None or os.path.basename(os.path.realpath(program)) != "uv" or "run" not in argv[1:]:
+        return None
+    script = next((a for a in argv[1:] if os.path.isfile(a) and a.endswith(".py")), None)
+    inline = False
+    if script is not None:
+        try:
+            with open(script, "rb") as f:
+                inline = _INLINE_SCRIPT.search(f.read(1 << 16)) is not None
+        except OSError:
+            pass
+    if "--script" not in argv and not inline:
+        return None
+    name = script or "FILE"
+    return (f"uv run --script makes the script's environment as it starts, which a sandboxed seat cannot (no "
+            f"network, no writable uv cache): prepare it once with `uv sync --script {name}` and start the bot "
+            f"with the interpreter `uv python find --script {name}` prints, as the command's program")
+
+
+def address_space_env(memory_mb: int) -> dict[str, str]:
+    """What lets a program start where RLIMIT_AS = `memory_mb` bounds it: a JVM reserves
+    address space by the machine's memory (a quarter of it for the heap, 1 GiB of class
+    space, 240 MiB of code cache), far past the limit, and dies before `main`; told
+    sizes in proportion to the limit (the command's own -Xmx and the like still win, as
+    they come after), it starts at 768 MB and up. glibc's per-thread malloc arenas (64
+    MiB of address space each) are kept to two."""
+    share = max(16, min(256, memory_mb // 16))
+    options = f"-Xmx{memory_mb * 2 // 5}m -XX:CompressedClassSpaceSize={share}m -XX:ReservedCodeCacheSize={share}m"
+    return {"JAVA_TOOL_OPTIONS": options, "MALLOC_ARENA_MAX": "2"}
+
+
+_NO_ROOM = re.compile(r"Could not reserve|Could not allocate|insufficient memory|initialization of VM|"
+                      r"Cannot allocate memory|MemoryError|out of memory|std::bad_alloc|failed to map|mmap failed",
+                      re.I)
+
+
+def memory_hint(stderr: Iterable[str], memory_mb: int, address_bound: bool) -> str | None:
+    """One line when a seat bounded by RLIMIT_AS alone could not reserve memory at start."""
+    if not address_bound or not any(_NO_ROOM.search(line) for line in stderr):
+        return None
+    return (f"the seat's address space is bounded by [seats] memory_mb = {memory_mb} (RLIMIT_AS: no memory "
+            "cgroup here) and the bot could not reserve what it asked for at start; raise memory_mb for this "
+            "tournament (a JVM starts from 768)")
+
+
+class _Limits:
+    """The child's limits, set between fork and exec (and its cgroups joined): called as
+    the seat's `preexec_fn`. Only setrlimit and writes run there: nothing that could take
+    a lock another thread of the match holds. Memory is bounded per process only where the
+    seat has no memory cgroup. A limit that cannot be set is written, by the setting's
+    name as prepared here, to a pipe the parent reads (`failure`): subprocess itself says
+    only "Exception occurred in preexec_fn"."""
+
+    def __init__(self, c: Confinement, groups: SeatGroups | None = None):
+        wanted = [(resource.RLIMIT_CORE, 0, "core dumps off (RLIMIT_CORE 0)")]
+        if c.memory_mb and not (groups is not None and groups.bounds_memory):
+            wanted.append((resource.RLIMIT_AS, c.memory_mb << 20, f"memory_mb = {c.memory_mb} (RLIMIT_AS)"))
+        if c.cpu_seconds:
+            wanted.append((resource.RLIMIT_CPU, c.cpu_seconds, f"cpu_seconds = {c.cpu_seconds} (RLIMIT_CPU)"))
+        if c.open_files:
+            wanted.append((resource.RLIMIT_NOFILE, c.open_files, f"open_files = {c.open_files} (RLIMIT_NOFILE)"))
+        if c.disk_mb:
+            wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20, f"disk_mb = {c.disk_mb} (RLIMIT_FSIZE)"))
+        hard = {kind: resource.getrlimit(kind)[1] for kind, _, _ in wanted}
+        self.limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k]), label.encode())
+                       for k, v, label in wanted]
+        self.groups = groups
+        self.prctl = _prctl()
+        self.told, self.tell = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+
+    def __call__(self) -> None:
+        for kind, value, label in self.limits:
+            try:
+                resource.setrlimit(kind, (value, value))
+            except (OSError, ValueError) as e:
+                os.write(self.tell, label + b"\0" + b"%d" % (getattr(e, "errno", 0) or 0))
+                raise
+        if self.prctl is not None:  # a worker killed outright takes its seats with it
+            self.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if self.groups is not None:
+            self.groups.join()
+
+    def failure(self) -> str:
+        """Which limit the child could not set, and why, in words."""
+        try:
+            said = os.read(self.told, 4096)
+        except BlockingIOError:
+            said = b""
+        label, _, errno = said.partition(b"\0")
+        if not label:
+            return "its limits could not be set"
+        why = os.strerror(int(errno)) if errno.isdigit() and int(errno) else "refused"
+        return f"its limit {label.decode()} could not be set: {why}"
+
+    def close(self) -> None:
+        for fd in (self.told, self.tell):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 _PR_SET_PDEATHSIG = 1
@@ -155,7 +243,14 @@ def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
     if isinstance(mode, tuple):
         return sandbox.Wrapped(list(mode) + argv, ())
     if not sandboxed(confinement):
-        return sandbox.Wrapped(argv, ())
+        # A version manager's shim runs what it would from the bot's folder, as sandboxed.
+        return sandbox.Wrapped(argv if python else list(footprint(tuple(argv)).argv), ())
+    if not python and argv and program_path(argv[0]) is None:
+        where = "no such file" if "/" in argv[0] else "not found on PATH"
+        raise _Broken(f"crash: the command's program {argv[0]} does not exist ({where}): "
+                      "the sandbox is not the cause")
+    if not python and (why := unsandboxable(argv)) is not None:
+        raise _Broken(f"crash: {why}")
     argv, shown = seat_shown(argv, python, mounts)
     try:
         view = sandbox.view_of(shown, tuple(mounts[1]), tuple(mounts[2]))
@@ -178,6 +273,9 @@ class Channel:
         self.stderr_seen = 0  # bytes the seat wrote to stderr
         self.stderr_kept = 0  # of those, bytes taken for run.log (at most _STDERR_CAP)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self.stderr_head: list[str] = []   # the first STDERR_HEAD lines
+        self.stderr_causes: list[str] = []  # cause lines that left the tail
+        self.stderr_lines = 0
         self.memory_mb = confinement.memory_mb
         self.sandboxed = sandboxed(confinement)
         # Sandboxed, the bot's stdout is a FIFO here that only the bot holds: its end is seen at once.
@@ -195,21 +293,27 @@ class Channel:
             raise
         argv = wrapped.argv
         self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
+        limits = _Limits(confinement, self.groups)
+        self.address_bound = bool(confinement.memory_mb) and not (self.groups is not None and self.groups.bounds_memory)
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
+                stderr=subprocess.PIPE, cwd=self.home,
+                env=seat_environment(python, self.home, confinement.memory_mb if self.address_bound else 0),
                 start_new_session=True, close_fds=True, bufsize=0, pass_fds=wrapped.fds,
                 # The seat's limits must be set between fork and exec, in the child alone.
-                preexec_fn=_rlimits(confinement, self.groups))  # noqa: PLW1509
-        except OSError as e:
+                preexec_fn=limits)  # noqa: PLW1509
+        except (OSError, subprocess.SubprocessError) as e:
             if self.groups is not None:
                 self.groups.release()
             self._undo(fifo)
+            if not isinstance(e, OSError):  # the child's limits: say which one
+                raise _Broken(f"crash: cannot start the seat process {argv[0]}: {limits.failure()}") from None
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
         finally:
             wrapped.started()
+            limits.close()
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         assert stdin is not None and stderr is not None  # both are pipes
         if self.groups is not None:
@@ -321,11 +425,32 @@ class Channel:
         cut = len(text) if final else text.rfind(b"\n") + 1
         for line in bytes(text[:cut]).decode("utf-8", "replace").splitlines():
             log.info("%s stderr: %s", self.tag, line)
-            self.stderr_tail.append(line)
+            self._told(line)
         del text[:cut]
         if final and self.stderr_seen > self.stderr_kept:
             log.info("%s stderr: (%d bytes in all; only the first %d logged)", self.tag,
                      self.stderr_seen, self.stderr_kept)
+
+    def _told(self, line: str) -> None:
+        self.stderr_lines += 1
+        if len(self.stderr_head) < STDERR_HEAD:
+            self.stderr_head.append(line)
+            return
+        if len(self.stderr_tail) == STDERR_TAIL:
+            leaving = self.stderr_tail[0]
+            if _CAUSE.match(leaving) and len(self.stderr_causes) < STDERR_HEAD:
+                self.stderr_causes.append(leaving)
+        self.stderr_tail.append(line)
+
+    @property
+    def stderr_shown(self) -> list[str]:
+        """What to show of the seat's stderr with its failure: all of it when short, else
+        its first lines, the causes between, and its last lines."""
+        skipped = self.stderr_lines - len(self.stderr_head) - len(self.stderr_tail) - len(self.stderr_causes)
+        middle = [f"… ({skipped} lines)"] if skipped > 0 else []
+        if self.stderr_causes:
+            middle = [*middle, *self.stderr_causes, "…"]
+        return [*self.stderr_head, *middle, *self.stderr_tail]
 
     def _drain_rest(self) -> None:
         """After the kill, what the stderr pipe still holds (a crash's last words), without

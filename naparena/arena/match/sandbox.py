@@ -87,6 +87,10 @@ def require() -> None:
 SEAT_STDOUT = "/run/seat/stdout"
 
 
+#: Made read-only once the seat's view is drawn: only its home, /tmp and /dev/shm take writes.
+READ_ONLY: tuple[str, ...] = ("--remount-ro", "/dev", "--remount-ro", "/")
+
+
 @dataclass(frozen=True)
 class Wrapped:
     """A command as bubblewrap starts it: `argv` (bwrap's options travel in a memory
@@ -122,7 +126,7 @@ def wrap(argv: list[str], shown: View, home: str | None, disk_mb: int = 0, stdou
     if stdout is not None:
         options += ["--ro-bind", stdout, SEAT_STDOUT]
         tail = ["--", "/bin/sh", "-c", f'exec "$@" >{SEAT_STDOUT}', "seat", *argv]
-    options += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    options += list(READ_ONLY)
     fd = os.memfd_create("bwrap-options", os.MFD_CLOEXEC)
     try:
         os.write(fd, b"".join(o.encode() + b"\0" for o in options))

@@ -105,6 +105,8 @@ class Places:
     above: dict[Identity, str] = field(default_factory=dict)
     empty: dict[Identity, str] = field(default_factory=dict)
     homes: dict[Identity, str] = field(default_factory=dict)
+    #: Files of hidden places with more than one name (hard links): the place each is in.
+    linked: dict[Identity, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, hidden: list[str] | tuple[str, ...], empty: list[str] | tuple[str, ...] = ()) -> Places:
@@ -116,6 +118,8 @@ class Places:
             except OSError:
                 continue
             out._mark_above(real, path)
+            if into is out.hidden:
+                out._note_links(real, path)
         for home in homes():
             try:
                 out.homes[identity(os.stat(home))] = home
@@ -129,6 +133,18 @@ class Places:
                 except OSError:
                     break
         return out
+
+    def _note_links(self, real: str, place: str) -> None:
+        """A hidden file (the tournament file, a file another bot's command names) that
+        has another name somewhere (st_nlink > 1). A hidden folder's own files are not
+        looked through: a match file linked into a bot's folder needs write access to that
+        folder during the run, which could copy it as well."""
+        try:
+            st = os.lstat(real)
+        except OSError:
+            return
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            self.linked[identity(st)] = place
 
     def _mark_above(self, real: str, path: str) -> None:
         folder = real
@@ -149,6 +165,8 @@ class Places:
             return None
         if identity(st) in self.hidden:
             return "is", self.hidden[identity(st)]
+        if identity(st) in self.linked:
+            return "lies in", self.linked[identity(st)]
         folder = real
         while folder != "/":
             folder = os.path.dirname(folder)
@@ -291,6 +309,11 @@ class View:
         if ident in self.places.homes and stat.S_ISDIR(st.st_mode):
             os.close(fd)
             raise Refused(path, f"is or holds the home folder {self.places.homes[ident]}, which no seat may see whole")
+        if ident in self.places.linked:
+            os.close(fd)
+            raise Refused(path, f"is a hard link to a file of {self.places.linked[ident]}, which no seat may see")
+        if stat.S_ISDIR(st.st_mode) and self.places.linked:
+            self._find_links(real)
         if not stat.S_ISDIR(st.st_mode) or (ident not in self.places.above and not self._has_mount_below(real)):
             self.mounts.append(Mount("bind", real, fd))
             self.bound.append(real)
@@ -318,7 +341,7 @@ class View:
             os.close(fd)
             self.link(real, os.readlink(name, dir_fd=folder))
             return
-        if ident in self.places.hidden:
+        if ident in self.places.hidden or ident in self.places.linked:
             os.close(fd)
             return  # carved out: absent from the seat's view
         if ident in self.places.empty:
@@ -327,6 +350,13 @@ class View:
             return
         self._bind(fd, real, real)
 
+    def _find_links(self, real: str) -> None:
+        """Another name, below `real`, of a hidden place's file: the folders above it are
+        then rebuilt without it, as for the place itself."""
+        for found, st in _files(real):
+            if identity(st) in self.places.linked:
+                self.places._mark_above(found, self.places.linked[identity(st)])
+
     def _has_mount_below(self, real: str) -> bool:
         """Whether another filesystem is mounted somewhere below `real` (a bind mount
         there could alias a hidden place: the folder is then rebuilt entry by entry)."""
@@ -334,6 +364,35 @@ class View:
             self._mounts_below = _mount_points()
         prefix = real.rstrip("/") + "/"
         return any(m.startswith(prefix) for m in self._mounts_below)
+
+
+_SCANNED = 20_000  # entries looked at, at most, for the hard links of one folder
+
+
+def _files(top: str) -> list[tuple[str, os.stat_result]]:
+    """The regular files under `top` (itself, if it is one), with their lstat, never
+    following a link, at most `_SCANNED` entries."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return []
+    if stat.S_ISREG(st.st_mode):
+        return [(top, st)]
+    out: list[tuple[str, os.stat_result]] = []
+    seen = 0
+    for folder, _, names in os.walk(top):
+        for name in names:
+            seen += 1
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out.append((path, st))
+        if seen > _SCANNED:
+            break
+    return out
 
 
 def _mount_points() -> list[str]:

@@ -281,12 +281,15 @@ class MatchSummary:
                 kinds = self.faults[s]
                 kinds[fault_kind(reason)] = kinds.get(fault_kind(reason), 0) + 1
 
-    def result(self, won: list[int], final: list[int], kitty: int, decisions: list[int],
+    def result(self, final: list[int], stack: int, kitty: int, decisions: list[int],
                crashes: list[list[Any]]) -> Summary:
-        """The match's summary; `won` is each seat's chips over all hands (the Match adds
-        them up anyway, and a vector sum per hand here would cost more than the booking)."""
+        """The match's summary, from each seat's `final` chips (`Match.close()`: every hand's
+        chips and, under `kitty_at_end = "split"`, its share of the kitty, on its `stack`)
+        and the `kitty` left on the table: the seats' chips and the kitty add up to zero.
+        The share is part of a seat's result (docs/RULES.md), so it is in its chips and,
+        being no bidder's, in the rest (`defender_chips`); `hand_chips` holds the hands alone."""
         seats: list[SeatSummary] = []
-        for s, chips in enumerate(won):
+        for s, chips in enumerate(c - stack for c in final):
             seats.append({"chips": chips, "hands": self.hands, "bidder_hands": self.bidder_hands[s],
                           "bidder_chips": self.bidder_chips[s], "defender_chips": chips - self.bidder_chips[s],
                           "contracts": self.contracts[s], "revokes": self.revokes[s],

@@ -37,6 +37,9 @@ from naparena.errors import ConfigError, RunError
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
 SIGNATURE = "signature.json"  # written and read by records/signing.py alone
+#: The manifest's key naming the public key a run is signed with (run --sign, resume --sign),
+#: so that plain `verify` tells a signed run whose signature is gone.
+SIGNED_BY = "signed_by"
 CHECKPOINTS = "checkpoints"  # long matches part-played (records/checkpoint.py)
 
 
@@ -270,6 +273,12 @@ class RunDir:
                            "resume it with the version that started it")
         return old
 
+    def mark_signed(self, public: str) -> None:
+        """Record in the manifest who signs the run (its other keys as they were)."""
+        data = self.read_manifest()
+        if data.get(SIGNED_BY) != public:
+            self.write_manifest({**data, SIGNED_BY: public})
+
     def check_resume(self, mine: dict[str, Any], source: str | None) -> None:
         """Resuming must play the same run: same log format, configuration and bots."""
         old = self.check_format()
@@ -282,11 +291,15 @@ class RunDir:
     def read_where(self) -> dict[str, Any]:
         return read_where(self.given)
 
-    def write_where(self, file: str | None, bots_dir: str | None) -> None:
+    def write_where(self, file: str | None, bots_dir: str | None, folder: str | None = None) -> None:
         """Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
-        which must not depend on where the run was started."""
-        where = {"file": str(Path(file).resolve()) if file else None,
-                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        which must not depend on where the run was started. A tournament with no file (built
+        from a mapping) is resumed from the manifest's record: `folder` is where the relative
+        paths it names are from."""
+        where: dict[str, Any] = {"file": str(Path(file).resolve()) if file else None,
+                                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        if not file and folder:
+            where["folder"] = folder
         write_file(self.where, jsontext.dumps(where, indent=1).encode() + b"\n")
 
     # --- match logs ---

@@ -103,16 +103,25 @@ def verify_match(logged: LoggedMatch) -> list[str]:
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems
-    won = [c - log.get("stack", 0) for c in match.chips]
     final = match.close()
     logged_summary = log["summary"]
     if log["crashes"]:
         decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
-    again = summary.result(won, final, match.kitty, decisions, log["crashes"])
+    again = summary.result(final, log.get("stack", 0), match.kitty, decisions, log["crashes"])
     for key in ("seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")
     return problems
+
+
+def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
+    """A match log's faults that depend on time, which no replay can check: its hangs
+    (crashes the pool's watchdog made) and its time-outs ([hand, seat, decision, reason],
+    from the hands' faults). A re-run takes them as given; only a signature vouches."""
+    hangs = [c for c in log.get("crashes", ()) if str(c[3]).startswith("hang:")]
+    time_outs = [[hand["n"], f[1], f[0], f[3]] for hand in log.get("hands", ())
+                 for f in hand.get("faults", ()) if str(f[3]).startswith("time-out")]
+    return hangs, time_outs
 
 
 #: `progress(matches done, matches, hands done)`, called as a check goes.

@@ -406,10 +406,13 @@ def test_the_learning_tutorials_first_hand_runs_as_written():
     import re
     pytest.importorskip("gymnasium", reason="the envs extra is not installed: pip install '.[envs]'")
     text = (ROOT / "docs" / "tutorials" / "learning-agent.md").read_text()
-    [code] = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    first_hand, batched = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
+    done = subprocess.run([sys.executable, "-c", first_hand], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     float(done.stdout.strip())  # the hand's chips, printed
+    done = subprocess.run([sys.executable, "-c", batched], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "(16, 755) (16, 363) (16,)"  # the batch's arrays, one row a table
 
 
 def test_legal_is_never_empty_and_in_the_order_the_protocol_states():

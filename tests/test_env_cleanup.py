@@ -77,3 +77,34 @@ def test_without_the_finalizer_they_would_run_on():
                 bot.channel.kill()
     assert not any(map(running, pids))
     assert os.getpid() not in pids
+
+
+def test_a_dropped_batched_environment_ends_every_tables_seat_processes():
+    """The same for `NapVectorEnv`: one finalizer holds every table's seat processes; the
+    control detaches it and they run on."""
+    from naparena.envs.vector import NapVectorEnv
+
+    def batched() -> tuple[NapVectorEnv, list[int]]:
+        env = NapVectorEnv(2, "classic", 3, opponents=OPPONENTS, confinement=Confinement(sandbox=Sandbox.OFF),
+                           hands=3)
+        env.reset(seed=5)
+        pids = [bot.channel.proc.pid for t in env.tables for bot in t.remotes.values() if bot.channel is not None]
+        assert len(pids) == 4 and all(map(running, pids))
+        return env, pids
+
+    env, pids = batched()
+    del env
+    gc.collect()
+    wait_for(lambda: not any(map(running, pids)), "the dropped batched environment's seat processes to end")
+    env, pids = batched()
+    remotes = [dict(t.remotes) for t in env.tables]
+    env._finalizer.detach()
+    del env
+    gc.collect()
+    try:
+        assert all(map(running, pids))
+    finally:
+        for table in remotes:
+            for bot in table.values():
+                if bot.channel is not None:
+                    bot.channel.kill()

@@ -25,6 +25,7 @@ from naparena.arena.records.rundir import MATCHES, new_run_dir
 from naparena.arena.rerun import rerun
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import load_tournament
+from tests.helpers import flat, invoke
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
 NO_BWRAP = sandbox.unavailable()
@@ -286,3 +287,23 @@ def test_a_link_swapped_after_its_check_changes_nothing_shown(arena, monkeypatch
     assert str(real) in found.exact and os.path.realpath(link) == str(arena)
     assert str(arena) not in found.exact, found.exact
     assert (str(link), str(real)) in found.links
+
+
+# --- what naparena advises the organizer ----------------------------------------------------------
+
+@pytest.mark.parametrize(("named", "advised"), [(".ssh/id_ed25519", False), ("shared/weights.txt", True)])
+def test_a_bots_output_never_gets_a_hidden_file_of_a_home_advised(arena, named, advised):
+    """A bot that fails its handshake after writing a path to stderr gets a hint: show it
+    with files = [...]. Naming the organizer's private key, it got that advice too; a
+    file the bot needs in the home (the control) still gets it."""
+    home = arena.parent / "home"
+    (home / "shared").mkdir()
+    (home / "shared" / "weights.txt").write_text("0.25\n")
+    bot = arena / "bots" / "evil" / "bot.py"
+    bot.write_text(f"import sys\nsys.stderr.write('cannot open {home / named}\\n')\nsys.exit(1)\n")
+    tournament(arena, [PYTHON, "bots/evil/bot.py"], "auto")
+    result = invoke("run", "t.toml")
+    assert result.exit_code == 2, result.output
+    said = flat(result.output)
+    assert f"the seat sandbox hides {home / named}" in said, said
+    assert (f'files = ["{home / named}"]' in said) == advised, said

@@ -652,6 +652,9 @@ def sandbox_hint(reason: str, stderr: Iterable[str], shown: list[str], hidden: I
             if places.relation(path) is not None:
                 return (f"the seat sandbox hides {path}: a place of the run or another bot's, which no seat "
                         "may see")
+            if not_shown(path) and (home := _private(path)) is not None:
+                return (f"the seat sandbox hides {path}, a hidden file of the home folder {home}; a hint never "
+                        "advises showing one (the bot's own output named it)")
             if not_shown(path) and _advisable(path, places):
                 return (f"the seat sandbox hides {path}, which exists on this machine: show it with "
                         f'files = ["{_door(path)}"] in the bot\'s [[bots]] entry, or set [seats] sandbox = "off"')
@@ -673,10 +676,24 @@ _FAILED = re.compile(r"exited with code|killed by|closed its output|protocol|tim
 
 def _advisable(path: str, places: Places) -> bool:
     """Whether a hint may advise showing `path`: not a place of the run or another bot's,
-    not /, /etc or a home folder (nor a folder holding one)."""
+    not /, /etc or a home folder (nor a folder holding one), nor a hidden file of one."""
     real = os.path.realpath(path)
     return (places.relation(real) is None and real not in ("/", "/etc") and not real.startswith("/etc/")
-            and not any(h == real or h.startswith(real.rstrip("/") + "/") for h in homes()))
+            and not any(h == real or h.startswith(real.rstrip("/") + "/") for h in homes())
+            and _private(path) is None)
+
+
+def _private(path: str) -> str | None:
+    """The home folder `path` is a hidden file or folder of (~/.ssh/id_ed25519, ~/.aws),
+    unless it lies in a runtime installation there (~/.pyenv/versions/3.12.1): a bot's
+    output names what it likes, and a hint is the organizer's to follow."""
+    real = os.path.realpath(path)
+    for home in homes():
+        if real.startswith(home.rstrip("/") + "/"):
+            hidden = any(part.startswith(".") for part in os.path.relpath(real, home).split("/"))
+            if hidden and runtime_installation(real) is None:
+                return home
+    return None
 
 
 def _door(path: str) -> str:

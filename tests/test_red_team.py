@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -307,3 +308,39 @@ def test_a_bots_output_never_gets_a_hidden_file_of_a_home_advised(arena, named, 
     said = flat(result.output)
     assert f"the seat sandbox hides {home / named}" in said, said
     assert (f'files = ["{home / named}"]' in said) == advised, said
+
+
+# --- the organizer's own JDK ---------------------------------------------------------------------
+
+def jdk_links_into_etc() -> list[str]:
+    """Where the system JDK's own links lead under /etc (Debian: its conf/ and cacerts)."""
+    java = shutil.which("java")
+    if java is None:
+        return []
+    home = Path(os.path.realpath(java)).parent.parent
+    return sorted({os.path.realpath(p) for p in home.rglob("*") if p.is_symlink()
+                   and os.path.realpath(p).startswith("/etc/")})
+
+
+@pytest.mark.skipif(not any(not p.startswith("/etc/java") for p in jdk_links_into_etc()),
+                    reason="no JDK here links into /etc beyond its own configuration")
+def test_a_java_bot_sees_its_jdks_configuration_and_no_other_folder_of_etc(arena, tmp_path):
+    """Debian's JDK links its cacerts to /etc/ssl/certs/java/cacerts: the whole first
+    folder under /etc of every link was shown, so `java Bot.java` saw /etc/ssl (its
+    private/ folder, the machine's TLS keys, with it). Now only /etc/java*; the control
+    reads the same file unsandboxed."""
+    secret = "/etc/ssl/openssl.cnf"
+    assert os.path.isfile(secret) and any(p.startswith("/etc/ssl/") for p in jdk_links_into_etc())
+    bot = arena / "bots" / "evil" / "Bot.java"
+    bot.write_text("public class Bot { public static void main(String[] a) {} }\n")
+    found = bot_files.footprint.__wrapped__(("java", str(bot)), (), ())
+    assert any(p.startswith("/etc/java") for p in found.paths), found.paths
+    view = sandbox.view_of(sandbox.Shown(exact=found.exact, links=found.links))
+    wrapped = sandbox.wrap(["/bin/cat", secret], view, str(tmp_path / "seat"), 16)
+    try:
+        inside = subprocess.run(wrapped.argv, pass_fds=wrapped.fds, capture_output=True, text=True, check=False)
+    finally:
+        wrapped.started()
+    outside = subprocess.run(["/bin/cat", secret], capture_output=True, text=True, check=False)
+    assert outside.returncode == 0 and outside.stdout  # the control: there to read
+    assert inside.returncode != 0 and "No such file" in inside.stderr, inside

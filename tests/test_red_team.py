@@ -26,6 +26,7 @@ from naparena.arena.records.rundir import MATCHES, new_run_dir
 from naparena.arena.rerun import rerun
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import load_tournament
+from naparena.errors import ConfigError
 from tests.helpers import flat, invoke
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
@@ -344,3 +345,45 @@ def test_a_java_bot_sees_its_jdks_configuration_and_no_other_folder_of_etc(arena
     outside = subprocess.run(["/bin/cat", secret], capture_output=True, text=True, check=False)
     assert outside.returncode == 0 and outside.stdout  # the control: there to read
     assert inside.returncode != 0 and "No such file" in inside.stderr, inside
+
+
+# --- another name of the tournament file, past the look-out's reach ------------------------------------
+
+def hard_link_behind(arena: Path, folders: int, files: int) -> tuple[Path, Path]:
+    """The tournament file (written now: play() rewrites it in place, the same inode) and
+    its second name in the bot's folder, in the last of `folders` folders of `files`
+    empty files the search walks through (or beside `files` files, for one folder)."""
+    prober(arena)
+    evil = arena / "bots" / "evil"
+    for f in range(folders):
+        folder = evil / f"f{f:03d}" if folders > 1 else evil
+        folder.mkdir(exist_ok=True)
+        for i in range(files):
+            (folder / f"{i:05d}").touch()
+    last = [folder for folder, _, _ in os.walk(evil)][-1]
+    play_file = tournament(arena, [], "auto")
+    alias = Path(last) / "seed.toml"
+    os.link(play_file, alias)
+    return play_file, alias
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_hard_link_to_the_tournament_file_behind_twenty_thousand_files_is_carved_out(arena, mode):
+    """The tournament file has a second name in the bot's folder, as in
+    `test_a_hard_link_to_the_tournament_file_in_the_bots_folder_is_carved_out`, but
+    in the last of 101 folders of 201 empty files: the search for other names stopped
+    after 20,000 and the folder was shown whole, the tournament file in it. A folder too
+    big to look through is now rebuilt entry by entry, each folder in it looked through."""
+    play_file, alias = hard_link_behind(arena, 101, 201)
+    wanted = {"tournament": f"@{alias}"}
+    found = play(arena, [PYTHON, "bots/evil/prober.py", "--brief", *wanted.values()], mode)
+    assert alias.stat().st_ino == play_file.stat().st_ino and alias.read_text() == play_file.read_text()
+    assert leaked(found, arena, wanted) == (set() if mode == "auto" else set(wanted))
+
+
+def test_twenty_thousand_files_side_by_side_beside_a_hidden_files_other_name_are_refused(arena):
+    """20,001 files in one folder, too many to look through or to show one by one: the
+    seat is refused before play, and the organizer told why."""
+    hard_link_behind(arena, 1, 20_001)
+    with pytest.raises(ConfigError, match="too many to look through for another name"):
+        play(arena, [PYTHON, "bots/evil/prober.py"], "auto")

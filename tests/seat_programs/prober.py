@@ -7,7 +7,8 @@ reports on stderr as `PROBE {json}`.
 @PATH         a file (its first line) or a folder (its sorted entries) to read; a
               relative PATH is taken from this file's folder; the error if it fails
 --write F MB  write MB megabytes into folder F (files of 4 MB), and report how many it could
-Always reported: /proc/1/cmdline and /proc/self/mountinfo, whole.
+--brief       leave out what is otherwise always reported: /proc/1/cmdline and
+              /proc/self/mountinfo, whole (a view of many mounts outgrows a match's stderr)
 """
 
 import json
@@ -56,7 +57,7 @@ def probe(args):
         while at + 1 < len(args) and not args[at].startswith(("@", "--")):
             facts["write " + args[at]] = write(args[at], int(args[at + 1]))
             at += 2
-    for name in ("/proc/1/cmdline", "/proc/self/mountinfo"):
+    for name in () if "--brief" in args else ("/proc/1/cmdline", "/proc/self/mountinfo"):
         try:
             with open(name, "rb") as f:
                 facts[name] = f.read().replace(b"\0", b" ").decode("utf-8", "replace")

@@ -313,7 +313,11 @@ class View:
             os.close(fd)
             raise Refused(path, f"is a hard link to a file of {self.places.linked[ident]}, which no seat may see")
         if stat.S_ISDIR(st.st_mode) and self.places.linked:
-            self._find_links(real)
+            try:
+                self._find_links(real, ident)
+            except BaseException:
+                os.close(fd)
+                raise
         if not stat.S_ISDIR(st.st_mode) or (ident not in self.places.above and not self._has_mount_below(real)):
             self.mounts.append(Mount("bind", real, fd))
             self.bound.append(real)
@@ -350,12 +354,26 @@ class View:
             return
         self._bind(fd, real, real)
 
-    def _find_links(self, real: str) -> None:
+    def _find_links(self, real: str, ident: Identity) -> None:
         """Another name, below `real`, of a hidden place's file: the folders above it are
-        then rebuilt without it, as for the place itself."""
-        for found, st in _files(real):
+        then rebuilt without it, as for the place itself. A folder too big to look
+        through at once is rebuilt too: each of its entries is then checked (a folder in
+        it looked through afresh), so no number of files hides another name."""
+        found, complete = _files(real)
+        for path, st in found:
             if identity(st) in self.places.linked:
-                self.places._mark_above(found, self.places.linked[identity(st)])
+                self.places._mark_above(path, self.places.linked[identity(st)])
+        if complete:
+            return
+        try:
+            entries = len(os.listdir(real))
+        except OSError:
+            entries = _REBUILT + 1
+        if entries > _REBUILT:
+            place = next(iter(self.places.linked.values()))
+            raise Refused(real, f"holds more than {_SCANNED} files, {entries} of them side by side: too many to "
+                          f"look through for another name (a hard link) of {place}, which no seat may see")
+        self.places.above.setdefault(ident, real)
 
     def _has_mount_below(self, real: str) -> bool:
         """Whether another filesystem is mounted somewhere below `real` (a bind mount
@@ -367,22 +385,26 @@ class View:
 
 
 _SCANNED = 20_000  # entries looked at, at most, for the hard links of one folder
+_REBUILT = 256  # entries of a folder too big to look through that may be shown one by one
 
 
-def _files(top: str) -> list[tuple[str, os.stat_result]]:
+def _files(top: str) -> tuple[list[tuple[str, os.stat_result]], bool]:
     """The regular files under `top` (itself, if it is one), with their lstat, never
-    following a link, at most `_SCANNED` entries."""
+    following a link, at most `_SCANNED` entries; and whether that was all of them."""
     try:
         st = os.lstat(top)
     except OSError:
-        return []
+        return [], True
     if stat.S_ISREG(st.st_mode):
-        return [(top, st)]
+        return [(top, st)], True
     out: list[tuple[str, os.stat_result]] = []
     seen = 0
-    for folder, _, names in os.walk(top):
+    for folder, dirs, names in os.walk(top):
+        seen += len(dirs)
         for name in names:
             seen += 1
+            if seen > _SCANNED:
+                return out, False
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
@@ -390,9 +412,7 @@ def _files(top: str) -> list[tuple[str, os.stat_result]]:
                 continue
             if stat.S_ISREG(st.st_mode):
                 out.append((path, st))
-        if seen > _SCANNED:
-            break
-    return out
+    return out, True
 
 
 def _mount_points() -> list[str]:

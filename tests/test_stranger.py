@@ -52,3 +52,30 @@ def test_an_unfinished_run_given_first_leaves_none_of_the_finished_runs_matches_
     assert listed[1]["played_before"] == kept < listed[1]["matches"]
     # Control: the unfinished run alone has fewer boards, so equal counts above are no accident.
     assert all(n < alone[bot] for bot, n in boards(ratings("logs/cut")).items())
+
+
+# --- play's flags: a slip is told by the flag typed, not by a file's key ------------------------
+
+@pytest.mark.parametrize(("flags", "flag", "said"), [
+    (("--bots", "heuristc,random"), "--bots", "unknown bot 'heuristc' (did you mean 'heuristic'?)"),
+    (("--variant", "clasic"), "--variant", "unknown variant 'clasic' (did you mean 'classic'?)"),
+    (("--bots", ",".join(["random"] * 7)), "--bots", "you and 7 bots are 8 players"),
+    (("--variant", "floater", "--bots", "random"), "--bots", "you and 1 bot are 2 players, and in floater"),
+])
+def test_play_names_the_flag_a_person_typed_wrong(tmp_path, monkeypatch, flags, flag, said):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("play", *flags)
+    message = " ".join(result.output.split())
+    assert result.exit_code == 2 and message.startswith(f"error: {flag}: "), message
+    assert said in message, message
+    # No key of a file the person never wrote, nor advice for one.
+    assert not any(key in message for key in ("bots[", "variants[", "tournament.", "base =")), message
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_tournament_file_with_the_same_slip_is_still_told_by_its_key(tmp_path, monkeypatch):
+    """Control: the file's message names its key, so the flag above is play's own doing."""
+    monkeypatch.chdir(tmp_path)
+    write_tournament(tmp_path, name="t", bots=("heuristc", "random"), example=False)
+    result = invoke("run", "t.toml")
+    assert result.exit_code == 2 and "t.toml: bots[1].name: unknown bot 'heuristc'" in " ".join(result.output.split())

@@ -3,6 +3,7 @@ can fail: the ratings of an interrupted run given before the finished one."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,8 @@ import pytest
 
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
+from naparena.people.play import Stop
+from naparena.people.terminal import TerminalFront
 from tests.helpers import invoke, write_tournament
 
 
@@ -79,3 +82,23 @@ def test_a_tournament_file_with_the_same_slip_is_still_told_by_its_key(tmp_path,
     write_tournament(tmp_path, name="t", bots=("heuristc", "random"), example=False)
     result = invoke("run", "t.toml")
     assert result.exit_code == 2 and "t.toml: bots[1].name: unknown bot 'heuristc'" in " ".join(result.output.split())
+
+
+# --- the terminal: what is said after the table starts on a line of its own ---------------------
+
+def test_a_prompt_left_unanswered_is_ended_before_the_run_says_more():
+    """Ctrl-C or the end of input at a prompt left the cursor after it, and "stopped after …"
+    (or the standings' title) was printed there, its wrapping off by the prompt's width."""
+    screen = io.StringIO()
+    front = TerminalFront(io.StringIO(""), screen)  # the input ends at the first prompt
+    with pytest.raises(Stop):
+        front._go_on()
+    front.end_line()
+    front.end_line()  # once
+    assert screen.getvalue() == "press Enter to go on \n"
+    # Control: a prompt answered ended its own line (the person's Enter): nothing is added.
+    screen = io.StringIO()
+    front = TerminalFront(io.StringIO("\n"), screen)
+    front._go_on()
+    front.end_line()
+    assert screen.getvalue() == "press Enter to go on "

@@ -588,6 +588,8 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
             rd.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
     finally:
         server.close()
+        if not web:
+            front.end_line()
     if web:
         front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()

@@ -24,12 +24,13 @@ import orjson
 
 from naparena.arena.records.checkpoint import EVERY_ENV
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.session import Quiet
-from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.session import Quiet, registry_for
+from naparena.arena.setup.reader import check_bots, parse_tournament
 from naparena.arena.setup.settings import NAME
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
-from naparena.errors import ConfigError, NaparenaError, RunError
+from naparena.errors import ConfigError, NaparenaError, RulesError, RunError, did_you_mean
+from naparena.game.rules import VARIANTS, make_rules
 from naparena.people.seat import NAME as HUMAN
 from naparena.people.seat import table_address
 from naparena.people.table import Table, after_exchanges
@@ -54,6 +55,7 @@ def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_d
     """One person and `bots` at one table of `variant`, in every seating of the design."""
     if not bots:
         raise ConfigError("", "--bots", "name at least one bot to play against, e.g. --bots heuristic,random")
+    _check_table(variant, len(bots))
     entries: list[dict[str, Any]] = [{"name": HUMAN, "alias": YOU, "command": seat_command()}]
     taken = {YOU}
     for name in bots:
@@ -65,7 +67,25 @@ def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_d
     data = {"tournament": {"name": "play", "seed": seed, "hands": hands, "table": len(entries),
                            "duplicate": False, "workers": 1, "timeout": PERSON_TIMEOUT, "log_dir": log_dir},
             "bots": entries, "variants": [{"name": variant}], "seats": {"sandbox": NO_SANDBOX}}
-    return parse_tournament(data, None)
+    t = parse_tournament(data, None)
+    try:
+        check_bots(t, registry_for(t))
+    except ConfigError as e:  # the file is play's own: what is wrong is a name in --bots
+        raise ConfigError("", "--bots", e.message) from None
+    return t
+
+
+def _check_table(variant: str, bots: int) -> None:
+    """Refuse a variant or a table the person typed by the flag they typed it with: the
+    tournament file's keys and advice would name a file they never wrote."""
+    if variant not in VARIANTS:
+        raise ConfigError("", "--variant", f"unknown variant {variant!r}{did_you_mean(variant, VARIANTS)}; "
+                                           f"known: {', '.join(VARIANTS)}")
+    try:
+        make_rules(variant).check_players(bots + 1)
+    except RulesError as e:
+        players = f"you and {bots} bot{'' if bots == 1 else 's'} are {bots + 1} players"
+        raise ConfigError("", "--bots", f"{players}, and in {variant} {e.message}") from None
 
 
 #: The human seat reaches its table through a socket of this machine's network and finds

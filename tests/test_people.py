@@ -706,8 +706,11 @@ def test_the_live_page_follows_a_short_run_and_shows_its_end_as_printed(tmp_path
             manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
             assert total == str(manifest["matches"])
             assert page.locator("#state").text_content() == "playing"
-            rows = page.locator("table.standings tr")
-            assert rows.count() == 3  # the header, gate and random
+            # the standings and the newest hand come from the tally thread, a rebuild after the count
+            page.wait_for_function("document.querySelectorAll('table.standings tr').length === 3"
+                                   " && (document.querySelector('#table .nt-info') || {textContent: ''})"
+                                   ".textContent.replace(/\\s/g, '').includes('match1,hand4of4')",
+                                   timeout=120_000)  # the header, gate and random
             assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
                                 page.locator("#sprt").text_content())
             page.wait_for_function("document.querySelector('#clock').textContent.includes('table')")

@@ -24,6 +24,7 @@ from naparena.arena.match import bot_files, cgroups, sandbox
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
+from tests.helpers import flat, invoke, mise_for, needs_mise, organizer_python, python_version
 
 OWNER = Path(__file__).parent / "seat_programs" / "owner.py"
 NO_BWRAP = sandbox.unavailable()
@@ -506,6 +507,71 @@ def test_a_python_version_file_in_the_bots_folder_picks_its_python_in_both_modes
     _, off = play(tmp_path / "off", bot, mode="off")
     _, boxed = play(tmp_path / "boxed", bot)
     assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"].endswith(f"/versions/{version}"), boxed[0]
+
+
+# --- mise: a version file in the bot's folder, asked of the real tool ----------------------------
+
+VERSION_FILES = {".tool-versions": "python {version}\n", "mise.toml": '[tools]\npython = "{version}"\n'}
+
+
+@pytest.fixture
+def mise_python(tmp_path, monkeypatch):
+    """An organizer's Python (a copy of the system's, in a folder of its own) that mise
+    knows by `mise link`, with mise's shims first on PATH; (its version, its prefix)."""
+    python = organizer_python(tmp_path / "opt" / "python")
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a prefix of its own")
+    version = python_version(python)
+    mise_for(tmp_path / "mise", monkeypatch, {f"python@{version}": python.parent.parent})
+    return version, python.parent.parent
+
+
+def mise_bot(folder: Path, file: str, version: str) -> dict:
+    (folder / "bot").mkdir(parents=True)
+    shutil.copy(OWNER, folder / "bot" / "owner.py")
+    (folder / "bot" / file).write_text(VERSION_FILES[file].format(version=version))
+    return {"name": "owner", "command": ["python3", str(folder / "bot" / "owner.py"), "--report"]}
+
+
+@needs_mise
+@pytest.mark.parametrize("file", list(VERSION_FILES))
+def test_python3_through_mises_shim_runs_the_version_the_bots_folder_names(tmp_path, mise_python, file):
+    """mise's `python3` shim, asked from the bot's folder (its `.tool-versions` or
+    `mise.toml`): the Python mise links to plays sandboxed as unsandboxed, with only that
+    installation shown beside the bot's folder."""
+    version, prefix = mise_python
+    bot = mise_bot(tmp_path, file, version)
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0], (off, boxed)
+    assert os.path.realpath(boxed[0]["prefix"]) == str(prefix), boxed[0]
+    found = bot_files.footprint(tuple(bot["command"]))
+    outside = {p for p in found.paths if not p.startswith(str(tmp_path / "bot"))}
+    assert outside == {str(prefix), f"{tmp_path / 'mise' / 'data'}/installs/python/{version}/bin/python3"}, found
+
+
+@needs_mise
+def test_control_mises_shim_unasked_plays_silently_on_another_python(tmp_path, mise_python, monkeypatch):
+    """The control: mise not asked (its shim taken for a plain program), the sandboxed
+    seat runs the shim from its empty home, where no version is active, and mise falls
+    through to the next `python3` on PATH: the bot plays, on a Python it did not name."""
+    monkeypatch.setattr(bot_files, "_MANAGERS", ())
+    _, boxed = play(tmp_path, mise_bot(tmp_path, ".tool-versions", mise_python[0]))
+    assert boxed and os.path.realpath(boxed[0]["prefix"]) != str(mise_python[1]), boxed[0]
+
+
+@needs_mise
+def test_check_v_says_mises_answer_shows_its_python_and_who_asked(tmp_path, mise_python):
+    version, prefix = mise_python
+    bot = mise_bot(tmp_path, ".tool-versions", version)
+    result = invoke("check", "owner", "--command", " ".join(bot["command"]), "--hands", "1", "-v")
+    said = flat(result.output)
+    assert result.exit_code == 0, said
+    answer = f"{tmp_path / 'mise' / 'data'}/installs/python/{version}/bin/python3"
+    assert f"{prefix} (a Python installation on this machine: the version manager's answer for python3 " \
+           "from the bot's folder)" in said, said
+    assert f"{answer} (the version manager's answer for python3 from the bot's folder (a link to a Python " \
+           "installation))" in said, said
 
 
 # --- uv ----------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.records.rundir import MATCHES
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
-from tests.helpers import flat, invoke
+from tests.helpers import flat, invoke, mise_for, needs_mise
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
 NO_BWRAP = sandbox.unavailable()
@@ -222,6 +222,69 @@ def test_a_version_managers_answer_naming_the_log_folder_shows_it_nothing(arena,
     assert found.argv[0] == "evilpython" and not any(p.startswith(str(arena / "logs")) for p in found.paths)
     assert any(p == f"{planted}/python3" for p, _ in found.refused)
     assert attack(arena, ["evilpython", str(evil(arena))], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+# --- the real mise, asked from the bot's folder ------------------------------------------------------
+
+MISE_ATTACKS = {
+    "a version linked to the log folder": (".tool-versions", "python 6.6.6\n"),
+    "a version linked to the organizer's home": ("mise.toml", '[tools]\npython = "6.6.7"\n'),
+    "a path: version in the log folder": (".tool-versions", "python path:{logs}\n"),
+    "a path: version in the organizer's home": ("mise.toml", '[tools]\npython = "path:{home}"\n'),
+}
+
+
+@pytest.fixture
+def planted_mise(arena, monkeypatch):
+    """The organizer's mise (its folders beside the arena) with two versions linked where
+    no runtime is: 6.6.6 to the earlier run in the log folder, 6.6.7 to the organizer's
+    home, each holding a bin/python3 (a link to the system's Python)."""
+    home = arena.parent / "home"
+    planted = arena / "logs" / "earlier"
+    for folder in (planted, home):
+        (folder / "bin").mkdir()
+        os.symlink(PYTHON, folder / "bin" / "python3")
+    mise_for(arena.parent / "mise", monkeypatch, {"python@6.6.6": planted, "python@6.6.7": home})
+    return {"logs": planted, "home": home}
+
+
+@needs_mise
+@pytest.mark.parametrize("mode", ["auto", "off"])
+@pytest.mark.parametrize("case", list(MISE_ATTACKS))
+def test_a_bots_mise_version_file_shows_it_nothing(arena, planted_mise, case, mode):
+    """The bot's `.tool-versions` or `mise.toml` names a version the organizer's mise links
+    to the log folder or the home, or a `path:` there: mise answers it, the wall refuses
+    it (or shows only a link to the system's Python), and the seat reads no secret."""
+    file, text = MISE_ATTACKS[case]
+    script = evil(arena)
+    (script.parent / file).write_text(text.format(**planted_mise))
+    found = bot_files.footprint(("python3", str(script)), (), (str(arena / "logs"), str(arena / "t.toml")))
+    for path in found.paths:
+        if not path.startswith(str(script.parent)):
+            assert bot_files.runtime_installation(os.path.realpath(path)) is not None, (path, found)
+        assert not path.startswith((str(arena / "logs"), str(planted_mise["home"]) + "/lib")), found
+    if "linked" in case or "log folder" in case:
+        assert found.argv[0] == "python3" and found.refused, found
+    assert attack(arena, ["python3", str(script)], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+@needs_mise
+def test_asking_mise_runs_none_of_the_bots_config(arena, planted_mise, monkeypatch):
+    """A bot's mise.toml with a template that runs a command, and an `[env]` that sources
+    a script of its own: asked from the bot's folder, mise runs neither, even where the
+    organizer's environment trusts config files (CI, MISE_TRUSTED_CONFIG_PATHS). The
+    control: mise asked with that whole environment runs the bot's command."""
+    ran = arena.parent / "ran"
+    script = evil(arena)
+    (script.parent / "mise.toml").write_text(
+        f'[env]\n_.source = "./env.sh"\n[tools]\npython = "{{{{ exec(command=\'touch {ran}\') }}}}6.6.6"\n')
+    (script.parent / "env.sh").write_text(f"touch {ran}\n")
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("MISE_TRUSTED_CONFIG_PATHS", str(arena))
+    found = bot_files.footprint(("python3", str(script)), (), (str(arena / "logs"),))
+    assert found.argv[0] == "python3" and not ran.exists()
+    subprocess.run(["mise", "which", "python3"], cwd=script.parent, capture_output=True, check=False)
+    assert ran.exists()
 
 
 # --- symlinks, and a folder swapped during the run -----------------------------------------------

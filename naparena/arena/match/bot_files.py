@@ -95,8 +95,14 @@ class Footprint:
             except OSError:
                 continue
             exact.setdefault(real)
-            links.update(chain)
+            links.update(_made_links(chain))
         return cls(argv, mounts, tuple(refused), tuple(exact), tuple(links.items()))
+
+
+def _made_links(chain: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The links of `chain` the sandbox makes again: not those in the system folders,
+    which every seat sees as they are (bubblewrap cannot make a link where a file is)."""
+    return [(where, text) for where, text in chain if not _lexically_system(where)]
 
 
 def in_system(path: str) -> bool:
@@ -187,7 +193,7 @@ class _Door:
         for path in self.found:
             chain, real = self.resolved[path]
             exact.setdefault(real)
-            links.update(chain)
+            links.update(_made_links(chain))
         return Footprint(argv, tuple(self.found.items()), tuple(self.refused.items()), tuple(exact),
                          tuple(links.items()))
 

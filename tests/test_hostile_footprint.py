@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.records.rundir import MATCHES
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
-from tests.helpers import flat, invoke, mise_for, needs_mise
+from tests.helpers import flat, invoke, mise_for, needs_mise, organizer_python
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
 NO_BWRAP = sandbox.unavailable()
@@ -285,6 +286,59 @@ def test_asking_mise_runs_none_of_the_bots_config(arena, planted_mise, monkeypat
     assert found.argv[0] == "python3" and not ran.exists()
     subprocess.run(["mise", "which", "python3"], cwd=script.parent, capture_output=True, check=False)
     assert ran.exists()
+
+
+# --- a runtime's layout where no runtime may be -------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_conda_layout_in_the_bots_folder_shows_it_nothing(arena, mode):
+    """The bot's folder holds a conda environment (conda-meta/, a Python with its library)
+    whose site-packages has a .pth naming the log folder, the home and /etc: the bot's
+    own bytes, shown as its folder and nothing more."""
+    env = arena / "bots" / "evil" / "env"
+    python = organizer_python(env)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a conda environment")
+    (env / "conda-meta").mkdir()
+    packages = next((env / "lib").glob("python3*")) / "site-packages"
+    packages.mkdir()
+    (packages / "evil.pth").write_text(f"{arena / 'logs'}\n{arena.parent / 'home'}\n/etc\n")
+    script = evil(arena)
+    found = bot_files.footprint((str(python), str(script)), (), (str(arena / "logs"),))
+    assert all(p.startswith(str(script.parent)) for p in found.paths), found
+    assert attack(arena, [str(python), str(script)], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+@pytest.mark.parametrize("where", ["home", "arena"])
+def test_a_python_layout_at_a_home_or_the_tournament_folder_reached_by_the_bots_link_shows_nothing(
+        arena, mode, where):
+    """The organizer's home (or the tournament folder) laid out as a Python installation
+    (bin/python3, lib/python3.X/os.py, as one installed with --prefix=$HOME is), reached
+    from the bot's venv through a link of the bot's (its pyvenv.cfg home): no runtime may
+    be there, so the sandboxed bot cannot start, and no hint names the place; unsandboxed
+    (the control), it starts and reads every secret."""
+    place = arena.parent / "home" if where == "home" else arena
+    python = organizer_python(place)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a prefix")
+    venv = arena / "bots" / "evil" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    os.symlink(place, arena / "bots" / "evil" / "py")
+    (venv / "pyvenv.cfg").write_text(f"home = {arena / 'bots' / 'evil' / 'py' / 'bin'}\n")
+    os.symlink("../../py/bin/python3", venv / "bin" / "python")
+    script = evil(arena)
+    command = [str(venv / "bin" / "python"), str(script)]
+    found = bot_files.footprint(tuple(command), (), (str(arena / "logs"), str(arena / "t.toml")))
+    assert all(p.startswith(str(script.parent)) for p in found.paths), found
+    if mode == "off":
+        assert attack(arena, command, mode) == set(secrets(arena))
+        return
+    with pytest.raises(ConfigError) as e:
+        attack(arena, command, mode)
+    hinted = re.findall(r'files = \["([^"]+)"\]', str(e.value))
+    assert "failed its handshake" in str(e.value), str(e.value)
+    assert all(h.startswith(str(script.parent)) or not h.startswith(str(place)) for h in hinted), hinted
 
 
 # --- symlinks, and a folder swapped during the run -----------------------------------------------

@@ -574,6 +574,83 @@ def test_check_v_says_mises_answer_shows_its_python_and_who_asked(tmp_path, mise
            "installation))" in said, said
 
 
+# --- conda and uv-managed Pythons, laid out on disk as their installers lay them out --------------
+
+def conda_env(prefix: Path) -> Path | None:
+    """A conda environment as conda lays one out (conda-meta/, bin/python3, lib/python3.X),
+    its Python copied from the system's: no conda channel is needed to test the wall."""
+    python = organizer_python(prefix)
+    if python is not None:
+        (prefix / "conda-meta").mkdir()
+        (prefix / "conda-meta" / "history").write_text("==> 2026-01-01 00:00:00 <==\n")
+    return python
+
+
+def uv_managed(home: Path) -> Path | None:
+    """A uv-managed Python as `uv python install` lays one out under the organizer's home,
+    its Python copied from the system's (no download host is needed)."""
+    root = home / ".local" / "share" / "uv" / "python"
+    root.mkdir(parents=True)
+    python = organizer_python(root / "staging")
+    if python is None:
+        return None
+    prefix = root / f"cpython-{python_version(python)}-linux-x86_64-gnu"
+    shutil.rmtree(root / "staging")
+    return organizer_python(prefix)
+
+
+def shown_outside(command: list[str], folder: Path) -> set[str]:
+    """What the wall shows the command outside `folder`, besides the system folders."""
+    return {p for p in bot_files.footprint(tuple(command)).paths if not p.startswith(str(folder))}
+
+
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_bot_on_a_conda_environments_python_plays_with_only_that_environment_shown(tmp_path, rule, monkeypatch):
+    """`command = [".../envs/napenv/bin/python3", "bot/owner.py"]`: the environment is shown,
+    nothing else outside the bot's folder; before (the control), the seat could not start."""
+    python = conda_env(tmp_path / "miniconda" / "envs" / "napenv")
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a conda environment")
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    bot = {"name": "owner", "command": [str(python), str(tmp_path / "bot" / "owner.py"), "--report"]}
+    assert shown_outside(bot["command"], tmp_path / "bot") == {str(python), str(python.parent.parent)}
+    if rule == "before":
+        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(), avoid=():
+                            bot_files.Footprint.showing(tuple(argv), [(str(tmp_path / "bot"), "its folder")]))
+        with pytest.raises(ConfigError, match="failed its handshake"):
+            play(tmp_path / "boxed", bot)
+        return
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"] == str(python.parent.parent), boxed[0]
+
+
+def test_a_bots_venv_made_from_a_uv_managed_python_plays_with_only_that_python_shown(tmp_path, monkeypatch):
+    """A bot's `.venv` made from a uv-managed Python under the organizer's home (as `uv
+    venv` makes one): its pyvenv.cfg, the bot's own byte, names that Python, which is a
+    runtime installation; it is shown, the home around it is not."""
+    home = tmp_path / "home"
+    python = uv_managed(home)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a uv-managed layout")
+    (home / "secret.txt").write_text("the organizer's\n")
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    subprocess.run([str(python), "-m", "venv", "--without-pip", str(tmp_path / "bot" / ".venv")], check=True)
+    venv_python = tmp_path / "bot" / ".venv" / "bin" / "python"
+    bot = {"name": "owner", "command": [str(venv_python), str(tmp_path / "bot" / "owner.py"), "--report",
+                                        f"@{home / 'secret.txt'}"]}
+    assert shown_outside(bot["command"], tmp_path / "bot") == {str(python.parent.parent)}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0]["base_prefix"] == boxed[0]["base_prefix"] == str(python.parent.parent)
+    assert off[0]["executable"] == boxed[0]["executable"] == str(venv_python), boxed[0]
+    assert off[0][f"@{home / 'secret.txt'}"] == "the organizer's"  # the control: unsandboxed, the home is there
+    assert boxed[0][f"@{home / 'secret.txt'}"].startswith("OSError"), boxed[0]
+
+
 # --- uv ----------------------------------------------------------------------------------------
 
 UV = shutil.which("uv") or next((str(p) for p in [Path(sys.executable).parent / "uv"] if p.exists()), None)

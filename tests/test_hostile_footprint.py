@@ -270,6 +270,27 @@ def test_a_bots_mise_version_file_shows_it_nothing(arena, planted_mise, case, mo
 
 
 @needs_mise
+def test_check_v_names_the_refused_mise_answer_and_why(arena, planted_mise):
+    """`naparena check evil -v` with the tournament: the bot's folder and script shown by
+    the organizer's word, mise's answer for the version linked to the log folder listed
+    as named by the bot's files and not shown, with the reason."""
+    script = evil(arena)
+    (script.parent / ".tool-versions").write_text("python 6.6.6\n")
+    config = {"tournament": {"name": "hostile", "seed": 3, "seeds": 1, "hands": 1, "table": 2},
+              "bots": [{"alias": "evil", "name": "evil", "command": ["python3", "bots/evil/prober.py", "--brief"]},
+                       {"name": "random"}], "variants": [{"name": "classic"}]}
+    (arena / "t.toml").write_text(tomli_w.dumps(config))
+    result = invoke("check", "evil", "--tournament", str(arena / "t.toml"), "--hands", "1", "-v")
+    said = flat(result.output)
+    assert result.exit_code == 0, said
+    assert f"{script.parent} (the bot's folder: the command names {script} (the organizer's word))" in said
+    assert "not shown, though the bot's own files name them" in said
+    answer = f"{arena.parent / 'mise' / 'data'}/installs/python/6.6.6/bin/python3"
+    assert f"{answer} (the version manager's answer for python3 from the bot's folder: a place of the run " \
+           "or another bot's, which no seat may see)" in said, said
+
+
+@needs_mise
 def test_asking_mise_runs_none_of_the_bots_config(arena, planted_mise, monkeypatch):
     """A bot's mise.toml with a template that runs a command, and an `[env]` that sources
     a script of its own: asked from the bot's folder, mise runs neither, even where the

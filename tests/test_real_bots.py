@@ -24,7 +24,7 @@ from naparena.arena.match import bot_files, cgroups, sandbox
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
-from tests.helpers import flat, invoke, mise_for, needs_mise, organizer_python, python_version
+from tests.helpers import MISE, flat, invoke, mise_for, needs_mise, organizer_python, python_version
 
 OWNER = Path(__file__).parent / "seat_programs" / "owner.py"
 NO_BWRAP = sandbox.unavailable()
@@ -511,7 +511,8 @@ def test_a_python_version_file_in_the_bots_folder_picks_its_python_in_both_modes
 
 # --- mise: a version file in the bot's folder, asked of the real tool ----------------------------
 
-VERSION_FILES = {".tool-versions": "python {version}\n", "mise.toml": '[tools]\npython = "{version}"\n'}
+VERSION_FILES = {".tool-versions": "python {version}\n", "mise.toml": '[tools]\npython = "{version}"\n',
+                 ".python-version": "{version}\n"}  # read once the organizer's mise settings say so
 
 
 @pytest.fixture
@@ -536,11 +537,15 @@ def mise_bot(folder: Path, file: str, version: str) -> dict:
 @needs_mise
 @pytest.mark.parametrize("file", list(VERSION_FILES))
 def test_python3_through_mises_shim_runs_the_version_the_bots_folder_names(tmp_path, mise_python, file):
-    """mise's `python3` shim, asked from the bot's folder (its `.tool-versions` or
-    `mise.toml`): the Python mise links to plays sandboxed as unsandboxed, with only that
-    installation shown beside the bot's folder."""
+    """mise's `python3` shim, asked from the bot's folder (its `.tool-versions`, its
+    `mise.toml`, or its `.python-version` where the organizer's settings enable it): the
+    Python mise links to plays sandboxed as unsandboxed, with only that installation
+    shown beside the bot's folder."""
     version, prefix = mise_python
     bot = mise_bot(tmp_path, file, version)
+    if file == ".python-version":  # the organizer's own setting, in its MISE_CONFIG_DIR
+        subprocess.run([MISE, "settings", "add", "idiomatic_version_file_enable_tools", "python"], check=True,
+                       capture_output=True)
     _, off = play(tmp_path / "off", bot, mode="off")
     _, boxed = play(tmp_path / "boxed", bot)
     assert off and boxed and off[0] == boxed[0], (off, boxed)

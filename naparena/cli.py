@@ -666,7 +666,8 @@ def ratings(
     else:
         for entry in lists["lists"]:
             table = f", tables of {entry['table']}" if entry["table"] else ""
-            render.strength_table(out, f"{entry['variant']}{table} ({len(entry['runs'])} runs)", entry)
+            runs = f"{len(entry['runs'])} run" + ("" if len(entry["runs"]) == 1 else "s")
+            render.strength_table(out, f"{entry['variant']}{table} ({runs})", entry)
     if html is not None:
         from naparena.report.html import ratings_page
         try:

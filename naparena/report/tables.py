@@ -129,6 +129,7 @@ def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = Fa
     legend = BOT_LEGEND + ("; seed streams = the lowest and highest per 100 of any seed stream; as "
                            "bidder, as defender = chips won in each role" if wide else "; --wide shows more")
     print_table(console, f"{variant}: chips per 100 hands", cols, cells, caption=legend)
+    missing_intervals(console, variant, rows)
     _no_interval_notes(console, variant, rows)
 
 
@@ -280,11 +281,29 @@ def strength_table(console: Console, title: str, rated: Json) -> None:
         console.print(f"[yellow]{escape(title)}: the bots do not form one field (some never met the others "
                       "through any table): no ratings[/]", highlight=False)
         return
+    if not rated["bots"]:  # `stats.strength.rate` rates a list of two bots or more
+        console.print(f"[yellow]{escape(title)}: one bot only (aliases of a bot with the same name, version "
+                      "and settings are one bot here): a rating needs at least two different bots[/]",
+                      highlight=False)
+        return
     cols = [Col("rank"), Col("bot", "left", True), Col("boards"), Col("rating"), Col("95% CI")]
     cells = [[str(r["rank"]), escape(r["bot"]), str(r["boards"]), f"{r['rating']:+.2f}", _ci(r["ci95"])]
              for r in rated["bots"]]
     print_table(console, f"{title}: ratings, line-ups adjusted", cols, cells,
                 caption=STRENGTH_LEGENDS[rated["model"]])
+    missing_intervals(console, title, rated["bots"])
+
+
+def missing_intervals(console: Console, title: str, rows: list[Json]) -> None:
+    """Under a table, why its "—" intervals are missing: the reason each row carries (its
+    `no_interval`), once for all the bots it holds for, in the table's order."""
+    reasons: dict[str, list[str]] = {}
+    for row in rows:
+        if row.get("ci95") is None and row.get("no_interval") and row.get("basis", "boards") == "boards":
+            reasons.setdefault(row["no_interval"], []).append(row["bot"])
+    for why, bots in reasons.items():
+        console.print(f"[yellow]{escape(title)}: no 95% CI for {escape(', '.join(bots))}: {escape(why)}[/]",
+                      highlight=False)
 
 
 def ranking_table(console: Console, result: Json) -> None:

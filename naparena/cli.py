@@ -527,6 +527,10 @@ def compare(
     if result["design_differences"]:
         say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
             "bots': {}", "; ".join(result["design_differences"]))
+    if result["shared_matches"]:
+        say("[yellow]warning:[/] {} of B's matches were played in A too (the same seeds and bots, whatever their "
+            "names): the intervals below treat A and B as independent samples, which they are not; compare runs "
+            "with other seeds", result["shared_matches"])
     if as_json:
         typer.echo(_json(result))
     else:

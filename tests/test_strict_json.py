@@ -109,7 +109,9 @@ def test_a_table_whose_intervals_cannot_exist_says_why_in_words(runs, command):
     assert re.search(r"classic[^:]*: no 95% CI for (r\d+, ){11}r\d+: 10 boards for 12 bots: an interval needs at "
                      r"least as many boards as bots", said), said[-1500:]
     if command == "report":  # the per-bot table's own reason, from standings.json's no_interval
-        assert re.search(r"classic: no 95% CI for (r\d+, ){11}r\d+: too few boards", said), said[-1500:]
+        assert re.search(r"classic: no 95% CI for (r\d+, ){11}r\d+: too few boards: a line-up it sat in played one "
+                         r"board only \(an interval needs two boards or more of each line-up, to measure their "
+                         r"spread\)", said), said[-1500:]
     # Control: a round robin has every interval, and no such line.
     assert "no 95% CI for" not in flat(invoke(command, runs["round robin"]).stdout)
 

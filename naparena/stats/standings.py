@@ -243,13 +243,18 @@ class Standings:
         return out
 
 
+ONE_BOARD_LINEUP = ("too few boards: a line-up it sat in played one board only (an interval needs two boards "
+                    "or more of each line-up, to measure their spread)")
+
+
 def _rate(bot: dict[str, Any], e: dict[str, Any], left_out: int,
           stand_in: bool) -> tuple[float | None, str | None, str | None]:
     """(per 100, what it is measured over, why there is no interval): over boards when
     the bot held any in full; else from its own chips and hands, with no interval; else
     none at all (the stand-in played every hand of its seats)."""
     if e["boards"]:
-        return round(e["mean"], 3), "boards", None if e["ci95"] else "too few boards"
+        # `boards.estimate` gives no interval only where a stratum holds one board.
+        return round(e["mean"], 3), "boards", None if e["ci95"] else ONE_BOARD_LINEUP
     if bot["hands"]:
         why = ("the stand-in is never rated over boards" if stand_in else
                f"no board it played in every rotation ({left_out} left out): per 100 of its own hands")

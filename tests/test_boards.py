@@ -38,11 +38,12 @@ def run(tmp_path, variant: str, duplicate: bool = True, hands: int = 30):
 
 
 def deals_by_rotation(run_dir) -> dict[tuple, list]:
-    """(stream, table) → per rotation, the list of (dealer, deal) of every hand, from the logs."""
+    """(stream, table, deal set) → per rotation, the list of (dealer, deal) of every hand,
+    from the logs."""
     out: dict[tuple, list] = {}
     for f in sorted((run_dir / MATCHES).glob("*.json")):
         log = json.loads(f.read_bytes())
-        key = (log["match"]["stream"], log["match"]["table_no"])
+        key = (log["match"]["stream"], log["match"]["table_no"], log["match"].get("deal_set", 0))
         out.setdefault(key, []).append([(h["dealer"], h["deal"]) for h in log["hands"]])
     return out
 
@@ -51,11 +52,17 @@ def deals_by_rotation(run_dir) -> dict[tuple, list]:
 def test_every_rotation_is_dealt_the_same_boards(tmp_path, variant):
     run_dir, standings = run(tmp_path, variant)
     identity = standings["variants"][variant]["identity"]
-    assert {k: identity[k] for k in ("identical", "boards", "share")} == {"identical": 60, "boards": 60, "share": 1.0}
+    # 2 streams × 6 deal sets (one per cyclic order of the table of four) × 30 hands.
+    assert {k: identity[k] for k in ("identical", "boards", "share")} == {"identical": 360, "boards": 360, "share": 1.0}
     assert ("gather-and-cut" in identity["dealing"]) == (variant != "classic")
-    # Checked from the logs too, not only from the deal checksums.
-    for rotations in deals_by_rotation(run_dir).values():
-        assert len(rotations) == 24 and all(r == rotations[0] for r in rotations)
+    # Checked from the logs too, not only from the deal checksums: each deal set's four
+    # rotations share their deals, and the deal sets of a table do not.
+    deal_sets = deals_by_rotation(run_dir)
+    assert len(deal_sets) == 12
+    for rotations in deal_sets.values():
+        assert len(rotations) == 4 and all(r == rotations[0] for r in rotations)
+    firsts = [rotations[0][0] for rotations in deal_sets.values()]
+    assert len({json.dumps(f) for f in firsts}) == len(firsts)
     manifest = json.loads((run_dir / "manifest.json").read_bytes())
     assert manifest.get("duplicate_boards", {}).get("variants") == (None if variant == "classic" else [variant])
     matches, hands, problems, missing = verify_run(run_dir)
@@ -105,8 +112,11 @@ def test_without_duplicate_gather_and_cut_stays_and_nothing_is_claimed(tmp_path)
 
 def test_classic_match_specs_are_unchanged_by_boards(tmp_path):
     run_dir, _ = run(tmp_path, "classic", hands=5)
-    log = json.loads(next((run_dir / MATCHES).glob("*.json")).read_bytes())
-    assert set(log["match"]) == {"index", "variant", "stream", "table_no", "rotation", "seed", "seats", "hands"}
+    logs = [json.loads(f.read_bytes()) for f in sorted((run_dir / MATCHES).glob("*.json"))]
+    # The first deal set of a table keeps the schedule entry logs had before deal sets;
+    # the others name theirs.
+    assert set(logs[0]["match"]) == {"index", "variant", "stream", "table_no", "rotation", "seed", "seats", "hands"}
+    assert [log["match"].get("deal_set", 0) for log in logs[:24]] == [i // 4 for i in range(24)]
 
 
 # --- the board book on hand-made summaries ---------------------------------------------

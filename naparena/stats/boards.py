@@ -30,12 +30,14 @@ from typing import Any
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 from naparena.stats.strength import Lineup, LineupSums
 
-#: A deal set: (variant, seed stream, table number), and the rotation when deals are not shared.
+#: A deal set: (variant, seed stream, table number, and the table's deal set with duplicate,
+#: the rotation without: its own deals); a table's one deal set may leave the last out.
 DealSet = tuple[str, int, int] | tuple[str, int, int, int]
 #: A stratum of one bot, pair or position: the table number, then the seats or rotations behind
 #: each board value (they set its scale).
 Stratum = tuple[int, ...]
-# A stratum's line-up number without duplicate: table × this + seating (seatings per table < 1,000).
+# A stratum's number: table × this + the deal set (with duplicate) or the seating (without);
+# seatings per table < 1,000.
 SEATINGS_MAX = 1000
 
 
@@ -115,6 +117,17 @@ def estimate(strata: list[Moments], per: int = 100) -> dict[str, Any]:
     return out
 
 
+def no_interval(strata: list[Moments]) -> str:
+    """Why `estimate` gives these strata no interval, in words: a stratum (a line-up, and
+    with duplicate a deal set of it) holding one board has no spread of its own."""
+    held = [m for m in strata if m.n]
+    if not held:
+        return "no board held in full"
+    single = sum(1 for m in held if m.n < 2)
+    return (f"{single} of its {len(held)} line-ups and deal sets hold a single board, and a spread needs "
+            "two in each: play more hands or seed streams")
+
+
 class _Open:
     """A deal set being played: per board, each bot's chips (by slot), each seat's chips
     over the rotations, and whether every rotation got the same deal.
@@ -124,8 +137,8 @@ class _Open:
     rotation (a seat dies for the rest of its match, so what a bot misses is a suffix of
     the boards); its chips from there on are the stand-in's and never read."""
 
-    def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int):
-        self.table_no, self.players = table_no, len(seats)
+    def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int, unit: int = 1):
+        self.table_no, self.players, self.unit = table_no, len(seats), unit
         self.names = sorted(set(seats), key=order.__getitem__)
         self.slot = {a: i for i, a in enumerate(self.names)}
         self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
@@ -150,17 +163,19 @@ class _Open:
         if a not in self.slot or b not in self.slot:
             return []
         i, j = self.slot[a], self.slot[b]
-        ka, kb = self.seats_held[i] * span, self.seats_held[j] * span
+        ka, kb = self.seats_held[i] * span * self.unit, self.seats_held[j] * span * self.unit
         shared = min(self.played[i], self.played[j])
         return [row[i] * 100 / ka - row[j] * 100 / kb for row in _boards(self.chips, shared, span)]
 
 
 class BoardBook:
     """Boards of every variant, streamed: a deal set is held until it is closed (schedule
-    order), then folded into per-stratum sums. Memory grows with strata, not hands."""
+    order), then folded into per-stratum sums. Memory grows with strata, not hands.
+    Each hand's result is an integer in units of 1 / `unit` chip: chips (1), or the
+    luck-adjusted estimator's millionths (`naparena.table.luck`)."""
 
-    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool):
-        self.aliases, self.duplicate = aliases, duplicate
+    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool, unit: int = 1):
+        self.aliases, self.duplicate, self.unit = aliases, duplicate, unit
         self.order = {a: i for i, a in enumerate(aliases)}
         self.open: dict[DealSet, _Open] = {}
         self.bots: dict[str, defaultdict[str, dict[Stratum, Moments]]] = {
@@ -178,17 +193,20 @@ class BoardBook:
         # line-up → its boards' sums, for the many-player ratings (`strength`)
         self.lineups: dict[str, dict[Lineup, LineupSums]] = {v: {} for v in variants}
 
-    def add(self, unit: DealSet, spec: dict[str, Any], summary: dict[str, Any], own: list[int] | None = None) -> None:
+    def add(self, unit: DealSet, spec: dict[str, Any], summary: dict[str, Any], own: list[int] | None = None,
+            per_hand: list[list[int]] | None = None) -> None:
         """One match of deal set `unit`: seat `s` is `spec["lineup"][s]` as scheduled
         (`spec["seats"][s]` when nobody stood in), and its bot played the first `own[s]`
-        hands itself (`own_hands`; None: every seat all of them)."""
+        hands itself (`own_hands`; None: every seat all of them). `per_hand`: each hand's
+        results per seat in this book's unit (None: the summary's chips)."""
         seats = spec.get("lineup") or spec["seats"]
-        per_hand = summary.get("hand_chips")
+        if per_hand is None:
+            per_hand = summary.get("hand_chips")
         if per_hand is None:  # a log from before boards: the whole match is one board
             per_hand = [[s["chips"] for s in summary["seats"]]]
         u = self.open.get(unit)
         if u is None:
-            u = self.open[unit] = _Open(spec["table_no"], seats, self.order, len(per_hand))
+            u = self.open[unit] = _Open(spec["table_no"], seats, self.order, len(per_hand), self.unit)
         u.rotations += 1
         if spec.get("boards"):
             self.board_seeds[unit[0]] = True
@@ -255,19 +273,21 @@ class BoardBook:
         # round is then the board: the position effect cancels inside it instead of being
         # counted as noise (mixed fields: intervals covered 0.98, not 0.95, without it).
         # The seating is fixed there too, balanced over the design: a stratum of its own.
+        # With duplicate, a deal set is one cyclic order's rotations: who sits after whom
+        # is fixed in it and balanced over the table's deal sets, so each is a stratum too.
         span = self.span(u)
-        table = u.table_no if self.duplicate else u.table_no * SEATINGS_MAX + int(unit[-1])
+        table = u.table_no * SEATINGS_MAX + (unit[3] if len(unit) > 3 else 0)
         for i, a in enumerate(names):
             k = held[i] * span  # hands bot i holds on a board
             if played[i] >= span:
-                m = _moments(self.bots[variant][a], (table, k), k)
+                m = _moments(self.bots[variant][a], (table, k), k * self.unit)
                 for row in _boards(u.chips, played[i], span):
                     m.add(row[i])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared >= span:
                 ki, kj = held[i] * span, held[j] * span
-                m = _moments(self.pairs[variant][(names[i], names[j])], (table, ki, kj), ki * kj)
+                m = _moments(self.pairs[variant][(names[i], names[j])], (table, ki, kj), ki * kj * self.unit)
                 for row in _boards(u.chips, shared, span):
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)
@@ -275,12 +295,12 @@ class BoardBook:
             key = (tuple(names), tuple(k * span for k in held))
             sums = self.lineups[variant].get(key)
             if sums is None:
-                sums = self.lineups[variant][key] = LineupSums(key[1])
+                sums = self.lineups[variant][key] = LineupSums(key[1], self.unit)
             for row in _boards(u.chips, full, span):
                 sums.add(row)
         if u.dealer is not None and full:
             players = u.players
-            positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
+            positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations * self.unit)
                          for p in range(players)]
             for n, seat_row in enumerate(u.seat_chips[:full]):
                 # Position 0 is the eldest hand (left of the dealer), who bids first.

@@ -34,14 +34,15 @@ Lineup = tuple[tuple[str, ...], tuple[int, ...]]
 
 class LineupSums:
     """One line-up's boards, as exact power sums per bot: chips (each bot's on a board, over
-    `hands[i]` hands it held) and places (opponents it finished ahead of, ties half: doubled
-    so they stay integers). `add` takes a board; `merge` adds another's sums."""
+    `hands[i]` hands it held, in units of 1 / `unit` chip: the luck-adjusted estimator's
+    are millionths) and places (opponents it finished ahead of, ties half: doubled so they
+    stay integers). `add` takes a board; `merge` adds another's sums."""
 
-    __slots__ = ("hands", "n", "chips", "chips2", "places", "places2")
+    __slots__ = ("hands", "unit", "n", "chips", "chips2", "places", "places2")
 
-    def __init__(self, hands: Sequence[int]):
+    def __init__(self, hands: Sequence[int], unit: int = 1):
         k = len(hands)
-        self.hands = tuple(hands)
+        self.hands, self.unit = tuple(hands), unit
         self.n = 0
         self.chips, self.places = [0] * k, [0] * k
         self.chips2 = [[0] * k for _ in range(k)]
@@ -60,7 +61,8 @@ class LineupSums:
                 row_p[j] += places[i] * places[j]
 
     def merge(self, other: LineupSums) -> None:
-        assert other.hands == self.hands, "line-ups merge only with the same hands held"
+        assert other.hands == self.hands and other.unit == self.unit, \
+            "line-ups merge only with the same hands held, counted in the same unit"
         self.n += other.n
         for i in range(len(self.hands)):
             self.chips[i] += other.chips[i]
@@ -71,7 +73,7 @@ class LineupSums:
 
     def permuted(self, order: Sequence[int]) -> LineupSums:
         """The same boards with slot p taken from slot `order[p]`."""
-        out = LineupSums([self.hands[i] for i in order])
+        out = LineupSums([self.hands[i] for i in order], self.unit)
         out.n = self.n
         out.chips, out.places = [self.chips[i] for i in order], [self.places[i] for i in order]
         out.chips2 = [[self.chips2[i][j] for j in order] for i in order]
@@ -82,7 +84,7 @@ class LineupSums:
         """Sums of the model's per-bot board values and of their products, as floats:
         chips per 100 hands (margins), or places (opponents beaten, ties half)."""
         if model == "margins":
-            per = [100 / h for h in self.hands]
+            per = [100 / (h * self.unit) for h in self.hands]
             s, ss = self.chips, self.chips2
         else:
             per = [0.5] * len(self.hands)
@@ -126,6 +128,10 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         out["connected"] = False
         return out
     theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
+    # The fit spends one degree of freedom per bot: with no more boards than bots there is
+    # no spread left to put an interval on, for any bot.
+    none = None if df > 0 else (f"{out['boards']} boards for {len(bots)} bots: an interval needs more boards "
+                                "than bots (the fit spends one on each); play more rounds, hands or seeds")
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -134,17 +140,28 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         r, s = theta[i] * scale, se[i] * scale
         # A bot's variance rests on its own boards (the clusters its estimate moves with),
         # not on the whole league's: its t quantile has their degrees of freedom. With the
-        # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
+        # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95;
+        # with few boards a bot it is conservative (docs/how-to/leagues.md). A Satterthwaite
+        # count of the boards a bot's variance rests on gave fewer still (6 for 8 boards).
         own = min(df, boards[i] - 1, cap)
-        q = t_quantile(own) if own > 0 else math.inf
-        rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
-                     "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
-                     "boards": boards[i]})
+        why = none or (None if boards[i] > 1 and own > 0 else f"{boards[i]} board: an interval needs two; "
+                       "play more rounds, hands or seeds")
+        row = {"bot": b, "rating": round(r, 3), "se": None, "ci95": None, "boards": boards[i]}
+        if why is None and math.isfinite(s):
+            q = t_quantile(own)
+            row.update(se=round(s, 3), ci95=[round(r - q * s, 3), round(r + q * s, 3)])
+            if math.isfinite(own):
+                row["df"] = round(own, 1)
+        else:
+            row["no_interval"] = why or "no finite spread"
+        rows.append(row)
     rows.sort(key=lambda row: (-row["rating"], row["bot"]))
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     out["bots"] = rows
-    out["df"] = round(df, 1)
+    out["df"] = round(df, 1) if none is None else None
+    if none is not None:
+        out["no_interval"] = none
     return out
 
 
@@ -163,7 +180,7 @@ def canonical(lineups: dict[Lineup, LineupSums]) -> dict[Lineup, LineupSums]:
         key = (tuple(names[p] for p in order), tuple(hands[p] for p in order))
         have = out.get(key)
         if have is None:
-            have = out[key] = LineupSums(key[1])
+            have = out[key] = LineupSums(key[1], sums.unit)
         have.merge(sums.permuted(order))
     return dict(sorted(out.items(), key=lambda item: item[0]))
 
@@ -469,5 +486,5 @@ def merge(into: dict[Lineup, LineupSums], more: Iterable[tuple[Lineup, LineupSum
     for lineup, sums in more:
         have = into.get(lineup)
         if have is None:
-            have = into[lineup] = LineupSums(sums.hands)
+            have = into[lineup] = LineupSums(sums.hands, sums.unit)
         have.merge(sums)

@@ -53,6 +53,9 @@ class Summary(TypedDict):
     hands: int
     dealer: int | None
     hand_chips: list[list[int]]
+    # Luck-adjusted runs (`naparena.table.luck`): each hand's correction per seat, in
+    # millionths of a chip, where a seat's bot drew its answers with known odds.
+    hand_luck: NotRequired[list[list[int]]]
     deal_keys: list[int]
 
 

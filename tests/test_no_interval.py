@@ -57,14 +57,25 @@ def test_a_league_with_fewer_boards_than_bots_is_warned_of(tmp_path):
     assert any("tournament.rounds" in s and "more boards than bots" in s for s in said), said
 
 
-def test_the_one_board_league_writes_strict_json_with_reasons(tmp_path, run_session):
-    """The league of the report (12 bots, 4 rounds, 1 hand, tables of 5): every standings
-    interval is null with its reason, and the ratings, over 4 deal sets a table, have
-    theirs; nothing in the JSON is Infinity or NaN."""
-    run_dir, standings = run_session(league(tmp_path), log_dir=tmp_path / "logs", workers=1)
+def test_the_one_board_league_writes_strict_json_with_reasons(tmp_path, monkeypatch):
+    """The league of the report (12 bots, 4 rounds, 1 hand, tables of 5), run as a user
+    runs it: warned of before play, every standings interval null with its reason, and
+    the ratings, over 4 deal sets a table, with theirs; nothing in the JSON is Infinity
+    or NaN, neither the file nor what --json prints."""
+    from typer.testing import CliRunner
+
+    from naparena.cli import app
+    monkeypatch.chdir(tmp_path)
+    league(tmp_path)
+    done = CliRunner().invoke(app, ["run", "league.toml", "--workers", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    assert "warning:" in done.output and "tournament.hands" in done.output
+    printed = strict(done.stdout[done.stdout.index("{"):])
+    (run_dir,) = (tmp_path / "logs").iterdir()
     text = (run_dir / "standings.json").read_text()
     data = strict(text)
-    assert errors("standings", data) == []
+    assert data == printed and errors("standings", data) == []
+    standings = data
     rows = standings["variants"]["classic"]["bots"]
     assert all(r["ci95"] is None and "single board" in r["no_interval"] for r in rows)
     pairs = standings["variants"]["classic"]["pairs"]

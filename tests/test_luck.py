@@ -15,8 +15,9 @@ import tomli_w
 from naparena.arena.match.job import Job, seat_record
 from naparena.arena.match.play import play_job
 from naparena.arena.records.ledger import Ledger
+from naparena.arena.records.logs import read_match
 from naparena.arena.records.rundir import MATCHES
-from naparena.arena.records.verify import verify_match, verify_run
+from naparena.arena.records.verify import luck_bots, verify_match, verify_run
 from naparena.arena.setup.reader import check_bots, load_tournament, parse_tournament
 from naparena.arena.setup.schedule import bot_seed, schedule
 from naparena.bots.plugins import load_registry
@@ -213,9 +214,12 @@ def test_an_adjusted_run_logs_its_luck_says_which_estimator_and_verifies(tmp_pat
     # A forged correction is found by replaying the hands.
     log = logs[0]
     log["summary"]["hand_luck"][0][0] += SCALE
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(log))
     t = load_tournament(tmp_path / "t.toml")
-    from naparena.arena.records.verify import luck_bots
-    assert verify_match(log, luck_bots(t, log)) == ["summary: hand_luck is not the luck of the replayed hands"]
+    assert verify_match(read_match(forged), luck_bots(t, log)) == [
+        "summary: hand_luck is not the luck of the replayed hands"]
+    assert verify_match(read_match(sorted((run_dir / MATCHES).glob("*.json"))[0]), luck_bots(t, log)) == []
 
 
 def test_a_plain_run_logs_no_luck_and_shows_plain_figures(tmp_path, run_session):
@@ -254,13 +258,12 @@ def booked(t) -> dict[str, Any]:
     entries = schedule(t)
     bots = {b.alias: b for b in t.bots}
     for i, entry in enumerate(entries):
-        spec = entry.as_dict()
         seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, entry.index, s))
                       for s, a in enumerate(entry.seats))
         job = Job(index=entry.index, seed=entry.seed, variant=entry.variant, rules=t.variant(entry.variant).rules,
                   seats=seats, hands=entry.hands, spec=entry, luck=t.luck_adjusted)
-        ledger.book(spec, play_job(job, registry).summary, ())
-        ledger.end_of_unit(spec, entries[i + 1].as_dict() if i + 1 < len(entries) else None)
+        ledger.book(entry, play_job(job, registry).summary, ())
+        ledger.end_of_unit(entry, entries[i + 1] if i + 1 < len(entries) else None)
     return ledger.result()
 
 

@@ -54,7 +54,7 @@ def test_without_duplicate_a_board_is_a_round_and_the_warning_says_so(tmp_path):
 def test_a_league_with_fewer_boards_than_bots_is_warned_of(tmp_path):
     t = load_tournament(league(tmp_path, bots=40, rounds=1, hands=1, table=3))
     said = interval_caveats(t)
-    assert any("tournament.rounds" in s and "more boards than bots" in s for s in said), said
+    assert any("tournament.rounds" in s and "as many boards as bots" in s for s in said), said
 
 
 def test_the_one_board_league_writes_strict_json_with_reasons(tmp_path, monkeypatch):
@@ -89,7 +89,7 @@ def test_a_rating_without_an_interval_is_null_with_its_reason():
     sums = LineupSums([1, 1])
     sums.add([5, -5])
     rated = rate({(("a", "b"), (1, 1)): sums})
-    assert rated["df"] is None and "more boards than bots" in rated["no_interval"]
+    assert rated["df"] is None and "as many boards as bots" in rated["no_interval"]
     assert all(r["se"] is None and r["ci95"] is None and r["no_interval"] for r in rated["bots"])
     assert all(math.isfinite(r["rating"]) for r in rated["bots"])
     text = json.dumps(rated)

@@ -21,6 +21,7 @@ from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
 from naparena.arena.session import Quiet, Session
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.arena.worker import run_job
 from naparena.bots import plugins
@@ -32,6 +33,7 @@ from naparena.game.rules import (
     STANDARD_LADDER,
     VARIANTS,
 )
+from naparena.stats.boards import SEATINGS_MAX
 from naparena.stats.standings import Standings
 from tests.helpers import (
     REPO,
@@ -454,8 +456,7 @@ def fill(standings: Standings, deal_sets: int, rotations: int, hands: int) -> No
     index = 0
     for table_no in range(deal_sets):
         for rotation in range(rotations):
-            spec = {"index": index, "variant": "classic", "stream": 0, "table_no": table_no,
-                    "rotation": rotation, "seats": ["a", "b", "a", "b"]}
+            spec = MatchSpec(index, "classic", 0, table_no, rotation, 0, ("a", "b", "a", "b"), hands)
             standings.add(spec, fake_summary(hands), duplicate=True)
             index += 1
         standings.close_unit(standings.unit_of(spec))
@@ -475,7 +476,8 @@ def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
     assert state(many_matches) == state(few_hands)
     assert state(more_sets) > state(few_hands)  # the measure does see what is kept
     assert many_matches.matches == 600 and len(many_matches.book.bots["classic"]["a"]) == 3
-    assert many_hands.book.bots["classic"]["a"][(2, 4)].n == 20_000  # every board was counted
+    # every board was counted (a stratum: table × SEATINGS_MAX + deal set, then the seats held)
+    assert many_hands.book.bots["classic"]["a"][(2 * SEATINGS_MAX, 4)].n == 20_000
 
 
 class StopAfter(Quiet):

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Protocol
 
-from naparena.stats.boards import BoardBook, DealSet, Moments, Stratum, estimate, no_interval, own_hands
+from naparena.stats.boards import BoardBook, DealSet, Moments, Scheduled, Stratum, estimate, no_interval, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
 from naparena.stats.strength import rate
-from naparena.table.luck import SCALE
 
 #: Who is booked for the hands a seat's own bot did not play (a dead seat, a disqualified
 #: bot's seat); arena.tournament takes it from here, as stats imports nothing from arena.
 STAND_IN_ALIAS = "stand-in"
 
-__all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
+__all__ = ["Scheduled", "Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
 
 #: How chips are counted in the intervals: "adjusted" takes out the luck of answers drawn
 #: with known odds (`naparena.table.luck`), "plain" counts chips as they fell.
@@ -88,7 +88,8 @@ class Standings:
     deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True,
-                 sprt: SprtSettings | None = None, strength: bool = False, estimator: str = PLAIN):
+                 sprt: SprtSettings | None = None, strength: bool = False, estimator: str = PLAIN,
+                 luck_unit: int = 1):
         # The stand-in can take any dead seat: always bookable, shown only once it played.
         aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
@@ -97,9 +98,11 @@ class Standings:
         self.bots = {v: {a: _new_bot() for a in aliases} for v in variants}
         self.book = BoardBook(variants, aliases, duplicate)
         # The luck-adjusted results, booked beside the chips when the run computes them:
-        # each hand's chips less its logged correction (`hand_luck`, millionths of a chip;
-        # none logged: nothing had known odds, and the correction is 0).
-        self.adjusted = BoardBook(variants, aliases, duplicate, SCALE) if estimator == ADJUSTED else None
+        # each hand's chips less its logged correction (`hand_luck`, in 1/`luck_unit` of a
+        # chip, as the run's `table.luck` wrote it; none logged: nothing had known odds, and
+        # the correction is 0). stats imports nothing of the table, so the unit is handed in.
+        self.luck_unit = luck_unit
+        self.adjusted = BoardBook(variants, aliases, duplicate, luck_unit) if estimator == ADJUSTED else None
         self.corrected = dict.fromkeys(variants, 0)  # hands whose luck was corrected
         # variant → seed stream → alias → [chips, hands]: the spread of a bot's rate over streams
         self.streams: dict[str, defaultdict[int, defaultdict[str, list[int]]]] = {
@@ -110,14 +113,15 @@ class Standings:
         self.kitty = dict.fromkeys(variants, 0)  # chips left in kitties at the ends of matches
         self.strength = strength  # rate the line-ups (leagues, gauntlets): `strength.rate`
 
-    def unit_of(self, spec: dict[str, Any]) -> DealSet:
+    def unit_of(self, match: Scheduled) -> DealSet:
         """The deal set a match belongs to: with duplicate, the seatings that share its
-        deals (its table's `deal_set`: none in logs from before deal sets, when every
+        deals (its table's `deal_set`: 0 in logs from before deal sets, when every
         seating of a table shared them); without, the match alone."""
-        own = spec.get("deal_set", 0) if self.duplicate else spec["rotation"]
-        if self.duplicate and not own:  # a table's first (or only) deal set
-            return spec["variant"], spec["stream"], spec["table_no"]
-        return spec["variant"], spec["stream"], spec["table_no"], own
+        if self.duplicate:
+            if not match.deal_set:  # a table's first (or only) deal set
+                return (match.variant, match.stream, match.table_no)
+            return (match.variant, match.stream, match.table_no, match.deal_set)
+        return (match.variant, match.stream, match.table_no, match.rotation)
 
     def close_unit(self, unit: DealSet) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
@@ -132,36 +136,39 @@ class Standings:
         if diffs:
             self.sprt.add(diffs)
 
-    def sprt_decided(self, spec: dict[str, Any]) -> bool:
+    def sprt_decided(self, match: Scheduled) -> bool:
         """Does a decided sequential test end this match's head-to-head?"""
         s = self.sprt
-        return bool(s and s.verdict and spec["variant"] == self.sprt_variant
-                    and s.a in spec["seats"] and s.b in spec["seats"])
+        return bool(s and s.verdict and match.variant == self.sprt_variant
+                    and s.a in match.seats and s.b in match.seats)
 
-    def add(self, spec: dict[str, Any], summary: dict[str, Any], duplicate: bool | None = None) -> None:
-        """Book one match. `spec["seats"]` names who is booked for each seat (the stand-in
-        where it held a disqualified bot's seat, with the schedule's seats in `lineup`).
+    def add(self, match: Scheduled, summary: dict[str, Any], booked: Sequence[str] | None = None,
+            duplicate: bool | None = None) -> None:
+        """Book one match. `booked` names who is booked for each seat (the stand-in where
+        it held a disqualified bot's seat; None: the schedule's `match.seats`).
         A seat that died is booked to its bot up to the hand it died in, and from that
         hand on to the stand-in, which played it: a bot is never credited for the
         stand-in's chips. Whole-match tallies (contracts, faults, decisions, crashes)
         stay with the bot; its chips as defender are its chips less those as bidder."""
-        variant = spec["variant"]
+        variant, lineup = match.variant, match.seats
+        seats = lineup if booked is None else tuple(booked)
         if duplicate is not None:
             self.duplicate = self.book.duplicate = duplicate
             if self.adjusted is not None:
                 self.adjusted.duplicate = duplicate
-        own = own_hands(spec, summary)
-        self.book.add(self.unit_of(spec), spec, summary, own)
+        own = own_hands(match, seats, summary)
+        unit = self.unit_of(match)
+        self.book.add(unit, match, summary, own)
         if self.adjusted is not None:
             luck = summary.get("hand_luck")
             if luck:
                 self.corrected[variant] += sum(1 for row in luck if any(row))
-            self.adjusted.add(self.unit_of(spec), spec, summary, own, adjusted_hands(summary, luck))
+            self.adjusted.add(unit, match, summary, own, adjusted_hands(summary, luck, self.luck_unit))
         self.matches += 1
         self.kitty[variant] += summary["kitty"]
-        bots, stream = self.bots[variant], self.streams[variant][spec["stream"]]
-        lineup, at_table = spec.get("lineup") or spec["seats"], set(spec["seats"])
-        for s, (alias, seat) in enumerate(zip(spec["seats"], summary["seats"])):
+        bots, stream = self.bots[variant], self.streams[variant][match.stream]
+        at_table = set(seats)
+        for s, (alias, seat) in enumerate(zip(seats, summary["seats"])):
             bot = bots[alias]
             for key in ("bidder_hands", "bidder_chips", "revokes", "decisions"):
                 bot[key] += seat[key]
@@ -185,11 +192,11 @@ class Standings:
         for alias in at_table:
             bots[alias]["matches"] += 1
 
-    def skip(self, spec: dict[str, Any], reason: str) -> None:
-        self.skipped.append({"match": spec["index"], "reason": reason})
-        self.book.skip(self.unit_of(spec))
+    def skip(self, match: Scheduled, reason: str) -> None:
+        self.skipped.append({"match": match.index, "reason": reason})
+        self.book.skip(self.unit_of(match))
         if self.adjusted is not None:
-            self.adjusted.skip(self.unit_of(spec))
+            self.adjusted.skip(self.unit_of(match))
 
     def fault_share(self, alias: str) -> tuple[int, int]:
         """(faults, decisions) of a bot over every variant so far."""
@@ -284,13 +291,13 @@ class Standings:
         return out
 
 
-def adjusted_hands(summary: dict[str, Any], luck: list[list[int]] | None) -> list[list[int]]:
-    """Each hand's luck-adjusted result per seat, in millionths of a chip: its chips less
+def adjusted_hands(summary: dict[str, Any], luck: list[list[int]] | None, unit: int) -> list[list[int]]:
+    """Each hand's luck-adjusted result per seat, in 1/`unit` of a chip: its chips less
     the logged correction (none logged: 0)."""
     chips = summary.get("hand_chips") or [[s["chips"] for s in summary["seats"]]]
     if not luck:
-        return [[c * SCALE for c in row] for row in chips]
-    return [[c * SCALE - x for c, x in zip(row, fix)] for row, fix in zip(chips, luck)]
+        return [[c * unit for c in row] for row in chips]
+    return [[c * unit - x for c, x in zip(row, fix)] for row, fix in zip(chips, luck)]
 
 
 def _figures(e: dict[str, Any]) -> dict[str, Any]:

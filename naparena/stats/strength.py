@@ -128,10 +128,10 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         out["connected"] = False
         return out
     theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
-    # The fit spends one degree of freedom per bot: with no more boards than bots there is
-    # no spread left to put an interval on, for any bot.
-    none = None if df > 0 else (f"{out['boards']} boards for {len(bots)} bots: an interval needs more boards "
-                                "than bots (the fit spends one on each); play more rounds, hands or seeds")
+    # Fewer boards than ratings to fit leave no spread to measure: a rating, no interval
+    # (null in JSON, with the reason beside it; never an infinite standard error).
+    none = None if df > 0 else (f"{out['boards']} boards for {len(bots)} bots: an interval needs at least "
+                                "as many boards as bots; play more rounds, hands or seeds")
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -144,22 +144,18 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         # with few boards a bot it is conservative (docs/how-to/leagues.md). A Satterthwaite
         # count of the boards a bot's variance rests on gave fewer still (6 for 8 boards).
         own = min(df, boards[i] - 1, cap)
-        why = none or (None if boards[i] > 1 and own > 0 else f"{boards[i]} board: an interval needs two; "
+        q = t_quantile(own) if own > 0 else math.inf
+        finite = none is None and math.isfinite(s) and math.isfinite(q)
+        why = none or (None if finite else f"{boards[i]} board(s): too few for an interval; "
                        "play more rounds, hands or seeds")
-        row = {"bot": b, "rating": round(r, 3), "se": None, "ci95": None, "boards": boards[i]}
-        if why is None and math.isfinite(s):
-            q = t_quantile(own)
-            row.update(se=round(s, 3), ci95=[round(r - q * s, 3), round(r + q * s, 3)])
-            if math.isfinite(own):
-                row["df"] = round(own, 1)
-        else:
-            row["no_interval"] = why or "no finite spread"
-        rows.append(row)
+        rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3) if none is None and math.isfinite(s) else None,
+                     "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if finite else None,
+                     "no_interval": why, "boards": boards[i]})
     rows.sort(key=lambda row: (-row["rating"], row["bot"]))
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     out["bots"] = rows
-    out["df"] = round(df, 1) if none is None else None
+    out["df"] = round(df, 1) if df > 0 else None
     if none is not None:
         out["no_interval"] = none
     return out

@@ -7,7 +7,6 @@ Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-b
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import re
@@ -49,7 +48,7 @@ from naparena.arena.setup.settings import (
     Sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
-from naparena.errors import ConfigError, PluginError, RulesError
+from naparena.errors import ConfigError, PluginError, RulesError, did_you_mean
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS
 
@@ -97,14 +96,17 @@ def _read_limited(path: Path, shown: str) -> bytes:
     return data
 
 
-def parse_tournament(source: str | Table, path: str | Path | None, registry: Any = None) -> Tournament:
-    """Validate TOML text (or an already-parsed mapping) into a `Tournament`.
+def parse_tournament(source: str | Table, path: str | Path | None, registry: Any = None, *,
+                     label: str = "") -> Tournament:
+    """Validate TOML text (or an already-parsed mapping) into a `Tournament`: of the file
+    `path`, or of none (a mapping built in Python), which errors call `label`.
 
     With a `registry` (an object with `.bots: dict[name, entry]`, `entry.cls.validate_params`)
     bot names and params are checked too and params are filled with the bot's defaults;
     without one they are kept as written (check later with `check_bots`).
     """
-    path = str(path) if path else ""
+    file = str(path) if path else ""
+    path = file or label  # what every error below names
     data = _toml(source, path) if isinstance(source, str) else source
     if not isinstance(data, Mapping):
         raise ConfigError(path, "", "must be a TOML document of tables")
@@ -116,7 +118,7 @@ def parse_tournament(source: str | Table, path: str | Path | None, registry: Any
     variants = _variants(data, settings["table"], path)
     sprt = _sprt(data, bots, variants, path)
     _check_size(settings, bots, variants, lineups, path)
-    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path,
+    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=file, label="" if file else label,
                    seats=_seat_limits(data, path), lineups=lineups)
     return check_bots(t, registry) if registry is not None else t
 
@@ -157,7 +159,7 @@ def caveats(t: Tournament) -> list[str]:
     for i, v in enumerate(t.variants, 1):
         active = t.table - v.rules.sits_out(t.table)
         if v.rules.purchase == "ecarte" and active > 4:
-            out.append(f"{t.path}: variants[{i}]: Écarté Nap with {active} players: the source "
+            out.append(f"{t.shown}: variants[{i}]: Écarté Nap with {active} players: the source "
                        "recommends at most four, as the stock runs short")
     return out + interval_caveats(t)
 
@@ -166,7 +168,8 @@ def interval_caveats(t: Tournament) -> list[str]:
     """Designs in which an interval cannot exist, said before play with the setting to
     change: the standings' intervals need two boards in each line-up's deal set (with
     duplicate a board is a hand; without, a round of as many hands as seats), and a
-    league's or gauntlet's ratings need more boards than bots (the fit spends one on each)."""
+    league's or gauntlet's ratings need at least as many boards as bots (the fit spends
+    one on each)."""
     out = []
     slots = _first_table(t)
     if t.duplicate:
@@ -178,15 +181,16 @@ def interval_caveats(t: Tournament) -> list[str]:
         need = f"hands = {t.table * math.ceil(2 / t.seeds)}"
         what = f"rounds of {t.table} hands (without duplicate a board is a round) × {t.seeds} seed streams"
     if per_set < 2:
-        out.append(f"{t.path}: tournament.hands: each line-up's deal set gets {per_set} board ({what}), and an "
+        out.append(f"{t.shown}: tournament.hands: each line-up's deal set gets {per_set} board ({what}), and an "
                    f"interval needs two: the standings will give no chips-per-100 interval ('—'); set {need} "
                    "or more")
     if t.lineups.format is not Format.ROUND_ROBIN:
         boards = _tables_of(t, t.lineups.rounds) * t.seeds * sets * (t.hands if t.duplicate else t.hands // t.table)
         if boards <= len(t.bots) - 1:
-            out.append(f"{t.path}: tournament.rounds: this {t.lineups.format.value} deals {boards} boards for "
-                       f"{len(t.bots)} bots, and the ratings' intervals need more boards than bots (the fit "
-                       "spends one on each): no rating will have an interval; set rounds, hands or seeds higher")
+            out.append(f"{t.shown}: tournament.rounds: this {t.lineups.format.value} deals {boards} boards for "
+                       f"{len(t.bots)} bots, and the ratings' intervals need at least as many boards as "
+                       "bots (the fit spends one on each): no rating will have an interval; set rounds, hands "
+                       "or seeds higher")
     return out
 
 
@@ -218,18 +222,18 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
         entry = registry.bots.get(bot.name)
         clash = getattr(registry, "clashes", {}).get(bot.name)
         if clash:
-            raise ConfigError(t.path, f"bots[{i}].name",
+            raise ConfigError(t.shown, f"bots[{i}].name",
                               f"bot '{bot.name}' is registered by more than one plug-in: {', '.join(clash)}")
         if entry is None:
             available = ", ".join(sorted(registry.bots)) or "none"
             message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"
             if getattr(registry, "searched", None):
                 message += f" (searched: {'; '.join(registry.searched)})"
-            raise ConfigError(t.path, f"bots[{i}].name", message)
-        params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
+            raise ConfigError(t.shown, f"bots[{i}].name", message)
+        params = _bot_params(entry.cls, bot.params, t.shown, f"bots[{i}].params")
         for j, variant in enumerate(t.variants, 1):
             if (why := entry.cls.not_played(variant.rules)) is not None:
-                raise ConfigError(t.path, f"bots[{i}].name", f"bot '{bot.name}' does not play variant "
+                raise ConfigError(t.shown, f"bots[{i}].name", f"bot '{bot.name}' does not play variant "
                                   f"'{variant.name}' (variants[{j}]): {why}")
         bots.append(dataclasses.replace(bot, params=params))
     return dataclasses.replace(t, bots=tuple(bots))
@@ -623,8 +627,7 @@ def _typed(value: Any, kind: type, path: str, where: str) -> Any:
 
 
 def _hint(word: Any, choices: Iterable[object]) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(word, choices)
 
 
 def _key(key: Any) -> str:

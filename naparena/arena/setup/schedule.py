@@ -43,6 +43,36 @@ class MatchSpec:
             d["deal_set"] = self.deal_set
         return d
 
+    @classmethod
+    def from_dict(cls, record: object) -> MatchSpec:
+        """The entry a match log's header records (`as_dict`'s inverse), or a `ValueError`
+        saying what is wrong with it: a field missing or of the wrong type, a field no
+        schedule entry has, or a form `as_dict` would not have written."""
+        if not isinstance(record, dict):
+            raise ValueError("no schedule entry ('match')")
+        for key, kind in _FIELDS.items():
+            if type(record.get(key)) is not kind:
+                raise ValueError(f"match.{key} is missing or not a {kind.__name__}")
+        seats = record["seats"]
+        if not all(isinstance(a, str) for a in seats):
+            raise ValueError("match.seats must be bot aliases")
+        if record.get("boards", True) is not True:
+            raise ValueError("match.boards, where present, must be true")
+        deal_set = record.get("deal_set", 1)
+        if type(deal_set) is not int or deal_set < 1:
+            raise ValueError("match.deal_set, where present, must be a positive integer (the first is not written)")
+        extra = sorted(set(record) - set(_FIELDS) - {"boards", "deal_set"})
+        if extra:
+            raise ValueError(f"match.{extra[0]} is not a field of a schedule entry")
+        return cls(record["index"], record["variant"], record["stream"], record["table_no"], record["rotation"],
+                   record["seed"], tuple(seats), record["hands"], "boards" in record, record.get("deal_set", 0))
+
+
+#: The fields every schedule entry records, and their JSON types (`boards` only when true,
+#: `deal_set` only past a table's first deal set).
+_FIELDS: dict[str, type] = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
+                            "seed": int, "seats": list, "hands": int}
+
 
 def derive_seed(master: int, *parts: Any) -> int:
     """A 64-bit seed from the master seed and labels: the first 8 bytes of blake2b over

@@ -140,6 +140,25 @@ def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = Fa
     print_table(console, f"{variant}: chips per 100 hands", cols, cells,
                 caption=legend + _estimator_note(estimator))
     _no_interval_notes(console, variant, rows)
+    _duplicate_notes(console, variant, rows)
+
+
+#: A design effect from which a table says duplicate widened a bot's interval: below it the
+#: difference from 1 is within what a run of a few hundred boards estimates it to.
+WIDENED = 1.05
+
+
+def _duplicate_notes(console: Console, variant: str, rows: list[Json]) -> None:
+    """Say where replaying the deals widened a bot's interval, measured on this run
+    (`duplicate_effect`): what duplicate costs such a bot is its boards' spread."""
+    wide = [f"{row['bot']} ({row['duplicate_effect']:.2f})" for row in rows
+            if (row.get("duplicate_effect") or 0) >= WIDENED]
+    if wide:
+        console.print(f"[yellow]{variant}: duplicate widened the interval of {escape(', '.join(wide))}: a "
+                      "board of such a bot varies that many times as much as as many independent hands of its "
+                      "own, as its replays of a deal go together (a bot that seldom bids pays as defender for "
+                      "what the deal holds, in whichever seat); see docs/explanation/statistics.md[/]",
+                      highlight=False)
 
 
 def _rate(row: Json) -> str:

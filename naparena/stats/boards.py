@@ -168,6 +168,7 @@ class _Open:
         self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
         self.played = [hands] * len(self.names)  # boards 0 .. played[i] - 1 bot i held in full
         self.chips = [[0] * len(self.names) for _ in range(hands)]
+        self.squares = [[0] * len(self.names) for _ in range(hands)]  # sum of each hand's square
         self.seat_chips = [[0] * self.players for _ in range(hands)]
         self.dealer: int | None = None
         self.keys: list[int] | None = None
@@ -204,6 +205,10 @@ class BoardBook:
         self.open: dict[DealSet, _Open] = {}
         self.bots: dict[str, defaultdict[str, dict[Stratum, Moments]]] = {
             v: defaultdict(dict) for v in variants}  # alias → stratum → Moments
+        # alias → stratum → [hands, sum, sum of squares] of its single hands: what as many
+        # independent hands would vary by, against which a board's spread is judged
+        self.hands: dict[str, defaultdict[str, dict[Stratum, list[int]]]] = {
+            v: defaultdict(dict) for v in variants}
         self.pairs: dict[str, defaultdict[tuple[str, str], dict[Stratum, Moments]]] = {
             v: defaultdict(dict) for v in variants}  # (a, b) → stratum → Moments
         self.positions: dict[str, defaultdict[int, dict[Stratum, Moments]]] = {
@@ -245,10 +250,11 @@ class BoardBook:
                 if end < played[i]:
                     played[i] = end
         # The hot loop of the parent process: plain lists, one pass per hand.
-        for row, seat_row, chips in zip(u.chips, u.seat_chips, per_hand):
+        for row, seat_row, square, chips in zip(u.chips, u.seat_chips, u.squares, per_hand):
             for s, (i, c) in enumerate(zip(slots, chips)):
                 row[i] += c
                 seat_row[s] += c
+                square[i] += c * c
         if u.dealer is None:
             u.dealer = summary.get("dealer")
         keys = summary.get("deal_keys")
@@ -257,6 +263,29 @@ class BoardBook:
                 u.keys = list(keys)
             else:
                 u.same = [same and k == first_k for same, k, first_k in zip(u.same, keys, u.keys)]
+
+    def design_effect(self, variant: str, alias: str) -> float | None:
+        """How much a bot's board varies against as many independent hands of its own: the
+        within-stratum variance of its boards over what its single hands' variance makes of
+        a board of k hands. 1: a board is worth its k hands; above 1, a bot's hands on one
+        board go together (with duplicate: its replays of a deal in other seats) and its
+        interval is wider than as many independent hands would give. None where a stratum
+        has fewer than two boards."""
+        strata, hands = self.bots[variant].get(alias, {}), self.hands[variant].get(alias, {})
+        spread = expected = within = Fraction(0)
+        count = 0
+        for key, m in strata.items():
+            h = hands.get(key)
+            if m.n < 2 or h is None:
+                return None
+            spread += m.central()[0]  # boards' squared deviations, in (chips a hand)²
+            expected += Fraction(m.n * (m.n - 1), h[0])  # (boards − 1) / hands a board
+            within += Fraction(h[2] * h[0] - h[1] * h[1], h[0])  # single hands', in units²
+            count += h[0] - 1
+        if not strata or count <= 0 or within == 0:
+            return None
+        var = within / count / self.unit ** 2  # a single hand's variance, in chips²
+        return float(spread / (var * expected))
 
     def skip(self, unit: DealSet) -> None:
         """A match of this deal set was not played: its boards are not balanced over seats."""
@@ -306,6 +335,11 @@ class BoardBook:
                 m = _moments(self.bots[variant][a], (table, k), k * self.unit)
                 for row in _boards(u.chips, played[i], span):
                     m.add(row[i])
+                h = self.hands[variant][a].setdefault((table, k), [0, 0, 0])
+                boards = played[i] // span * span
+                h[0] += boards * held[i]
+                h[1] += sum(row[i] for row in u.chips[:boards])
+                h[2] += sum(row[i] for row in u.squares[:boards])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared >= span:

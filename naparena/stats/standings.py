@@ -253,6 +253,7 @@ class Standings:
             "se": None if e["se"] is None else round(e["se"], 3),
             "df": None if e["df"] is None else _round_df(e["df"]),
             "plain": None if plain is None else _figures(plain),
+            "duplicate_effect": self._duplicate_effect(variant, alias, e),
             "streams": [round(min(streams), 3), round(max(streams), 3)] if streams else None,
             "bids_won": made, "bid_attempts": tries,
             "contracts": {k: {"bid": t, "made": m, "rate": round(m / t, 3)}
@@ -261,6 +262,16 @@ class Standings:
             "revokes": b["revokes"], "faults": dict(sorted(b["faults"].items())),
             "crashes": b["crashes"], "disqualified": alias in self.disqualified,
         }
+
+    def _duplicate_effect(self, variant: str, alias: str, e: dict[str, Any]) -> float | None:
+        """With duplicate, a bot's board variance over what as many independent hands of
+        its own would give (`BoardBook.design_effect`): above 1, replaying the deals
+        widened its interval (docs/explanation/statistics.md); None without duplicate or
+        an interval."""
+        if not self.duplicate or e["ci95"] is None:
+            return None
+        effect = self.shown(variant).design_effect(variant, alias)
+        return None if effect is None else round(effect, 3)
 
     def _pairs(self, variant: str) -> list[dict[str, Any]]:
         """Paired board differences, A − B per 100 hands, over the boards both bots played."""

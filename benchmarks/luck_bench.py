@@ -6,6 +6,7 @@
     python benchmarks/luck_bench.py gain --reps 8 --workers 2           # the luck-adjusted estimator
     python benchmarks/luck_bench.py deal logs/no-duplicate-b07bac8f     # baselines of the deal, tried
     python benchmarks/luck_bench.py unbiased --seeds 32                 # adjusted against a long plain run
+    python benchmarks/luck_bench.py unbiased --adjusted-seeds 2126 2127 2128 --plain-seeds 2028 2029 2030 2031 2032 2033
 
 `shipped`: `tournaments/duplicate.toml` against `no-duplicate.toml`, each played `--reps`
 times with its own master seed (60,000 + repetition), plain estimator: each bot's and
@@ -17,9 +18,10 @@ less a baseline value of its deal for the seat, the same function whoever holds 
 with `heuristic` in every seat; `field` averages the finishes of the deal by the run's own
 bots in the table's rotations. Neither is the estimator's: this is why.
 
-`unbiased`: the shipped four-bot example with `--seeds` seed streams, luck-adjusted, and
-an independent plain run of it as long (another master seed): for each bot and pair the
-two estimates and the Welch 95% interval of their difference, which should hold 0.
+`unbiased`: the shipped four-bot example with `--seeds` seed streams, luck-adjusted with
+each of `--adjusted-seeds` for master seed, and independent plain runs of it as long with
+each of `--plain-seeds`: for each bot and pair the two estimates (pooled over their runs)
+and the 95% interval of their difference, which should hold 0.
 
 `replays`: from a duplicate run's logs, the correlation between two replays of one deal
 by one bot, split by whether it held the same seat in both (the same cards) or another,
@@ -337,23 +339,37 @@ def unbiased_report(args: argparse.Namespace) -> None:
     t = check_bots(load_tournament(ROOT / "tournaments" / "luck.toml"), registry())
     long = dataclasses.replace(t, seeds=args.seeds)
     start = time.process_time()
-    adjusted, _ = calibrate.play(long)
-    plain, _ = calibrate.play(dataclasses.replace(long, seed=long.seed + 1, estimator="plain"))
-    print(f"{args.seeds} seed streams, {long.seeds * long.hands * 24:,} hands a run; "
-          f"{time.process_time() - start:.0f} s CPU")
-    a, p = next(iter(adjusted["variants"].values())), next(iter(plain["variants"].values()))
+
+    def pooled(estimator: str, seeds: list[int]) -> dict[str, dict[str, float]]:
+        """Each bot's and pair's estimate over runs with these master seeds, pooled by
+        inverse variance (the runs are independent)."""
+        parts: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for seed in seeds:
+            result, _ = calibrate.play(dataclasses.replace(long, seed=seed, estimator=estimator))
+            data = next(iter(result["variants"].values()))
+            for r in data["bots"]:
+                parts[r["bot"]].append((r["per100"], r["se"]))
+            for r in data["pairs"]:
+                parts[f"{r['a']} − {r['b']}"].append((r.get("per100", r.get("diff_per100")), r["se"]))
+        out = {}
+        for name, xs in parts.items():
+            w = [1 / se ** 2 for _, se in xs]
+            out[name] = {"mean": sum(x * wi for (x, _), wi in zip(xs, w)) / sum(w), "se": 1 / math.sqrt(sum(w)),
+                         "df": math.inf}
+        return out
+
+    adjusted, plain = pooled("adjusted", args.adjusted_seeds), pooled("plain", args.plain_seeds)
+    hands = long.seeds * long.hands * 24
+    print(f"{args.seeds} seed streams, {hands:,} hands a run; adjusted: master seeds {args.adjusted_seeds}, "
+          f"plain: {args.plain_seeds}; {time.process_time() - start:.0f} s CPU")
     held = 0
-    rows = [(r["bot"], r, next(x for x in p["bots"] if x["bot"] == r["bot"])) for r in a["bots"]]
-    rows += [(f"{r['a']} − {r['b']}", r, next(x for x in p["pairs"] if (x["a"], x["b"]) == (r["a"], r["b"])))
-             for r in a["pairs"]]
-    for name, ra, rp in rows:
-        ea = {"mean": ra.get("per100", ra.get("diff_per100")), "se": ra["se"], "df": ra["df"] or math.inf}
-        ep = {"mean": rp.get("per100", rp.get("diff_per100")), "se": rp["se"], "df": rp["df"] or math.inf}
+    for name, ea in adjusted.items():
+        ep = plain[name]
         w = welch(ea, ep)
         held += w["ci95"][0] <= 0 <= w["ci95"][1]
         print(f"  {name:22} adjusted {ea['mean']:+9.2f} ± {ea['se']:.2f}   independent plain {ep['mean']:+9.2f} "
               f"± {ep['se']:.2f}   difference {w['diff']:+7.2f} [{w['ci95'][0]:+.2f}, {w['ci95'][1]:+.2f}]")
-    print(f"  the difference's interval holds 0 for {held} of {len(rows)}")
+    print(f"  the difference's interval holds 0 for {held} of {len(adjusted)}")
 
 
 def main() -> None:
@@ -365,6 +381,8 @@ def main() -> None:
     r.add_argument("run", help="a duplicate run's directory")
     ub = sub.add_parser("unbiased")
     ub.add_argument("--seeds", type=int, default=32)
+    ub.add_argument("--adjusted-seeds", type=int, nargs="+", default=[2026], help="master seeds of the adjusted runs")
+    ub.add_argument("--plain-seeds", type=int, nargs="+", default=[2027], help="master seeds of the plain runs")
     dl = sub.add_parser("deal")
     dl.add_argument("run", help="a plain run's directory (no duplicate)")
     d = sub.add_parser("duplicate")

@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import footprint, in_system
@@ -42,6 +42,22 @@ STDERR_TAIL = 10  # last lines of a seat's stderr shown with a failed handshake
 #: What a sandboxed seat sees besides its command's footprint: (files shown, folders
 #: shown empty, paths masked wherever the rest would show them).
 Mounts = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+class SeatProcess(Protocol):
+    """A seat's process as a channel uses it: a `Popen`, or a seat a server forked."""
+
+    @property
+    def pid(self) -> int: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+class Forks(Protocol):
+    """A server that forks seats (`warm.SeatServer`): one on these pipes (its stdin's read
+    end, its stdout's and stderr's write ends), in these cgroups, with this home."""
+
+    def fork(self, pipes: tuple[int, int, int], groups: SeatGroups | None, home: str) -> SeatProcess: ...
 
 
 class _Broken(Exception):
@@ -75,10 +91,9 @@ def seat_environment(python: bool, home: str) -> dict[str, str]:
     return env
 
 
-def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], None]:
-    """The child's limits, set between fork and exec (and its cgroups joined). Only
-    setrlimit and writes run there: nothing that could take a lock another thread of the
-    match holds. Memory is bounded per process only where the seat has no memory cgroup."""
+def seat_limits(c: Confinement, groups: SeatGroups | None = None) -> list[tuple[int, int]]:
+    """A seat's rlimits, (kind, value), each within the hard limit this process has.
+    Memory is bounded per process only where the seat has no memory cgroup."""
     wanted = [(resource.RLIMIT_CORE, 0)]
     if c.memory_mb and not (groups is not None and groups.bounds_memory):
         wanted.append((resource.RLIMIT_AS, c.memory_mb << 20))
@@ -89,7 +104,15 @@ def _rlimits(c: Confinement, groups: SeatGroups | None = None) -> Callable[[], N
     if c.disk_mb:
         wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20))
     hard = {kind: resource.getrlimit(kind)[1] for kind, _ in wanted}
-    limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
+    return [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k])) for k, v in wanted]
+
+
+def _rlimits(c: Confinement, groups: SeatGroups | None = None,
+             limits: list[tuple[int, int]] | None = None) -> Callable[[], None]:
+    """The child's limits (`seat_limits`, or `limits`), set between fork and exec (and its
+    cgroups joined). Only setrlimit and writes run there: nothing that could take a lock
+    another thread of the match holds."""
+    limits = seat_limits(c, groups) if limits is None else limits
     prctl = _prctl()
 
     def apply() -> None:
@@ -155,7 +178,7 @@ class Channel:
     """The pipes to one seat process: writes and line reads that never wait past a deadline."""
 
     def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
-                 mounts: Mounts = ((), (), ())):
+                 mounts: Mounts = ((), (), ()), server: Forks | None = None):
         self.tag = tag
         self.home = tempfile.mkdtemp(prefix="naparena-seat-")
         self.buf = bytearray()
@@ -165,18 +188,41 @@ class Channel:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self.memory_mb = confinement.memory_mb
         self.sandboxed = sandboxed(confinement)
+        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
+        self._view = (argv, python, mounts)
+        self.hidden = mounts[2]
+        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
+        # A sandboxed forked seat's group holds its PID 1 alone: the bot and everything it
+        # starts die with that namespace (`naparena.bots.warm`), never left in the group.
+        self.group_alone = server is not None and self.sandboxed
+        if server is None:
+            self._start(argv, confinement, python, mounts)
+        else:
+            self._fork(server)
+        if self.groups is not None:
+            self.groups.started()
+        for fd in (self.wfd, self.rfd, self.efd):
+            os.set_blocking(fd, False)
+        self.readable = select.poll()
+        self.readable.register(self.rfd, select.POLLIN)
+        self.readable.register(self.efd, select.POLLIN)
+        self.oom = self.groups.oom if self.groups is not None else None
+        if self.oom is not None:
+            self.readable.register(self.oom, select.POLLIN)
+        self.writable = select.poll()
+        self.writable.register(self.wfd, select.POLLOUT)
+        self.closed = False
+
+    def _start(self, argv: list[str], confinement: Confinement, python: bool, mounts: Mounts) -> None:
+        """A cold start: the seat's own process, started from its argv."""
         # Sandboxed, the bot's stdout is a FIFO here that only the bot holds: its end is seen at once.
         fifo = os.path.join(self.home, "stdout") if self.sandboxed else None
         if fifo is not None:
             os.mkfifo(fifo, 0o600)
             self.rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
-        self.shown = seat_view(argv, python, mounts)[1] if self.sandboxed else []
-        self.hidden = mounts[2]
         argv = confined_argv(argv, confinement, python, self.home, mounts, fifo)
-        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
         try:
-            self.proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home, env=seat_environment(python, self.home),
                 start_new_session=True, close_fds=True, bufsize=0,
@@ -190,25 +236,40 @@ class Channel:
             shutil.rmtree(self.home, ignore_errors=True)
             program = e.filename or argv[0]
             raise _Broken(f"crash: cannot start the seat process {program}: {e.strerror or e}") from None
-        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        self.proc: SeatProcess = proc
+        stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
         assert stdin is not None and stderr is not None  # both are pipes
-        if self.groups is not None:
-            self.groups.started()
         if stdout is not None:
             self.rfd = stdout.fileno()
         self.files = [f for f in (stdin, stdout, stderr) if f is not None]
         self.wfd, self.efd = stdin.fileno(), stderr.fileno()
-        for fd in (self.wfd, self.rfd, self.efd):
-            os.set_blocking(fd, False)
-        self.readable = select.poll()
-        self.readable.register(self.rfd, select.POLLIN)
-        self.readable.register(self.efd, select.POLLIN)
-        self.oom = self.groups.oom if self.groups is not None else None
-        if self.oom is not None:
-            self.readable.register(self.oom, select.POLLIN)
-        self.writable = select.poll()
-        self.writable.register(self.wfd, select.POLLOUT)
-        self.closed = False
+
+    def _fork(self, server: Forks) -> None:
+        """A warm start: the seat forked by its bot's server, on pipes made here."""
+        stdin, self.wfd = os.pipe2(os.O_CLOEXEC)
+        self.rfd, stdout = os.pipe2(os.O_CLOEXEC)
+        self.efd, stderr = os.pipe2(os.O_CLOEXEC)
+        try:
+            self.proc = server.fork((stdin, stdout, stderr), self.groups, self.home)
+        except _Broken:
+            for fd in (self.wfd, self.rfd, self.efd):
+                os.close(fd)
+            if self.groups is not None:
+                self.groups.release()
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise
+        finally:
+            for fd in (stdin, stdout, stderr):
+                os.close(fd)
+        # Closed with the channel, as a Popen's pipes are.
+        self.files = [open(fd, mode, buffering=0)  # noqa: SIM115
+                      for fd, mode in ((self.wfd, "wb"), (self.rfd, "rb"), (self.efd, "rb"))]
+
+    @property
+    def shown(self) -> list[str]:
+        """The paths the seat's sandbox shows (none unsandboxed), worked out when asked:
+        only a seat that failed for want of a file needs them."""
+        return seat_view(*self._view)[1] if self.sandboxed else []
 
     def pin(self, cpus: set[int]) -> None:
         """Hold the seat to `cpus` where its cpuset makes that binding (else advisory)."""
@@ -217,7 +278,32 @@ class Channel:
 
     # --- one exchange ----------------------------------------------------------------
 
-    def send(self, data: bytes | bytearray, deadline: float) -> None:
+    def ask(self, data: bytes | bytearray, deadline: float) -> bytes:
+        """`send` the request, then `receive` the answer line, the usual case kept short:
+        the request written at once, the answer alone in the one read that follows."""
+        try:
+            written = os.write(self.wfd, data)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Broken(self._exit_reason()) from None
+        if written < len(data):
+            self.send(memoryview(data)[written:], deadline)
+        remaining = deadline - time.monotonic()
+        if self.buf or remaining <= 0:
+            return self.receive(deadline)
+        ready = self.readable.poll(math.ceil(remaining * 1000))
+        if len(ready) == 1 and ready[0][0] == self.rfd:
+            chunk = self._read(self.rfd)
+            if chunk and chunk.find(b"\n") == len(chunk) - 1:
+                return chunk
+            if chunk:
+                self.buf += chunk
+        else:
+            self._ready(ready)
+        return self.receive(deadline)
+
+    def send(self, data: bytes | bytearray | memoryview, deadline: float) -> None:
         view = memoryview(data)
         while view:
             try:
@@ -247,19 +333,23 @@ class Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Broken("time-out")
-            for fd, _ in self.readable.poll(math.ceil(remaining * 1000)):
-                if fd == self.efd:
-                    self._drain_stderr()
-                    continue
-                if fd == self.oom:
-                    self._out_of_memory()
-                    continue
-                chunk = self._read(self.rfd)
-                if chunk is None:
-                    continue
-                if not chunk:
-                    raise _Broken(self._exit_reason())
-                buf += chunk
+            self._ready(self.readable.poll(math.ceil(remaining * 1000)))
+
+    def _ready(self, ready: list[tuple[int, int]]) -> None:
+        """Take in what `poll` found: stderr logged, an out-of-memory event, the bot's output."""
+        for fd, _ in ready:
+            if fd == self.efd:
+                self._drain_stderr()
+                continue
+            if fd == self.oom:
+                self._out_of_memory()
+                continue
+            chunk = self._read(self.rfd)
+            if chunk is None:
+                continue
+            if not chunk:
+                raise _Broken(self._exit_reason())
+            self.buf += chunk
 
     def _read(self, fd: int) -> bytes | None:
         try:
@@ -385,15 +475,19 @@ class Channel:
     def kill(self) -> None:
         """The whole process group: a bot's own children go with it, and are gone when
         this returns (within `_GROUP_END` seconds)."""
+        group = self.proc.pid  # 0 only for a forked seat its server never made
+        if group <= 0:
+            return
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(group, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
             pass
-        _await_group_end(self.proc.pid, time.monotonic() + _GROUP_END)
+        if not self.group_alone:
+            _await_group_end(group, time.monotonic() + _GROUP_END)
 
     def abandon(self) -> None:
         """Kill now: the seat is broken."""
@@ -454,7 +548,7 @@ def _spawn(argv: list[str], python: bool, params: dict[str, Any], confinement: C
     except _Broken as e:
         return None, e.reason
     try:
-        channel.send(protocol.hello(params), time.monotonic() + confinement.start_timeout)
+        channel.send(protocol.hello(params, frames=python), time.monotonic() + confinement.start_timeout)
     except _Broken as e:
         channel.abandon()
         return None, e.reason

@@ -136,8 +136,7 @@ def play(t, watch=None) -> tuple[dict, Standings]:
     ledger = Ledger.of(t)
     if watch is not None:
         watch(ledger)
-    entries = schedule(t)
-    specs = [s.as_dict() for s in entries]
+    specs = schedule(t)
     rules = {v.name: v.rules for v in t.variants}
     bots = {b.alias: b for b in t.bots}
     for i, spec in enumerate(specs):
@@ -145,11 +144,11 @@ def play(t, watch=None) -> tuple[dict, Standings]:
         if isinstance(plan, Skip):
             ledger.skip(spec, plan.reason)
         else:
-            seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, spec["index"], s))
-                          for s, a in enumerate(spec["seats"]))
-            boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
-            job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
-                      seats=seats, hands=spec["hands"], spec=entries[i], boards=boards)
+            seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, spec.index, s))
+                          for s, a in enumerate(spec.seats))
+            boards = board_seeds(spec.seed, spec.hands) if spec.boards else None
+            job = Job(index=spec.index, seed=spec.seed, variant=spec.variant, rules=rules[spec.variant],
+                      seats=seats, hands=spec.hands, spec=spec, boards=boards)
             ledger.book(spec, play_job(job, _registry).summary, ())
         ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
     return ledger.result(), ledger.standings

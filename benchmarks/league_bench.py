@@ -43,8 +43,10 @@ from naparena.arena.records.ledger import Ledger, Skip, load_standings
 from naparena.arena.session import Session
 from naparena.arena.setup.reader import parse_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed, schedule
+from naparena.arena.setup.settings import MAX_LEAGUE_BOTS
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
+from naparena.errors import NaparenaError
 from naparena.stats.distributions import binom_ci
 from naparena.stats.strength import MODELS, Lineup, LineupSums, rate
 
@@ -76,8 +78,7 @@ def register_bots(register):
 def play_in_process(t: Tournament, registry: Registry) -> Ledger:
     """The session's booking (its Ledger), in-process and without files."""
     ledger = Ledger.of(t)
-    entries = schedule(t)
-    specs = [s.as_dict() for s in entries]
+    specs = schedule(t)
     rules = {v.name: v.rules for v in t.variants}
     bots = {b.alias: b for b in t.bots}
     for i, spec in enumerate(specs):
@@ -85,11 +86,11 @@ def play_in_process(t: Tournament, registry: Registry) -> Ledger:
         if isinstance(plan, Skip):
             ledger.skip(spec, plan.reason)
         else:
-            seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, spec["index"], s))
-                          for s, a in enumerate(spec["seats"]))
-            boards = board_seeds(spec["seed"], spec["hands"]) if spec.get("boards") else None
-            job = Job(index=spec["index"], seed=spec["seed"], variant=spec["variant"], rules=rules[spec["variant"]],
-                      seats=seats, hands=spec["hands"], spec=entries[i], boards=boards)
+            seats = tuple(seat_record(a, bots[a].name, bots[a].params, bot_seed(t.seed, spec.index, s))
+                          for s, a in enumerate(spec.seats))
+            boards = board_seeds(spec.seed, spec.hands) if spec.boards else None
+            job = Job(index=spec.index, seed=spec.seed, variant=spec.variant, rules=rules[spec.variant],
+                      seats=seats, hands=spec.hands, spec=spec, boards=boards)
             ledger.book(spec, play_job(job, registry).summary, ())
         ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
     return ledger
@@ -317,8 +318,20 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main() -> None:
-    args = parser().parse_args()
-    null(args) if args.what == "null" else scale(args)
+    """Bad arguments and naparena's own errors are one line and exit 2, as in `naparena`."""
+    usage = parser()
+    args = usage.parse_args()
+    if args.what == "scale" and not 2 <= args.bots <= MAX_LEAGUE_BOTS:
+        usage.error(f"--bots {args.bots}: a league holds 2 to {MAX_LEAGUE_BOTS:,} bots "
+                    "(naparena's limit: docs/how-to/leagues.md)")
+    try:
+        null(args) if args.what == "null" else scale(args)
+    except NaparenaError as e:
+        print(f"league_bench: error: {e}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        print("league_bench: interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ Each row gives every round and the best; the ratio rows divide within one round.
 With `--against`, the sandboxed start-up of an external bot (a Python script run by this
 interpreter: its folder, its environment and the cgroups made for it) in this checkout
 against another checkout of naparena (an earlier commit: `git worktree add DIR COMMIT`),
-each measured in its own process, the two alternating round by round.
+each measured in its own process, the two alternating round by round: the process's
+first start of the bot (its footprint found, its view opened and checked) apart from the
+later ones (which reuse both).
 """
 
 from __future__ import annotations
@@ -66,21 +68,53 @@ def external_start_up(bot: str = "python") -> float:
     return took
 
 
+def footprint_cost(bot: str, times: int) -> dict[str, float]:
+    """Median ms, caches cleared each time, to find what the bot is shown (`footprint`)
+    and, where this checkout has one, to open and check its view."""
+    from naparena.arena.match import bot_files, sandbox
+    argv = tuple(COMMANDS[bot])
+    found, opened = [], []
+    for _ in range(times):
+        bot_files.footprint.cache_clear()
+        start = time.perf_counter()
+        shown = bot_files.footprint(argv)
+        found.append(time.perf_counter() - start)
+        if hasattr(sandbox, "View"):
+            start = time.perf_counter()
+            sandbox.View.of(exact=shown.exact, links=shown.links).close()
+            opened.append(time.perf_counter() - start)
+    out = {"footprint": statistics.median(found) * 1e3}
+    if opened:
+        out["view"] = statistics.median(opened) * 1e3
+    return out
+
+
 def against(old: str, starts: int, repeat: int, bot: str) -> None:
     """This checkout's external start-up against `old`'s, round by round, alternating."""
     here = str(Path(__file__).resolve().parent.parent)
     taken: dict[str, list[float]] = {"new": [], "old": []}
+    first: dict[str, list[float]] = {"new": [], "old": []}
     for _ in range(repeat):
         for name, tree in (("old", old), ("new", here)):
             done = subprocess.run([sys.executable, __file__, "--measure-starts", str(starts), "--bot", bot],
                                   check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": tree})
-            taken[name].append(statistics.median(json.loads(done.stdout)))
+            times = json.loads(done.stdout)
+            first[name].append(times[0])  # a process's first seat of the bot: its footprint and view made
+            taken[name].append(statistics.median(times[1:] or times))
     def ms(v: float) -> str:
         return f"{v * 1e3:.1f}"
 
-    row(f"{bot} start-up, old mounts (ms, median)", taken["old"], ms)
-    row(f"{bot} start-up, new mounts (ms, median)", taken["new"], ms)
-    ratio("start-up new / old", taken["new"], taken["old"])
+    row(f"{bot} first start-up, old rule (ms)", first["old"], ms)
+    row(f"{bot} first start-up, new rule (ms)", first["new"], ms)
+    ratio("first start-up new / old", first["new"], first["old"])
+    row(f"{bot} later start-ups, old rule (ms, median)", taken["old"], ms)
+    row(f"{bot} later start-ups, new rule (ms, median)", taken["new"], ms)
+    ratio("later start-ups new / old", taken["new"], taken["old"])
+    for name, tree in (("old", old), ("new", here)):
+        done = subprocess.run([sys.executable, __file__, "--measure-footprint", "30", "--bot", bot], check=True,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": tree})
+        cost = json.loads(done.stdout)
+        print(f"{bot} what it is shown, {name} rule: " + ", ".join(f"{k} {v:.2f} ms" for k, v in cost.items()))
 
 
 def round_trips(mode: str, hands: int) -> list[float]:
@@ -117,10 +151,14 @@ def main() -> None:
     parser.add_argument("--bot", choices=sorted(COMMANDS), default="python",
                         help="with --against: the external bot started")
     parser.add_argument("--measure-starts", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--measure-footprint", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     why = sandbox.unavailable()
     if why:
         sys.exit(f"sandbox_bench: {why}; {sandbox.INSTALL_HINT}")
+    if args.measure_footprint:
+        print(json.dumps(footprint_cost(args.bot, args.measure_footprint)))
+        return
     if args.measure_starts:
         print(json.dumps([external_start_up(args.bot) for _ in range(args.measure_starts)]))
         return

@@ -232,7 +232,8 @@ def play_child(mode: str, hands: int, start: str) -> None:
 
 
 def instructions(checkout: Path, mode: str, hands: int, start: str, folder: Path) -> dict[str, int]:
-    """Instructions of each kind of process for one measured match: worker, server, seats."""
+    """Instructions of each kind of process for one measured match: the worker, the seat
+    processes (warm: the server and the seats it forked)."""
     out = folder / f"cg-{mode}-{start}-{hands}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
@@ -249,8 +250,8 @@ def instructions(checkout: Path, mode: str, hands: int, start: str, folder: Path
         if total is None or cmd is None:
             continue
         command = cmd.group(1)
-        kind = ("seat" if "naparena.bots.serve" in command else
-                "server and its forks" if "naparena.bots.warm" in command else "worker")
+        # A warm run's server and its forks run a seat's own command line, as cold seats do.
+        kind = "seat processes" if "naparena.bots.serve" in command else "worker"
         kinds[kind] = kinds.get(kind, 0) + int(total.group(1))
     return kinds
 

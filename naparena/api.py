@@ -54,8 +54,11 @@ def load_tournament(path: str | Path) -> Tournament:
 
 def build_tournament(config: Mapping[str, Any], name_for_errors: str = "") -> Tournament:
     """A tournament from a mapping shaped like the file (`{"tournament": {...}, "bots":
-    [...], "variants": [...]}`), validated as a file is; errors name `name_for_errors`."""
-    return reader.parse_tournament(config, name_for_errors)
+    [...], "variants": [...]}`), validated as a file is; errors name `name_for_errors`
+    (a label only: it is never taken for a file). It has no file, so the paths it names
+    (`bots_dir`, a bot's `command` and `files`) are from the current directory; a run of
+    it records that folder, and `resume_run` rebuilds it from the run's manifest."""
+    return reader.parse_tournament(config, None, label=name_for_errors)
 
 
 # Ten arguments (PLR0913 waived): the public API's keyword-only overrides, one per flag of
@@ -83,7 +86,9 @@ def run_tournament(tournament: Tournament | str | Path, *, log_dir: str | Path |
 def resume_run(run_dir: str | Path, *, workers: int | None = None, bots_dir: str | Path | None = None,
                on_progress: OnProgress | None = None, watcher: Watcher | None = None) -> Run:
     """Play the matches an interrupted run has left, from its own tournament file and
-    bots (as `naparena resume`), and return the finished run."""
+    bots (as `naparena resume`), and return the finished run. A run of a tournament built
+    from a mapping (`build_tournament`) is resumed from the configuration its manifest
+    records, its relative paths from the folder the run started in."""
     session = Session.resume(run_dir, bots_dir=bots_dir, workers=workers, watcher=_listener(watcher, on_progress))
     session.play()
     return open_run(session.run_dir, sound=False)

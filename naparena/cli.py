@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
+import math
 import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -28,11 +28,12 @@ from rich.progress import (
 from rich.text import Text
 
 from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Sandbox
-from naparena.errors import NaparenaError, RunError
+from naparena.errors import NaparenaError, RunError, did_you_mean
 from naparena.report import tables as render
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from types import ModuleType
 
     from naparena.api import Run
     from naparena.arena.records.verify import Audit
@@ -138,6 +139,11 @@ def _command(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except NaparenaError as e:
             raise _fail(e) from None
+        except KeyboardInterrupt:
+            # Commands that keep something say what (run, verify, view); any other is
+            # stopped with one word, as the console script's guard says it before a command.
+            say("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
     return app.command()(wrapper)
 
 
@@ -179,21 +185,24 @@ def run(
         say("the live page is at {} (loopback only)", watcher.url)
     session = Session.open(file, log_dir=log_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                            scheduler=scheduler, resume=resume, watcher=watcher, sandbox=sandbox)
+    continued = _will_sign(session, key)
     try:
         try:
             result = _play(session)
         except typer.Exit as e:
+            if e.exit_code == 130:
+                _signed(session, key, complete=False)
             if live and e.exit_code == 130:
                 watcher.interrupt(_resume_command(session), session.run_dir.kept())
             raise
         if live:
-            watcher.finish(_show(result, as_json, wide))
+            watcher.finish(_show(result, as_json, wide), result)
         else:
             _show(result, as_json, wide)
     finally:
         if live:
             watcher.close()
-    _signed(session.run_dir.path, key)
+    _signed(session, key, continued=continued)
     _after_disqualification(result)
 
 
@@ -224,8 +233,14 @@ def resume(
         return
     session = Session.resume(run_dir, bots_dir=bots_dir, isolation=isolation, workers=workers,
                              scheduler=scheduler, watcher=_Shown(), sandbox=sandbox)
-    result = _play(session)
-    _signed(session.run_dir.path, key)
+    continued = _will_sign(session, key)
+    try:
+        result = _play(session)
+    except typer.Exit as e:
+        if e.exit_code == 130:
+            _signed(session, key, complete=False)
+        raise
+    _signed(session, key, continued=continued)
     _show(result, as_json, wide)
     _after_disqualification(result)
 
@@ -237,12 +252,31 @@ def _signing_key(path: Path | None) -> Any:
     return load_private(path)
 
 
-def _signed(run_dir: Path, key: Any) -> None:
-    """Sign a finished run (an interrupted one is signed when resumed with --sign)."""
+def _will_sign(session: Session, key: Any) -> list[int]:
+    """Before a session with a key plays: its manifest will name the signer, and a resumed
+    run's earlier files must be as this key signed them, or replay as logged (refused by
+    name before anything is played). Returns the matches to replay once continued."""
     if key is None:
+        return []
+    from naparena.arena.records.signing import public_text, vouch_for_earlier
+    session.signed_by = public_text(key.public_key())
+    if not (session.resuming and session.run_dir.started()):
+        return []
+    return vouch_for_earlier(session.run_dir.path, key)
+
+
+def _signed(session: Session, key: Any, complete: bool = True, continued: Sequence[int] = ()) -> None:
+    """Sign what the session leaves: a finished run, or (interrupted) an unfinished one as
+    far as it went, for `resume --sign` to hold its files to."""
+    if key is None or not session.run_dir.started():
         return
-    from naparena.arena.records.signing import public_text, sign_run
-    say("signed {} files of {} with {}", sign_run(run_dir, key), run_dir, public_text(key.public_key()))
+    from naparena.arena.records.signing import public_text, sign_run, vouch_for_continued
+    run_dir = session.run_dir.path
+    if complete:
+        vouch_for_continued(run_dir, list(continued))
+    signed = sign_run(run_dir, key, complete)
+    say("signed {} files of {}{} with {}", signed, session.run_dir, "" if complete else " (unfinished)",
+        public_text(key.public_key()))
 
 
 @_command
@@ -268,19 +302,37 @@ def report(
     run = open_run(run_dir)
     if html is not None:
         _check_output(html, "--html")  # before the tables: a bad path must not print them first
-    result = run.standings()
-    if not run.complete:
-        say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
-    _show(result, as_json, wide)
-    if html is not None:
-        from naparena.report.html import hands_folder, write_report
-        started = time.monotonic()
-        try:
-            size, hands = write_report(run, html)
-        except OSError as e:
-            raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
-        say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
-            hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+    with _page_interrupted(html):
+        result = run.standings()
+        if not run.complete:
+            say("[yellow]{} is unfinished[/]: these standings cover the matches played so far", run_dir)
+        _show(result, as_json, wide)
+        if html is not None:
+            from naparena.report.html import hands_folder, write_report
+            started = time.monotonic()
+            try:
+                size, hands = write_report(run, html)
+            except OSError as e:
+                raise RunError(f"--html {html}: cannot write it: {e.strerror or e}") from None
+            say("wrote {} ({} bytes) and its hands in {} ({} bytes) in {} s", html, f"{size:,}",
+                hands_folder(html), f"{hands:,}", f"{time.monotonic() - started:.1f}")
+
+
+@contextlib.contextmanager
+def _page_interrupted(page: Path | None) -> Iterator[None]:
+    """Ctrl-C while a page is built: say so, and what became of the page (nothing of it is
+    left half-written: `write_report` writes all or nothing); exit 130."""
+    before = page is not None and page.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        if page is None:
+            say("[yellow]interrupted[/]")
+        elif before:
+            say("[yellow]interrupted[/]: {} was not written again; the one there is as it was", page)
+        else:
+            say("[yellow]interrupted[/]: {} was not written, and no part of it was left", page)
+        raise typer.Exit(130) from None
 
 
 def _check_output(path: Path, what: str) -> None:
@@ -430,10 +482,28 @@ def _after_disqualification(result: dict[str, Any]) -> None:
         raise typer.Exit(EXIT_DISQUALIFIED)
 
 
+def _json(data: Any, sort_keys: bool = True) -> str:
+    """A `--json` output: strict JSON through the one writer (no NaN or Infinity)."""
+    from naparena.arena.records.jsontext import dumps
+    return dumps(data, indent=1, sort_keys=sort_keys)
+
+
+def _plain(value: Any) -> Any:
+    """A bot's declared parameters as JSON can hold them: what is not a JSON value is told by
+    its repr, and a float that is no number (a default of inf, say) as text too."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return repr(value)
+
+
 def _show(result: dict[str, Any], as_json: bool, wide: bool = False) -> str:
     """Print the standings; return the text printed (without colour), for the live page."""
     if as_json:
-        text = json.dumps(result, indent=1, sort_keys=True)
+        text = _json(result)
         typer.echo(text)
         return text
     with out.capture() as captured:
@@ -458,7 +528,7 @@ def compare(
         say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
             "bots': {}", "; ".join(result["design_differences"]))
     if as_json:
-        typer.echo(json.dumps(result, indent=1, sort_keys=True))
+        typer.echo(_json(result))
     else:
         render.comparison(out, str(run_a), str(run_b), result)
 
@@ -518,14 +588,22 @@ def _sit(t: Tournament, run_dir: Path | None, log_dir: Path | None, web: bool, p
             rd.drop_checkpoints()  # emptied by the matches logged; a cut match's stays
     finally:
         server.close()
+        if not web:
+            front.end_line()
     if web:
-        front.finish(result, None if stopped is None else _resume_command(session))
+        front.finish(result, None if stopped is None else _resume_command(session), stopped or "")
         front.close()
     if result["matches"]:
         _show(result, False)
     if stopped is not None:
-        say("stopped after {} of {} matches ({}); the standings above are so far. Go on with: {}",
-            session.run_dir.kept(), session.matches, "you left the table" if stopped == "left" else "Ctrl-C",
+        rd, why = session.run_dir, "you left the table" if stopped == "left" else "Ctrl-C"
+        if result["matches"]:
+            so_far = "the standings above are so far"
+        else:  # no table was printed: none to point at
+            _, hands = rd.checkpointed()
+            so_far = "no match was over, so there are no standings yet" + (
+                f"; the {_count(hands, 'hand')} played in the match under way are kept" if hands else "")
+        say("stopped after {} of {} matches ({}); {}. Go on with: {}", rd.kept(), session.matches, why, so_far,
             _resume_command(session))
     say("logs in {}; check them with: naparena verify {}", session.run_dir, session.run_dir)
     if stopped == "interrupted":
@@ -546,7 +624,8 @@ def view(
     if out_file is not None:
         _check_output(out_file, "--out")
         try:
-            size, hands = write_report(run, out_file)
+            with _page_interrupted(out_file):
+                size, hands = write_report(run, out_file)
         except OSError as e:
             raise RunError(f"--out {out_file}: cannot write it: {e.strerror or e}") from None
         say("wrote {} ({} bytes) and its hands in {} ({} bytes)", out_file, f"{size:,}", hands_folder(out_file),
@@ -583,7 +662,7 @@ def ratings(
             say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
                 "names): booked once", run["dir"], run["played_before"], run["matches"], ", ".join(run["before_in"]))
     if as_json:
-        typer.echo(json.dumps(lists, indent=1, sort_keys=True))
+        typer.echo(_json(lists))
     else:
         for entry in lists["lists"]:
             table = f", tables of {entry['table']}" if entry["table"] else ""
@@ -691,11 +770,17 @@ def _verify_with_progress(run: Run, seen: list[int]) -> Audit:
 
 def _verify_signature(run_dir: Path, public: Any) -> bool:
     """The run's signature: checked against `public` if given, else only said."""
-    from naparena.arena.records.signing import check_signature, public_text, signer
+    from naparena.arena.records.signing import check_signature, complete, lost_signature, public_text, signer
     if public is None:
+        lost = lost_signature(run_dir)
+        if lost is not None:
+            say("[red]not as signed[/] {}: {}", "signature.json", lost)
+            out.print("signature FAILED: the run was signed, and its signature is gone", soft_wrap=True)
+            return False
         by = signer(run_dir)
+        unfinished = "" if complete(run_dir) else " (of the run so far: it is unfinished)"
         out.print("signature: none (the run is unsigned)" if by is None else
-                  escape(f"signature: by {by}, not checked (give --signed-by)"), soft_wrap=True)
+                  escape(f"signature: by {by}{unfinished}, not checked (give --signed-by)"), soft_wrap=True)
         return True
     problems = check_signature(run_dir, public)
     for name, problem in problems:
@@ -747,7 +832,7 @@ def variants(name: str | None = typer.Argument(None, help="a variant to show in 
     if name is None:
         render.variants(out)
     elif name not in VARIANTS:
-        raise RunError(f"unknown variant '{name}'; known: {', '.join(VARIANTS)}")
+        raise RunError(f"unknown variant '{name}'{did_you_mean(name, VARIANTS)}; known: {', '.join(VARIANTS)}")
     else:
         render.variant(out, name)
 
@@ -764,12 +849,12 @@ def bots(
     from naparena.bots.plugins import bot_version, load_registry
     registry = load_registry(bots_dir)
     if as_json:
-        typer.echo(json.dumps({
+        typer.echo(_json({
             "bots": [{"name": e.name, "source": e.source, "version": bot_version(e), "description": e.description,
-                      "params": e.cls.params} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
+                      "params": _plain(e.cls.params)} for e in sorted(registry.bots.values(), key=lambda e: e.name)],
             "failures": [{"name": f.name, "source": f.source, "error": f.error, "traceback": f.traceback}
                          for f in registry.failures],
-            "searched": registry.searched}, indent=1, default=repr))
+            "searched": registry.searched}, sort_keys=False))
     else:
         render.bots(out, registry)
         out.print("searched: " + "; ".join(registry.searched), highlight=False, markup=False)
@@ -834,7 +919,7 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
             raise RunError("name a bot to check (BOT), or give an external bot's --command")
         bot = _command_name(argv)
     if tournament is not None:
-        how.update(checked_entry(tournament, bot))
+        how.update(checked_entry(tournament, bot, registry))
     # The flag, else the file's timeout, else the setting's default: a file's bots are
     # checked under the limit its tournament plays them under.
     limit = how.pop("timeout", SETTINGS["timeout"].default)
@@ -846,11 +931,21 @@ seats), and count the decisions of each kind it was asked; exit 1 if it misbehav
     if bot not in registry.bots and "command" not in how:
         render.failures(err, registry, verbose)  # the reason a drop-in did not register
     if verbose and how["confinement"].sandbox == Sandbox.BWRAP and ("command" in how or how["isolation"] == "process"):
-        err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False)
-        for path, why in seat_sees(registry, bot, how.get("command"), how.get("files") or []):
-            err.print(f"  {path}  ({why})", highlight=False, markup=False)
+        err.print("the seat sandbox shows, read-only, besides the system folders:", highlight=False, soft_wrap=True)
+        shown, refused = seat_sees(registry, bot, how.get("command"), how.get("files") or [], how.get("hidden"))
+        for path, why in shown:
+            err.print(f"  {path}  ({why})", highlight=False, markup=False, soft_wrap=True)
         err.print("  and a private in-memory home, /tmp and /dev/shm "
-                  f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False)
+                  f"(at most {how['confinement'].disk_mb} MB each)", highlight=False, markup=False, soft_wrap=True)
+        if how.get("hidden"):
+            err.print("hidden wherever those would show them: " + ", ".join(how["hidden"]),
+                      highlight=False, markup=False, soft_wrap=True)
+        if refused:
+            err.print("not shown, though the bot's own files name them (only the tournament file widens a seat's "
+                      "view: add one to files = [...] if the bot needs it):",
+                      highlight=False, markup=False, soft_wrap=True)
+            for path, why in refused:
+                err.print(f"  {path}  ({why})", highlight=False, markup=False, soft_wrap=True)
     results = check_bot(registry, bot, hands=hands, timeout=timeout, thorough=thorough or 0,
                         progress=lambda done, total, what: err.print(f"check {bot}: {done}/{total} {what}",
                                                                     highlight=False, markup=False), **how)
@@ -978,9 +1073,18 @@ same through bots, supervision and JSON logging, inline and with each bot in a s
               highlight=False)
 
 
+def api_modules() -> tuple[tuple[str, ModuleType], ...]:
+    """The modules the Python API page documents, in its order: the package root, its
+    cards, the testing helpers and the running API (names a bot author or a script imports)."""
+    import naparena
+    from naparena import api, testing
+    from naparena.game import cards
+    return (("naparena", naparena), ("naparena.cards", cards), ("naparena.testing", testing), ("naparena.api", api))
+
+
 @app.command("docs", hidden=True)
 def write_docs(root: Path = typer.Argument(Path("."), help="the repository to write docs/ into")) -> None:
     """Rewrite the generated documentation pages (for maintainers; a test checks them)."""
     from naparena.tools import docs, reference
     docs.write_all(root)
-    reference.write_pages(root, typer.main.get_command(app))
+    reference.write_pages(root, typer.main.get_command(app), api_modules())

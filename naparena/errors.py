@@ -1,5 +1,15 @@
 """The project's own exception types; the CLI turns them into one clear message."""
 
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(word: object, choices: Iterable[object]) -> str:
+    """" (did you mean 'x'?)" for the choice closest to a misspelt `word`, or "": the one
+    hint every "unknown …" message gives (a bot, a variant, a rules option, a key)."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
 
 class NaparenaError(Exception):
     """Base of every error naparena reports to a user without a traceback."""

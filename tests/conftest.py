@@ -74,3 +74,19 @@ def run_session() -> Callable[..., tuple[Path, dict]]:
         return opened.run_dir.path, opened.play()
     return run
 
+
+
+@pytest.fixture
+def loaded() -> Iterator[int]:
+    """Every core kept busy while the test runs (a busy loop per core, at the test's own
+    priority), as a CI machine or a laptop doing other work is: full-size runs are tested
+    so. Yields the number of loops."""
+    import os
+    import subprocess
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        yield len(loops)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()

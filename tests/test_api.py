@@ -21,6 +21,7 @@ from naparena import api
 from naparena.arena.records.rundir import MANIFEST, config_hash
 from naparena.cli import app
 from naparena.errors import ConfigError, RunError
+from tests.helpers import errors
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,3 +115,78 @@ def test_the_readmes_run_from_python_runs_as_written(tmp_path):
     assert "6/6 matches" in lines
     assert sorted(line.split()[0] for line in lines[-3:]) == ["cautious", "heuristic", "random"]
     float(lines[-1].split()[1])
+
+
+# --- a tournament built from a mapping, interrupted and resumed --------------------------------
+
+DROP_IN = '''
+from naparena import Bot, hookimpl
+
+
+class Steady(Bot):
+    name = "steady"
+
+    def bid(self, view):
+        return view.legal[0]
+
+    def play(self, view):
+        return view.legal[0]
+
+
+@hookimpl
+def register_bots(register):
+    register(Steady)
+'''
+
+
+def interrupted(run_dir: Path) -> bytes:
+    """The run as a Ctrl-C leaves it: its last match and its standings not written yet."""
+    standings = (run_dir / "standings.json").read_bytes()
+    (run_dir / "standings.json").unlink()
+    sorted((run_dir / "matches").iterdir())[-1].unlink()
+    return standings
+
+
+def test_a_label_for_errors_is_never_recorded_as_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    t = naparena.build_tournament(CONFIG, "sweep config")
+    assert (t.path, t.label) == ("", "sweep config")
+    run = naparena.run_tournament(t, run_dir="run", workers=1)
+    where = json.loads((run.dir.path / "resume.json").read_bytes())
+    assert where == {"file": None, "bots_dir": None, "folder": str(tmp_path.resolve())}
+    assert errors("resume", where) == []
+    with pytest.raises(ConfigError, match=r"^sweep config: bots\[1\]\.name: unknown bot 'nosuch'"):
+        naparena.run_tournament(naparena.build_tournament({**CONFIG, "bots": [{"name": "nosuch"}, *CONFIG["bots"]]},
+                                                          "sweep config"), run_dir="other", workers=1)
+
+
+def test_a_run_built_from_a_mapping_resumes_through_the_api_from_anywhere(tmp_path, monkeypatch):
+    """Its drop-in folder named relatively, as a script in the project folder would; resumed
+    from another folder, it ends as the uninterrupted run."""
+    (tmp_path / "project" / "mybots").mkdir(parents=True)
+    (tmp_path / "project" / "mybots" / "steady.py").write_text(DROP_IN)
+    (tmp_path / "elsewhere").mkdir()
+    config = {**CONFIG, "tournament": {**CONFIG["tournament"], "bots_dir": "mybots"},
+              "bots": [*CONFIG["bots"][:2], {"name": "steady"}]}
+    monkeypatch.chdir(tmp_path / "project")
+    run = naparena.run_tournament(naparena.build_tournament(config, "sweep"), run_dir="logs/run", workers=1)
+    whole = interrupted(run.dir.path)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    again = naparena.resume_run("../project/logs/run", workers=1)
+    assert again.complete and (again.dir.path / "standings.json").read_bytes() == whole
+    # The command line resumes it too (the same session).
+    interrupted(run.dir.path)
+    result = CliRunner().invoke(app, ["resume", "../project/logs/run", "--workers", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert (run.dir.path / "standings.json").read_bytes() == whole
+
+
+def test_a_run_that_does_not_say_where_it_came_from_is_refused_clearly(tmp_path, monkeypatch):
+    """Control: without the recorded folder (as an older run wrote resume.json) there is
+    nothing to resume from, and it says so."""
+    monkeypatch.chdir(tmp_path)
+    run = naparena.run_tournament(naparena.build_tournament(CONFIG, "sweep"), run_dir="run", workers=1)
+    interrupted(run.dir.path)
+    (run.dir.path / "resume.json").write_text('{"file": null, "bots_dir": null}\n')
+    with pytest.raises(RunError, match="the run does not say which tournament file it came from"):
+        naparena.resume_run("run")

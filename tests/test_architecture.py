@@ -28,7 +28,9 @@ ALLOWED = {
     "tools": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report"},
     # People-facing pieces: the human seat and its fronts, the live page; beside tools.
     "people": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report"},
-    "cli": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report", "tools", "people", "api"},
+    # (and `testing`, only to hand its names to the Python API page that `naparena docs` writes)
+    "cli": {"errors", "_version", "game", "bots", "table", "stats", "arena", "report", "tools", "people", "api",
+            "testing"},
     # Running tournaments from Python, for researchers: the stable names over the arena,
     # which the CLI calls too.
     "api": {"errors", "_version", "game", "bots", "table", "stats", "arena"},
@@ -42,6 +44,9 @@ ALLOWED = {
     # the engine and play the arena's bots and seat processes; nothing imports them back.
     "envs": {"errors", "_version", "game", "bots", "table", "arena"},
 }
+# Modules that may import the package root: itself, and the CLI, whose hidden `docs`
+# command hands the root's names to the Python API page it writes.
+ROOT_READERS = {"naparena", "naparena.cli"}
 # Third-party packages only naparena.envs may import: they come with the envs and
 # openspiel extras, so the rest of naparena must run without them.
 LEARNING = {"numpy", "pettingzoo", "gymnasium", "pyspiel", "open_spiel"}
@@ -114,7 +119,7 @@ def violations(module: str, path: Path) -> list[str]:
     for line, target in imports(path, module):
         top = target.split(".")[0]
         if top == "naparena":
-            if target == "naparena" and module != "naparena":
+            if target == "naparena" and module not in ROOT_READERS:
                 wrong.append(f"line {line}: imports the package root (only bot authors should)")
             elif target != "naparena" and part(target) != layer and part(target) not in ALLOWED[layer]:
                 wrong.append(f"line {line}: {layer} must not import {target}")
@@ -326,3 +331,39 @@ def test_the_timeout_default_is_written_once():
     again = {str(p.relative_to(PACKAGE)): timeout_literals(p.read_text()) for p in sorted(PACKAGE.rglob("*.py"))
              if p != TIMEOUT_DEFAULT_HOME}
     assert {k: v for k, v in again.items() if v} == {}
+
+
+# --- types without the learning extras -------------------------------------------------------
+
+def subclasses_of_extras(path: Path) -> list[str]:
+    """Classes in `path` whose base is a name imported from a learning extra (Any without it)."""
+    tree = ast.parse(path.read_text())
+    from_extras: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            from_extras |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in LEARNING}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in LEARNING:
+            from_extras |= {a.asname or a.name for a in node.names}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                root = base
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in from_extras:
+                    out.append(node.name)
+    return out
+
+
+def test_every_class_of_an_extras_type_may_subclass_any():
+    """Without the extras (pip install -e '.[test,dask]') their classes are Any, and mypy's
+    disallow_subclassing_any refuses a subclass of them: every module that has one must be
+    in pyproject.toml's override (naparena/envs/single.py was not; CI runs mypy there too)."""
+    import tomllib
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    relaxed = {m for o in config["tool"]["mypy"]["overrides"] if o.get("disallow_subclassing_any") is False
+               for m in ([o["module"]] if isinstance(o["module"], str) else o["module"])}
+    subclassing = {module_name(p) for p in sorted(PACKAGE.rglob("*.py")) if subclasses_of_extras(p)}
+    assert "naparena.envs.single" in subclassing  # the checker sees the case that was missed
+    assert subclassing <= relaxed, sorted(subclassing - relaxed)

@@ -13,6 +13,7 @@ import tomli_w
 from naparena.arena.records.rundir import MATCHES
 from naparena.arena.records.verify import verify_run
 from naparena.arena.session import Session
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.bots.reference import RandomBot
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
@@ -117,8 +118,8 @@ def summary(chips: list[list[int]], keys: list[int], dealer: int = 0) -> dict:
             "dealer": dealer, "hand_chips": chips, "deal_keys": keys}
 
 
-def spec(rotation: int, seats: list[str], table_no: int = 0) -> dict:
-    return {"variant": "v", "stream": 0, "table_no": table_no, "rotation": rotation, "seats": seats}
+def spec(rotation: int, seats: list[str], table_no: int = 0) -> MatchSpec:
+    return MatchSpec(rotation, "v", 0, table_no, rotation, 0, tuple(seats), 0)
 
 
 def test_a_board_averages_a_bot_over_its_seats_and_rotations():

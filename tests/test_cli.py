@@ -140,6 +140,19 @@ BAD_FILES = [
 ]
 
 
+@pytest.mark.parametrize("args", [["check", "heuristc"], ["variants", "classc"]], ids=lambda a: a[0])
+def test_a_misspelt_name_gets_the_hint_run_gives(tmp_path, monkeypatch, args):
+    """`check` and `variants` say "did you mean", as `run` does for a file's bot (and `serve`
+    in its protocol error: the registry gives the hint)."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    right = "heuristic" if args[1] == "heuristc" else "classic"
+    assert_clean_error(result, 2, f"unknown {'variant' if right == 'classic' else 'bot'} '{args[1]}' "
+                       f"(did you mean '{right}'?)")
+    # Control: a name like no other gets no guess.
+    assert "did you mean" not in flat(invoke(args[0], "zzzzqqqq").stderr)
+
+
 @pytest.mark.parametrize("text, phrases", [(t, p) for _, t, p in BAD_FILES], ids=[i for i, _, _ in BAD_FILES])
 def test_run_a_bad_file_exits_2_naming_the_file_and_key(tmp_path, monkeypatch, text, phrases):
     monkeypatch.chdir(tmp_path)

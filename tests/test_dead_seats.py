@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import STANDINGS
 from naparena.arena.records.verify import verify_run
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.cli import app
 from naparena.stats.boards import BoardBook
 from naparena.stats.standings import STAND_IN_ALIAS, Standings
@@ -218,12 +219,8 @@ def summary(hand_chips: list[list[int]], crashed: dict[int, int] | None = None) 
             "dealer": 0, "hand_chips": hand_chips, "deal_keys": list(range(len(hand_chips)))}
 
 
-def spec(rotation: int, seats: list[str], lineup: list[str] | None = None) -> dict:
-    out = {"index": rotation, "variant": "v", "stream": 0, "table_no": 0, "rotation": rotation,
-           "seats": seats, "hands": 4}
-    if lineup is not None:
-        out["lineup"] = lineup
-    return out
+def spec(rotation: int, seats: list[str]) -> MatchSpec:
+    return MatchSpec(rotation, "v", 0, 0, rotation, 0, tuple(seats), 4)
 
 
 ROTATION_0 = [[3, -1, -2], [-4, 2, 2], [1, 1, -2], [6, -3, -3]]
@@ -233,8 +230,8 @@ ROTATION_1 = [[-1, 2, -1], [2, -4, 2], [5, -2, -3], [-2, 4, -2]]
 def book_two_rotations(crashed: dict[int, int] | None = None, lineup: bool = False) -> Standings:
     st = Standings(["v"], ["a", "b", "c", STAND_IN_ALIAS])
     st.add(spec(0, ["a", "b", "c"]), summary(ROTATION_0))
-    second = ["c", STAND_IN_ALIAS, "b"] if lineup else ["c", "a", "b"]
-    st.add(spec(1, second, ["c", "a", "b"] if lineup else None), summary(ROTATION_1, crashed))
+    booked = ["c", STAND_IN_ALIAS, "b"] if lineup else None
+    st.add(spec(1, ["c", "a", "b"]), summary(ROTATION_1, crashed), booked)
     st.close_unit(st.unit_of(spec(0, [])))
     return st
 

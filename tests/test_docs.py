@@ -191,9 +191,23 @@ def _click_app():
 
 
 def test_the_generated_reference_pages_are_current():
+    from naparena.cli import api_modules
     from naparena.tools import reference
-    for name, text in reference.pages(_click_app()).items():
+    written = reference.pages(_click_app(), api_modules())
+    assert "reference/api.md" in written, "the Python API page is committed, so links to it work on a code host"
+    for name, text in written.items():
         assert (ROOT / "docs" / name).read_text() == text, f"docs/{name} is stale: run `naparena docs`"
+
+
+def test_a_stale_python_api_page_is_caught(monkeypatch):
+    """The check above can fail: a public function whose docstring changed makes the
+    committed API page stale."""
+    import naparena.api
+    from naparena.cli import api_modules
+    from naparena.tools import reference
+    monkeypatch.setattr(naparena.api.open_run, "__doc__", "A docstring the page does not hold.")
+    page = reference.pages(_click_app(), api_modules())["reference/api.md"]
+    assert (ROOT / "docs" / "reference" / "api.md").read_text() != page
 
 
 def test_every_command_and_option_is_in_the_command_reference():
@@ -277,7 +291,7 @@ def test_every_public_name_is_in_the_api_reference():
 
 def test_every_page_of_the_site_is_in_its_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
-    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")} | {"reference/api.md"}
+    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
     assert pages, "the site has pages"
     for page in pages:
         assert f": {page}\n" in config, page
@@ -392,10 +406,13 @@ def test_the_learning_tutorials_first_hand_runs_as_written():
     import re
     pytest.importorskip("gymnasium", reason="the envs extra is not installed: pip install '.[envs]'")
     text = (ROOT / "docs" / "tutorials" / "learning-agent.md").read_text()
-    [code] = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    first_hand, batched = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
+    done = subprocess.run([sys.executable, "-c", first_hand], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     float(done.stdout.strip())  # the hand's chips, printed
+    done = subprocess.run([sys.executable, "-c", batched], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "(16, 755) (16, 363) (16,)"  # the batch's arrays, one row a table
 
 
 def test_legal_is_never_empty_and_in_the_order_the_protocol_states():
@@ -439,3 +456,131 @@ def test_legal_is_never_empty_and_in_the_order_the_protocol_states():
                 match.finish(hand)
     assert seen == {"bid", "play", "peep", "floater_peep", "exchange", "garnet", "garnet_discard",
                     "peep_exchange", "floater_discard", "trumps"}
+
+
+# --- the user journeys: every page's blocks run in CI, or the page says why (.ci/journeys.py) ----
+
+def _journeys():
+    """The CI runner of the docs' journeys, imported from its file (CI runs it as a script)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("journeys", ROOT / ".ci" / "journeys.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["journeys"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_tutorial_and_how_to_runs_its_blocks_or_says_why():
+    journeys = _journeys()
+    plans = {j.page.name: j for j in journeys.journeys(journeys.select([]))}  # a page it cannot read raises
+    pages = {str(p.relative_to(ROOT)) for pattern in ("docs/tutorials/*.md", "docs/how-to/*.md")
+             for p in ROOT.glob(pattern)} | {"README.md", "docs/reference/tournament-annotated.md"}
+    assert pages <= set(plans)
+    for name in ("README.md", "docs/tutorials/first-tournament.md", "docs/tutorials/first-bot.md",
+                 "docs/tutorials/protocol-bot.md", "docs/reference/tournament-annotated.md", "docs/how-to/leagues.md"):
+        assert plans[name].mode != "not run" and plans[name].steps, name
+    # The first tutorial's pages share the README's venv: the same install recipe, one venv.
+    assert plans["docs/tutorials/first-tournament.md"].mode == "shared"
+    assert plans["docs/tutorials/first-tournament.md"].root.name == "README.md"
+    # The first-bot tutorial installs pytest, so it gets a venv of its own.
+    assert plans["docs/tutorials/first-bot.md"].mode == "private"
+
+
+@pytest.mark.parametrize("page, problem", [
+    ("```toml\n[tournament]\n```\n", "no journey marker"),
+    ("<!-- journey: skip too long -->\n```sh\nsleep 1000\n```\n", "does not tell the reader"),
+    ("```sh\necho 5 matches\n```\n<!-- journey: expect \"5 matches\" -->\n", "not in the page's text"),
+    ("<!-- journey: frobnicate -->\n```sh\ntrue\n```\n", "unknown journey marker"),
+])
+def test_a_page_that_cannot_be_read_as_a_journey_is_refused(page, problem):
+    journeys = _journeys()
+    with pytest.raises(journeys.PageError, match=problem):
+        journeys.plan(journeys.read_page("page.md", page))
+
+
+def test_a_skipped_block_the_page_announces_is_not_run():
+    journeys = _journeys()
+    page = journeys.read_page("page.md", "<!-- journey: skip too long -->\n```sh\nsleep 1000\n```\n\n"
+                                         "CI does not run this: it takes an hour.\n")
+    planned = journeys.plan(page)
+    assert planned.steps == [] and "too long" in planned.skipped[0]
+
+
+def test_figures_are_compared_at_the_pages_precision():
+    journeys = _journeys()
+    found = journeys.figure_found
+    assert found("+120.8", "│ napbot-jq │ 120 │ +145 │ +120.83 │")
+    assert not found("+120.9", "│ napbot-jq │ 120 │ +145 │ +120.83 │")  # the control: another figure fails
+    assert found("[+12.4, +229.3]", "[+12.4, +229.3]") and not found("[+12.5, +229.3]", "[+12.4, +229.3]")
+    assert found("57,600 hands", "quickstart: 384 matches, 57600 hands") and not found("57,600 hands", "5760 hands")
+    assert found("\u2212396.7", "-396.67") and not found("\u2212396.7", "+396.67")
+    assert found("p = 1.5e-87", "p = 1.5e-87") and not found("p = 1.5e-87", "p = 1.5e-86")
+    quoted = "│ heuristic │  1200 │\n│ random    │  1200 │\n"
+    assert journeys.output_found(quoted, "header\n│ heuristic │ 1200 │\n│ random │ 1200 │\nfooter")
+    assert not journeys.output_found(quoted, "│ heuristic │ 1200 │\n│ random │ 1201 │")
+
+
+def test_a_journey_runs_in_one_shell_and_fails_on_a_wrong_figure_or_a_failed_command(tmp_path):
+    """The runner itself, on small pages: blocks share a shell (a `cd` carries over), files
+    are saved where the shell is, a figure is compared, and each kind of failure is caught."""
+    import threading
+    journeys = _journeys()
+    good = ("<!-- journey: file sub/n.txt -->\n```\n```\n"  # a plain block may be saved too
+            "<!-- journey: file sub/count.txt -->\n```text\n57600\n```\n\n"
+            "```sh\ncd sub\n```\n\n```sh\necho \"$(cat count.txt) hands\"\n```\n"
+            "<!-- journey: expect \"57,600 hands\" -->\n\nIt prints 57,600 hands.\n")
+    wrong_figure = good.replace("It prints 57,600", "It prints 57,600 hands; the page said 57,601").replace(
+        'expect "57,600 hands"', 'expect "57,601"')
+    failing = "```sh\ntrue\nfalse\necho never\n```\n"
+    outcome = {}
+    for name, text in (("good", good), ("wrong", wrong_figure), ("failing", failing)):
+        page = journeys.read_page(f"{name}.md", text)
+        journey = journeys.Journey(page, page, "own", steps=journeys.plan(page).steps)
+        journeys.run(journey, tmp_path / name, threading.Lock(), {})
+        outcome[name] = journey.failed
+    assert outcome["good"] is None
+    assert "is not what it printed" in outcome["wrong"]
+    assert "exit status 1" in outcome["failing"]
+
+
+def test_pages_of_one_recipe_share_its_venv_and_a_page_not_run_is_left_out(tmp_path, capsys):
+    """The scheduler: a page without an install waits for the README's venv and finds it
+    linked in, activated by the README's new-shell block; a page that says it is not run
+    is not started."""
+    journeys = _journeys()
+    root = journeys.read_page("README.md", (
+        "<!-- journey: install -->\n```sh\nmkdir -p .venv/bin && printf '#!/bin/sh\\necho from the venv\\n'"
+        " > .venv/bin/tool && chmod +x .venv/bin/tool\n```\n\n"
+        "<!-- journey: new-shell -->\n```sh\nexport PATH=\"$PWD/.venv/bin:$PATH\"\n```\n"))
+    follower = journeys.read_page("follower.md", "```sh\ntool\n```\n<!-- journey: expect \"from the venv\" -->\n\n"
+                                                 "It says from the venv.\n")
+    idle = journeys.read_page("idle.md", "<!-- journey: skip-page nothing here -->\nCI does not run this page.\n"
+                                         "```sh\nfalse\n```\n")
+    plans = journeys.journeys([root, follower, idle])
+    assert [j.mode for j in plans] == ["own", "shared", "not run"]
+    journeys.run_all(plans, tmp_path, jobs=2)
+    assert [j.failed for j in plans] == [None, None, None], [j.failed for j in plans]
+    assert plans[1].ran == 2 and plans[1].figures == 1  # the README's new shell, then its own block
+    assert (tmp_path / "follower.md" / "naparena" / ".venv").is_symlink()
+    assert not (tmp_path / "idle.md").exists()
+
+
+def test_a_served_block_runs_until_its_address_answers_and_is_stopped(tmp_path):
+    import socket
+    import threading
+    journeys = _journeys()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    page = journeys.read_page("serve.md", f"<!-- journey: serve http://127.0.0.1:{port}/ -->\n```sh\n"
+                                          f"python3 -m http.server {port} --bind 127.0.0.1\n```\n")
+    journey = journeys.Journey(page, page, "own", steps=journeys.plan(page).steps)
+    journeys.run(journey, tmp_path, threading.Lock(), {})
+    assert journey.failed is None and journey.ran == 1
+    with socket.socket() as s:  # the server is gone with its step
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+    dead = journeys.read_page("dead.md", "<!-- journey: serve http://127.0.0.1:9/ -->\n```sh\nexit 3\n```\n")
+    journey = journeys.Journey(dead, dead, "own", steps=journeys.plan(dead).steps)
+    journeys.run(journey, tmp_path / "dead", threading.Lock(), {})
+    assert "never answered" in journey.failed  # a server that dies first fails its step

@@ -22,6 +22,7 @@ from naparena.envs.aec import NapEnv  # noqa: E402
 from naparena.envs.encoding import action_of  # noqa: E402
 from naparena.envs.replay import replay  # noqa: E402
 from naparena.envs.single import NapSeatEnv  # noqa: E402
+from naparena.envs.vector import NapVectorEnv  # noqa: E402
 from naparena.game.engine import BID, PLAY, Match  # noqa: E402
 from naparena.game.rules import VARIANTS, Rules, make_rules  # noqa: E402
 from tests.helpers import invoke  # noqa: E402
@@ -148,6 +149,55 @@ def test_gymnasium_with_the_runs_bots_plays_the_runs_hands(logs):
         assert not mine
         assert plain(info["records"]) == log["hands"]
         assert total == sum(h["chips"][learner] for h in log["hands"])
+
+
+def test_batched_tables_with_the_runs_bots_play_the_runs_hands(logs):
+    """Every logged match at once per variant: one `NapVectorEnv` table a match, the
+    learner in a different seat at each, the run's bots and seeds around it (a lineup a
+    table), stepped with the learner's logged answers; each table settles its match's
+    hands record for record. Tables of one batch finish at different steps: a finished
+    table's next action is ignored (it is dealt again), and it is not looked at again."""
+    by_variant: dict[str, list[tuple[dict, dict]]] = {}
+    for settings, log in logs:
+        by_variant.setdefault(f"{log['variant']}/{len(log['bots'])}", []).append((settings, log))
+    batches = 0
+    for group in by_variant.values():
+        first = group[0][1]
+        players, hands = len(first["bots"]), len(first["hands"])
+        seats = [log["match"]["index"] % players for _, log in group]
+        lineups = [[{"name": b["name"], "params": b["params"]} for s, b in enumerate(log["bots"]) if s != seat]
+                   for (_, log), seat in zip(group, seats)]
+        env = NapVectorEnv(len(group), Rules.from_dict(first["rules"]), players, seat=seats, hands=hands,
+                           lineups=lineups, stack=first.get("stack", 0))
+        mine = [deque(step for steps in decisions(log) for step in steps if step[0] == seat)
+                for (_, log), seat in zip(group, seats)]
+        obs, info = env.reset(seed=[log["seed"] for _, log in group], options={
+            "boards": [boards_of(log) for _, log in group],
+            "bot_seeds": [{s: bot_seed(settings["seed"], log["match"]["index"], s) for s in range(players) if s != seat}
+                          for (settings, log), seat in zip(group, seats)]})
+        totals, done = list(info["reward"]), [False] * len(group)
+        while not all(done):
+            actions = []
+            for i, steps in enumerate(mine):
+                if done[i]:
+                    actions.append(0)
+                    continue
+                _, kind, held, legal, answer = steps.popleft()
+                assert list(np.flatnonzero(obs["action_mask"][i])) == sorted(action_of(kind, held, a) for a in legal)
+                actions.append(action_of(kind, held, answer))
+            obs, rewards, terminated, _, _ = env.step(np.array(actions))
+            for i, (_, log) in enumerate(group):
+                if done[i]:
+                    continue
+                totals[i] += rewards[i]
+                if terminated[i]:
+                    assert not mine[i]
+                    assert plain(env.tables[i].table.records) == log["hands"]
+                    assert totals[i] == sum(h["chips"][seats[i]] for h in log["hands"])
+                    done[i] = True
+        env.close()
+        batches += 1
+    assert batches == sum(len(run["variants"]) for run in RUNS.values())
 
 
 def test_openspiel_deals_offers_and_settles_the_runs_first_hands(logs):

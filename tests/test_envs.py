@@ -341,7 +341,7 @@ def _quick_start(framework: str) -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-@pytest.mark.parametrize("framework", ["PettingZoo", "Gymnasium", "OpenSpiel"])
+@pytest.mark.parametrize("framework", ["PettingZoo", "Gymnasium", "many tables at once", "OpenSpiel"])
 def test_each_quick_start_is_at_most_fifteen_lines(framework):
     assert len(_quick_start(framework).strip().splitlines()) <= 15
 
@@ -350,6 +350,11 @@ def test_the_pettingzoo_quick_start_runs(capsys):
     exec(compile(_quick_start("PettingZoo"), "quick start", "exec"), {})
     chips = eval(capsys.readouterr().out)
     assert len(chips) == 4 and sum(chips) == 0  # pagat has no kitty: what one seat wins, others lose
+
+
+def test_the_batched_quick_start_runs(capsys):
+    exec(compile(_quick_start("many tables at once"), "quick start", "exec"), {})
+    assert float(capsys.readouterr().out) != 0.0  # 100 steps at 64 tables: hands were settled
 
 
 @pytest.mark.slow
@@ -469,6 +474,35 @@ def test_the_learned_bidder_is_checked_in_classic_and_declines_the_rest():
     others = [v for v in VARIANTS if v != "classic"]
     assert "every decision legal in 1 variants" in text
     assert "not played (the bot declines them): " + ", ".join(others) in text
+
+
+def test_the_learned_player_answers_every_decision_legally_in_classic_and_declines_the_rest():
+    result = invoke("check", "learned-player", "--bots-dir", LEARNING / "bots", "--hands", "2")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert "every decision legal in 1 variants" in text
+    assert "not played (the bot declines them): " + ", ".join(v for v in VARIANTS if v != "classic") in text
+
+
+def test_the_player_training_script_saves_a_network_that_plays(tmp_path):
+    out, curve = tmp_path / "player.npz", tmp_path / "curve.json"
+    done = subprocess.run([sys.executable, str(LEARNING / "train_player.py"), "--imitate", "2", "--improve", "2",
+                           "--steps", "4", "--tables", "8", "--hidden", "16", "--minibatch", "16",
+                           "--eval-hands", "16", "--eval-every", "2", "--out", str(out), "--curve", str(curve)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    points = json.loads(curve.read_text())
+    assert [(p["update"], p["phase"]) for p in points] == [(2, "imitation"), (4, "ppo")]
+    sys.path.insert(0, str(LEARNING / "bots"))
+    try:
+        import _player
+    finally:
+        sys.path.remove(str(LEARNING / "bots"))
+    net = _player.Network.load(out)
+    table = Table(make_rules("classic"), 4, 1, seed=9)
+    view = table.hand.acting_view()
+    mask = encoding.Decision.of(view).mask()
+    assert mask[net.policy()(encoding.encode(view), mask)] == 1  # a legal action
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from naparena.arena.records.rundir import MANIFEST, MATCHES, RunDir, config_hash
 from naparena.arena.rerun import recorded_tournament, time_dependent
 from naparena.arena.session import Session, registry_for
 from naparena.arena.setup.reader import tournament_from_record
-from naparena.arena.setup.schedule import schedule, total_hands
+from naparena.arena.setup.schedule import MatchSpec, schedule, total_hands
 from naparena.cli import app
 
 PLAIN = Path(__file__).resolve().parent / "seat_programs" / "plain.py"  # an external bot
@@ -151,7 +151,7 @@ def frame_a_fault(run_dir: Path) -> str:
     t = recorded_tournament(RunDir(run_dir))
     registry = registry_for(t)
     session = Session(t, registry, run_dir)
-    spec = log["match"]
+    spec = MatchSpec.from_dict(log["match"])
     innocent = log["hands"][0]["bids"][0][0]
     job = session.job(spec, [[0, innocent, 0, "crash: seat process exited with code 1"]])
     job = dataclasses.replace(job, path=None)  # Job is frozen; no path: its bytes come back, not written by the worker
@@ -418,7 +418,7 @@ def frame_a_last_hand_time_out(run_dir: Path) -> str:
     last = log["hands"][-1]
     framed = [last["n"], last["bids"][0][0], 0, f"time-out: no answer within {t.timeout:g} s"]
     session.given[log["match"]["index"]] = ([], [framed])
-    job = session.job(log["match"])
+    job = session.job(MatchSpec.from_dict(log["match"]))
     job = dataclasses.replace(job, path=None)  # Job is frozen; no path: its bytes come back, not written by the worker
     path.write_bytes(bytes(play_job(job, registry)))
     restand(run_dir)

@@ -1,13 +1,16 @@
 """The HTML report answers "which bot is best, and how sure": the ranking first, with
 intervals and gaps to the leader; head-to-head tables with intervals, p and verdicts; a
 chart of gaps that stays readable when one bot is far from the rest; stand-in chips kept
-off the bots whose seats it played; and no label cut off, checked in headless Chromium
-at 1,280 and 1,000 px."""
+off the bots whose seats it played; no label cut off and nothing wider than the window,
+checked in headless Chromium at 1,280, 1,000 and 390 px; Ctrl-C while the page is written."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import signal
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from naparena.cli import app
 from naparena.report.html import axis_parts, bankrolls, gaps_chart, page, ranking_table, text_width
 from naparena.stats.ratings import gaps_to, oriented, pair_verdict
 from naparena.stats.standings import STAND_IN_ALIAS
+from tests.helpers import WAIT, child_env, flat, wait_for
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots_misbehaving"
 LONG = "cautious-with-a-rather-long-alias-name-that-goes-on"
@@ -258,8 +262,9 @@ def _browser():
     return sync_api, chromium
 
 
-@pytest.mark.parametrize("width", [1280, 1000])
+@pytest.mark.parametrize("width", [1280, 1000, 390])
 def test_in_chromium_no_label_is_cut_the_ranking_comes_first_and_gaps_are_charted(field, width):
+    """At 390 px (a phone) the page was 901 px wide: the ranking table. Its rows now stack."""
     sync_api, chromium = _browser()
     _, _, out = field
     with sync_api.sync_playwright() as p:
@@ -344,3 +349,74 @@ def test_in_chromium_a_bot_name_never_wraps_inside_a_word(field, width):
             assert _mid_word_breaks(view), "the check sees a name broken inside a word"
         finally:
             browser.close()
+
+
+# --- Ctrl-C while the page is written ------------------------------------------------------------
+
+# `naparena ARGS` whose page export stands still at its third data file, once it has written
+# the first two, and says so by making the file MARKER: the test's Ctrl-C then comes in the
+# middle of the writing, whatever the machine's speed.
+STALLED_EXPORT = """
+import sys, time
+from pathlib import Path
+import naparena.report.viewer as viewer
+marker, args = Path(sys.argv[1]), sys.argv[2:]
+written, real = [], viewer.data_script
+def stalled(name, data):
+    written.append(name)
+    if len(written) == 3:
+        marker.touch()
+        while True:
+            time.sleep(1)
+    return real(name, data)
+viewer.data_script = stalled
+from naparena.cli import main
+sys.argv = ["naparena", *args]
+main()
+"""
+
+
+def _ctrl_c_in_the_export(run_dir: Path, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    marker = folder.parent / f"{folder.name}.stalled"
+    marker.unlink(missing_ok=True)
+    previous = signal.getsignal(signal.SIGINT)  # a background pytest ignores SIGINT; the child must not
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", STALLED_EXPORT, str(marker), *args], cwd=folder,
+                                env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        wait_for(marker.exists, "the export to stand still", proc=proc)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("command", ["report", "view"])
+def test_ctrl_c_while_the_page_is_written_says_so_and_leaves_no_part_of_it(field, tmp_path, command):
+    """`naparena report RUN --html r.html`, Ctrl-C: it printed nothing and left a page whose
+    hands folder was half written."""
+    run_dir, _, _ = field
+    folder = tmp_path / "out"
+    folder.mkdir()
+    flag = "--html" if command == "report" else "--out"
+    stopped = _ctrl_c_in_the_export(run_dir, folder, command, str(run_dir), flag, "r.html")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "interrupted: r.html was not written, and no part of it was left" in flat(stopped.stderr)
+    assert "Traceback" not in stopped.stderr
+    assert sorted(p.name for p in folder.iterdir()) == []
+    # A report already there is left whole: the page and every one of its hand files.
+    made = subprocess.run([sys.executable, "-m", "naparena", command, str(run_dir), flag, "r.html"], cwd=folder,
+                          env=child_env(), capture_output=True, text=True, timeout=WAIT)
+    assert made.returncode == 0, made.stderr
+    before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert len(before) > 3
+    stopped = _ctrl_c_in_the_export(run_dir, folder, command, str(run_dir), flag, "r.html")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "interrupted: r.html was not written again; the one there is as it was" in flat(stopped.stderr)
+    assert {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before

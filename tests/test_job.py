@@ -3,7 +3,9 @@ the session plays it on: one seat builder, one isolation rule, no attribute prob
 
 import ast
 import dataclasses
+import json
 import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -12,11 +14,13 @@ from naparena.arena.executors.cluster import ClusterExecutor
 from naparena.arena.executors.executor import MatchExecutor
 from naparena.arena.executors.pool import ForkPool, InlineExecutor
 from naparena.arena.match.job import Job, SeatRecord, seat_record
+from naparena.arena.records.logs import parse_header
 from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing
 from naparena.game.rules import make_rules
 
-SESSION = Path(__file__).resolve().parents[1] / "naparena" / "arena" / "session.py"
+PACKAGE = Path(__file__).resolve().parents[1] / "naparena"
+SESSION = PACKAGE / "arena" / "session.py"
 
 
 def test_an_external_bot_always_plays_in_a_process_and_a_misspelt_isolation_is_refused():
@@ -49,6 +53,39 @@ def test_a_schedule_entry_as_a_log_records_it_has_every_field_in_order(boards):
         del expected["boards"]
     assert list(spec.as_dict().items()) == list(expected.items())
     assert spec.as_dict() is not spec.as_dict()  # fresh each time: a caller may change its copy
+
+
+@pytest.mark.parametrize("boards", [False, True])
+def test_a_logs_schedule_entry_reads_back_as_the_spec_it_was(boards):
+    spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5, boards)
+    assert MatchSpec.from_dict(json.loads(json.dumps(spec.as_dict()))) == spec
+    logged, stand_ins = parse_header({**spec.as_dict(), "stand_ins": [1]})
+    assert (logged, stand_ins) == (spec, (1,))
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"seats": "ab"}, "match.seats is missing or not a list"),
+    ({"index": 3.0}, "match.index is missing or not a int"),
+    ({"seats": ["a", 2]}, "match.seats must be bot aliases"),
+    ({"boards": False}, "match.boards, where present, must be true"),
+    ({"lineup": ["a", "b"]}, "match.lineup is not a field of a schedule entry"),
+    ({"stand_ins": [2]}, "match.stand_ins must list seats of the table"),
+    ({"stand_ins": [1, 0]}, "match.stand_ins must list seats of the table"),
+    ({"stand_ins": []}, "match.stand_ins must list seats of the table"),
+])
+def test_a_damaged_schedule_entry_is_refused_where_the_log_is_read(change, problem):
+    record = {**MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5).as_dict(), **change}
+    with pytest.raises(ValueError, match=problem):
+        parse_header(record)
+
+
+def test_no_reader_takes_a_match_apart_by_string_keys():
+    """A log's schedule entry is parsed once (`MatchSpec.from_dict`): no module reads
+    `spec["…"]` or `["match"]["…"]` (there were 47 such reads), so mypy sees every use."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{n}" for path in sorted(PACKAGE.rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"""spec\[["']|\["match"\]\[""", line)]
+    assert found == []
 
 
 @pytest.mark.parametrize("executor", [ForkPool, InlineExecutor, ClusterExecutor])

@@ -298,10 +298,10 @@ def test_ratings_across_two_runs_are_the_ratings_of_the_two_runs_merged(tmp_path
     ledger = Ledger(["classic"], [f"b{i}" for i in range(7)], True, None, 1.0, strength=True)
     for run_dir in (run_a, run_b):
         rd = RunDir(run_dir)
-        files = [json.loads(f.read_bytes()) for f in rd.match_files()]
-        for data, following in zip(files, [*files[1:], None]):
-            ledger.book_log(data["match"], data)
-            ledger.end_of_unit(data["match"], following["match"] if following else None)
+        files = [rd.read_match_file(f) for f in rd.match_files()]
+        for logged, following in zip(files, [*files[1:], None]):
+            ledger.book_log(logged)
+            ledger.end_of_unit(logged.spec, following.spec if following else None)
     merged = ledger.result()["strength"]["classic"]
     assert [(r["bot"], r["rating"], r["ci95"], r["boards"]) for r in listed["bots"]] == \
         [(r["bot"], r["rating"], r["ci95"], r["boards"]) for r in merged["bots"]]

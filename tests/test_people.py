@@ -21,7 +21,15 @@ from naparena.bots import protocol
 from naparena.game.cards import parse
 from naparena.game.engine import Match
 from naparena.game.rules import VARIANTS, make_rules
-from naparena.people.table import Table, after_exchanges, card_text, cards_text, choice_text, read_answer
+from naparena.people.table import (
+    Table,
+    after_exchanges,
+    card_text,
+    cards_text,
+    choice_text,
+    decisions,
+    read_answer,
+)
 from naparena.people.terminal import wrap
 from tests.helpers import (
     assert_same_files,
@@ -113,6 +121,48 @@ def test_the_seat_speaks_of_you_in_the_second_person_and_keeps_a_running_score()
     assert table.event_text({"type": "play", "seat": 1, "card": parse("QH")}) == "you play Q♥"
     table.feed({"type": "hand_end", "record": {"n": 0, "chips": [3, -3]}})
     assert table.running() == {"you": 4, "heuristic": -4}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_seats_turns_counted_from_its_hand_records_are_the_decisions_it_was_asked(variant):
+    """A match resumed from its checkpoint tells the seat only the hands to come: the turns
+    of the hands before are counted from their records, so they must be every decision the
+    seat was asked (revokes and other faults included)."""
+    rules, rng = make_rules(variant), random.Random(8)
+    match = Match(rules, 4, 21)
+    for _ in range(8):
+        hand, asked = match.next_hand(), [0] * 4
+        while not hand.over:
+            view = hand.view()
+            asked[hand.to_act] += 1
+            if rng.random() < 0.05:  # now and then an illegal answer: a fault, in play a revoke
+                hand.fault("a test's illegal answer")
+            else:
+                hand.apply(rng.choice(view.legal))
+        record = orjson.loads(orjson.dumps(hand.record()))  # as a checkpoint or a log holds it
+        match.finish(hand)
+        assert [decisions(record, seat) for seat in range(4)] == asked
+
+
+def test_a_resumed_match_counts_the_hands_played_before_in_its_score_and_turns():
+    """`naparena play`, Ctrl-C in hand 3, `naparena resume`: the table showed 'chips this match:
+    you +0' and 'turn 1'; the hands before, from the checkpoint, count as when played."""
+    before = [{"n": 0, "deal": [[1], [2]], "bids": [[0, "pass"], [1, "two"]], "tricks": [[1, [[1, 2], [0, 1]], 1]],
+               "chips": [-2, 2]},
+              {"n": 1, "deal": [[3], [4]], "bids": [[1, "pass"], [0, "three"]], "tricks": [[0, [[0, 3], [1, 4]], 0]],
+               "chips": [3, -3]}]
+    table = Table(earlier={"you": 5, "heuristic": -5})
+    table.feed({"type": "match", "seat": 0, "seats": ["you", "heuristic"], "hands": 3, "rules": {}, "first_hand": 2})
+    table.went_before(before)
+    table.feed({"type": "decide", "view": {"kind": "bid", "legal": ["pass"], "hand": [5], "hand_no": 2}})
+    screen = table.screen()
+    assert "hand 3 of 3 · turn 5 ·" in screen  # two decisions in each hand before, and this one
+    assert "chips this match: you +1   heuristic -1" in screen
+    assert "chips in all matches: you +6   heuristic -6" in screen
+    assert set(table.held) == {0, 1}
+    # at the match's end the log's chips are the match's, whatever the table heard
+    table.logged([*before, {"n": 2, "deal": [[5], [6]], "chips": [4, -4]}])
+    assert table.won == [5, -5] and table.running() == {"you": 10, "heuristic": -10}
 
 
 def test_a_purchase_with_an_empty_stock_is_not_asked_and_hands_show_after_the_exchanges():
@@ -309,6 +359,70 @@ def test_at_80_columns_help_ctrl_c_shows_the_standings_and_resume_goes_on_at_the
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+def _answer_until(pane: Pane, pattern: str) -> str:
+    """Answer every prompt with the first choice (Enter where asked to go on) until the
+    screen at a prompt matches `pattern`; return that screen."""
+    while True:
+        screen = pane.wait(PROMPT, "a prompt").string.rstrip()
+        last = screen.splitlines()[-1]
+        if re.search(pattern, screen[screen.rfind("naparena · match"):] if "naparena ·" in screen else screen):
+            return screen
+        pane.send("" if "to go on" in last else "none" if "type the cards" in last else "1")
+        wait_for(lambda shown=screen: pane.screen().rstrip() != shown, "the answer to be taken", 120)
+
+
+def _chips(records: list[dict], seats: list[str]) -> str:
+    return "   ".join(f"{alias} {sum(r['chips'][i] for r in records):+d}" for i, alias in enumerate(seats))
+
+
+@pytest.mark.slow
+def test_a_match_cut_in_its_third_hand_resumes_with_its_score_turns_and_totals_as_logged(tmp_path, loaded):
+    """`naparena play --hands 3 …`, Ctrl-C in hand 3, `naparena resume RUN`, every core busy: the
+    table said 'chips this match: you +0', 'turn 1', and at the match's end totals the log
+    and the standings did not have."""
+    from naparena.arena.records.rundir import RunDir
+    from naparena.people.table import decisions
+    command = (f"{shlex.quote(sys.executable)} -m naparena play --hands 3 --bots heuristic,pimc,random --seed 0 "
+               "--log-dir logs")
+    pane = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}", command, tmp_path, (120, 50))
+    try:
+        _answer_until(pane, r"hand 3 of 3 · turn \d+")
+        pane.interrupt()
+        done = pane.wait(r"PLAY-EXIT=(\d+)", "play to stop")
+        assert done.group(1) == "130"
+        said = " ".join(pane.screen().split())
+        go_on = re.search(r"Go on with: (naparena resume \S+)", said).group(1)
+    finally:
+        pane.close()
+    # No match was over: no standings were printed, and none are pointed at.
+    assert "the standings above" not in said and "per 100" not in said
+    assert "stopped after 0 of 24 matches (Ctrl-C); no match was over, so there are no standings yet; the 2 " \
+           "hands played in the match under way are kept" in said, said[-600:]
+    rd = RunDir(tmp_path / go_on.split()[-1])
+    before = [rd.checkpointed_hand(0, n) for n in range(2)]
+    seats = ["you", "heuristic", "pimc", "random"]
+    turns = sum(decisions(r, 0) for r in before)
+    resumed = Pane(f"naparena-test-{os.getpid()}-{tmp_path.name}-2",
+                   f"{shlex.quote(sys.executable)} -m {go_on}", tmp_path, (120, 50))
+    try:
+        screen = resumed.wait(r"your turn", "the resumed table").string
+        assert f"naparena · match 0 · hand 3 of 3 · turn {turns + 1} ·" in screen
+        assert f"chips this match: {_chips(before, seats)}" in screen
+        assert f"chips in all matches: {_chips(before, seats)}" in screen
+        end = _answer_until(resumed, r"match 0 over:")
+        log = json.loads((rd.path / "matches" / "000000.json").read_text())
+        assert log["match"]["seats"] == seats
+        assert f"match 0 over: {_chips(log['hands'], seats)}" in end, end[-800:]
+        assert f"all matches so far: {_chips(log['hands'], seats)}" in end
+        resumed.send("q")
+        resumed.wait(r"PLAY-EXIT=0", "the table left")
+    finally:
+        resumed.close()
+    from naparena.arena.records.ledger import load_standings
+    booked = {r["bot"]: r["chips"] for r in load_standings(rd.path).result()["variants"]["classic"]["bots"]}
+    assert booked == {alias: sum(r["chips"][i] for r in log["hands"]) for i, alias in enumerate(seats)}
+
+
 def _held_lines(run_dir: Path) -> dict[int, list[str]]:
     """Each hand of match 0: every seat's dealt cards as the hand's end lists them."""
     log = json.loads((run_dir / "matches" / "000000.json").read_text())
@@ -402,8 +516,8 @@ def test_a_person_plays_whole_hands_on_the_web_table_by_clicks_or_keys(tmp_path,
             page.locator("#quit").click()
             page.wait_for_function("!document.querySelector('#standings').hidden", timeout=120_000)
             assert re.search(r"you: [+-]\d+\.\d\d chips per 100 hands", page.locator("#standings").text_content())
-            page.wait_for_function("document.querySelector('#message').textContent === 'the table has closed'",
-                                   timeout=60_000)
+            page.wait_for_function("document.querySelector('#message').textContent === "
+                                   "'you left the table: the standings so far (the table has closed)'", timeout=60_000)
             assert page.locator("#resume code").text_content().startswith("naparena resume ")
             asked = len(requests)
             page.wait_for_timeout(3000)  # the page has stopped listening: nothing more is asked
@@ -592,8 +706,11 @@ def test_the_live_page_follows_a_short_run_and_shows_its_end_as_printed(tmp_path
             manifest = json.loads((run_dir_in(tmp_path / "logs") / "manifest.json").read_text())
             assert total == str(manifest["matches"])
             assert page.locator("#state").text_content() == "playing"
-            rows = page.locator("table.standings tr")
-            assert rows.count() == 3  # the header, gate and random
+            # the standings and the newest hand come from the tally thread, a rebuild after the count
+            page.wait_for_function("document.querySelectorAll('table.standings tr').length === 3"
+                                   " && (document.querySelector('#table .nt-info') || {textContent: ''})"
+                                   ".textContent.replace(/\\s/g, '').includes('match1,hand4of4')",
+                                   timeout=120_000)  # the header, gate and random
             assert re.fullmatch(r"SPRT gate vs random \(delta 50\): \d+ boards, LLR \S+ in \[\S+, \S+\], undecided",
                                 page.locator("#sprt").text_content())
             page.wait_for_function("document.querySelector('#clock').textContent.includes('table')")

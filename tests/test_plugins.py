@@ -288,7 +288,7 @@ def test_registry_rejects_non_bots_and_nameless_bots():
 
 def test_unknown_bot_name_lists_the_available_ones():
     registry = load_registry(bots_dir=None, extra_plugins=[plugin_registering(Steady)])
-    with pytest.raises(PluginError, match="unknown bot 'stedy'; available bots: .*steady"):
+    with pytest.raises(PluginError, match=r"unknown bot 'stedy' \(did you mean 'steady'\?\); available bots: .*steady"):
         registry.get("stedy")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,12 +68,12 @@ def faults(run: Path, alias: str = "owner") -> list[str]:
 def old_rule(monkeypatch):
     """The mount rule before this change: only the files the argv names, no folder, no
     runtime followed; each test's control."""
-    def argv_files_only(argv, files=()):
+    def argv_files_only(argv, files=(), avoid=()):
         named = [a for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)]
         program = shutil.which(argv[0])
         if program and not bot_files.in_system(program):
             named.append(os.path.abspath(program))
-        return bot_files.Footprint(tuple(argv), tuple((p, "named") for p in named))
+        return bot_files.Footprint.showing(tuple(argv), ((p, "named") for p in named))
     monkeypatch.setattr("naparena.arena.match.channel.footprint", argv_files_only)
 
 
@@ -144,12 +145,17 @@ def test_a_venv_bot_runs_its_own_interpreter_and_packages_sandboxed_as_unsandbox
     assert boxed[0]["executable"] == str(venv / "bin" / "python")
 
 
-def test_control_a_venv_bot_without_its_environment_cannot_start(tmp_path, old_rule):
+def test_control_a_venv_bot_without_its_environment_misses_its_packages(tmp_path, old_rule):
+    """The interpreter alone (its links kept) starts on whatever standard library it
+    finds, not the venv's: the venv's package is missing."""
     venv = own_venv(tmp_path)
     bot = {"name": "owner", "command": [str(venv / "bin" / "python"), str(tmp_path / "bot" / "owner.py"), "--report"]}
-    with pytest.raises(ConfigError) as e:
-        play(tmp_path / "boxed", bot)
-    assert "exit code 127 in the seat sandbox" in str(e.value)
+    try:
+        _, boxed = play(tmp_path / "boxed", bot)
+    except ConfigError as e:  # no standard library found at all
+        assert "exit code" in str(e)
+        return
+    assert boxed and all(r["napfact"].startswith("ImportError") and r["prefix"] != str(venv) for r in boxed)
 
 
 def shim(folder: Path, venv: Path) -> str:
@@ -230,8 +236,8 @@ def c_bot(folder: Path) -> dict:
 @pytest.mark.parametrize("rule", ["now", "before"])
 def test_the_c_example_reads_its_data_file(tmp_path, monkeypatch, rule):
     if rule == "before":
-        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(): bot_files.Footprint(
-            tuple(argv), ((argv[0], "named"),)))
+        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(), avoid=():
+                            bot_files.Footprint.showing(tuple(argv), ((argv[0], "named"),)))
     run, _ = play(tmp_path, c_bot(tmp_path))
     read = [line for line in (run / "run.log").read_text().splitlines() if "napbot-c: min_suit 4 from" in line]
     assert faults(run) == []
@@ -339,17 +345,18 @@ def test_python3_through_a_pyenv_shim_runs_the_version_it_names(tmp_path):
     assert off and boxed and off[0] == boxed[0]
 
 
-def runpath_bot(folder: Path) -> dict:
+def runpath_bot(folder: Path, inside: bool = True) -> dict:
     """The C example linked to a shared library in a folder of its own, found through the
-    program's RUNPATH (as a bot built against a vendored library is)."""
-    lib = folder / "vendor" / "lib"
+    program's RUNPATH (as a bot built against a vendored library is): in the bot's folder
+    (`$ORIGIN/vendor/lib`), or in a folder beside it, named by its absolute path."""
+    lib = folder / "bot" / "vendor" / "lib" if inside else folder / "vendor" / "lib"
     lib.mkdir(parents=True)
     (folder / "fact.c").write_text("int napfact(void) { return 42; }\n")
     subprocess.run([CC, "-shared", "-fPIC", "-o", str(lib / "libnapfact.so"), str(folder / "fact.c")], check=True)
     source = Path(__file__).resolve().parent.parent / "examples" / "c" / "napbot.c"
-    (folder / "bot").mkdir()
+    rpath = "$ORIGIN/vendor/lib" if inside else str(lib)
     subprocess.run([CC, "-O2", "-o", str(folder / "bot" / "napbot"), str(source), "-Wl,--no-as-needed",
-                    f"-L{lib}", "-lnapfact", f"-Wl,-rpath,{lib}"], check=True)
+                    f"-L{lib}", "-lnapfact", f"-Wl,-rpath,{rpath}"], check=True)
     return {"name": "napbot-c", "command": ["bot/napbot"]}
 
 
@@ -361,7 +368,193 @@ def test_a_compiled_bot_finds_its_library_through_its_runpath(tmp_path):
 
 @pytest.mark.skipif(CC is None, reason="no C compiler")
 def test_control_without_its_runpath_a_compiled_bot_fails_saying_why(tmp_path, old_rule):
+    (tmp_path / "bot").mkdir()
+    bot = runpath_bot(tmp_path)
+    shutil.move(tmp_path / "bot" / "vendor", tmp_path / "elsewhere")  # not in the folder the old rule shows
     with pytest.raises(ConfigError) as e:
-        play(tmp_path, runpath_bot(tmp_path))
+        play(tmp_path, bot)
     said = str(e.value)
     assert "libnapfact.so" in said and ("exit code 127 in the seat sandbox" in said or "seat sandbox hides" in said)
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_a_runpath_outside_the_bot_folder_is_refused_and_the_hint_that_names_it_makes_it_play(tmp_path):
+    """The RUNPATH is the bot's own byte: a folder outside the bot's folder that is no
+    runtime installation is not shown; the handshake's hint names it, and the organizer
+    who adds it to `files` gets a bot that plays."""
+    (tmp_path / "bot").mkdir()
+    bot = runpath_bot(tmp_path, inside=False)
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "first", bot | {"command": [str(tmp_path / "bot" / "napbot")]})
+    hint = re.search(r'files = \["([^"]+)"\]', str(e.value))
+    assert hint is not None and hint.group(1) == str(tmp_path / "vendor" / "lib"), str(e.value)
+    run, _ = play(tmp_path / "second", bot | {"command": [str(tmp_path / "bot" / "napbot")],
+                                              "files": [hint.group(1)]})
+    assert faults(run) == []
+
+
+# --- an external bot beside naparena, and a command that does not exist -------------------------
+
+NAPARENA = Path(sys.executable).parent / "naparena"
+
+
+def _own_paths_before(own_paths):
+    """The rule before this change: a command with no file argument had its program's
+    folder as the bot's own, even a venv's bin/ (then hidden from every other seat)."""
+    def before(argv, files, module=None):
+        return own_paths(argv, files, module) + ([os.path.dirname(argv[0])] if argv and "/" in argv[0] else [])
+    return before
+
+
+@pytest.mark.skipif(not NAPARENA.exists(), reason="naparena's console script is not beside this interpreter")
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_an_external_bot_in_a_venvs_bin_leaves_python_seats_their_interpreter(tmp_path, monkeypatch, rule):
+    """`naparena serve bold` from the venv's bin/ as an external bot beside isolated
+    Python seats: the venv's bin/ is not that bot's folder, so the Python seats (whose
+    interpreter lives there) still start; before, they failed ("python3: not found")."""
+    if rule == "before":
+        monkeypatch.setattr(bot_files, "own_paths", _own_paths_before(bot_files.own_paths))
+    bot = {"name": "bold-ext", "command": [str(NAPARENA), "serve", "bold"]}
+    run, _ = play(tmp_path, bot, others=[{"alias": "boxed", "name": "cautious", "isolation": "process"}])
+    reasons = [r for path in sorted((run / MATCHES).glob("*.json"))
+               for hand in json.loads(path.read_bytes())["hands"] for _, _, _, r in hand.get("faults", ())]
+    assert (reasons == []) == (rule == "now"), reasons[:3]
+
+
+def test_a_command_whose_program_does_not_exist_is_told_so(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, {"name": "ghost", "command": ["no-such-program-here", "bot.py"]})
+    said = str(e.value)
+    assert "the command's program no-such-program-here does not exist (not found on PATH)" in said
+    assert "files = [" not in said and "exit code 127" not in said
+
+
+# --- the JVM ------------------------------------------------------------------------------------
+
+JAVA = shutil.which("java")
+JAVA_BOT = Path(__file__).parent / "seat_programs" / "java" / "Bot.java"
+needs_java = pytest.mark.skipif(JAVA is None, reason="no java (Debian: apt install openjdk-17-jdk-headless)")
+
+
+def java_bot(folder: Path) -> dict:
+    (folder / "javabot").mkdir(parents=True)
+    shutil.copy(JAVA_BOT, folder / "javabot" / "Bot.java")
+    return {"name": "java-bot", "command": ["java", "javabot/Bot.java"]}
+
+
+@needs_java
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_java_bot_reaches_its_jdks_configuration(tmp_path, monkeypatch, rule):
+    """Debian keeps a JDK's conf/ in /etc/java-N-openjdk, linked from the JDK's folder:
+    the sandbox shows what the JDK links to there. Before (the control), java.security
+    was missing and the bot died at its hello, with the cause shown, not cut."""
+    links_to_etc = bool(bot_files._jdk_config(str(Path(os.path.realpath(JAVA)).parent.parent)))
+    if rule == "before":
+        monkeypatch.setattr(bot_files, "_jdk_config", lambda home: ())
+    if rule == "now" or not links_to_etc:
+        run, _ = play(tmp_path, java_bot(tmp_path))
+        assert faults(run) == []
+        return
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, java_bot(tmp_path))
+    assert "Error loading java.security file" in str(e.value), str(e.value)
+
+
+@needs_java
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_java_bot_starts_where_only_rlimit_as_bounds_its_memory(tmp_path, monkeypatch, rule):
+    """Without a memory cgroup (most developer machines) memory_mb is the seat's
+    RLIMIT_AS, which a JVM's default reservations exceed: told sizes in proportion, it
+    plays; before (the control), it died at start, and now the error names memory_mb."""
+    found = {k: v for k, v in cgroups.available().items() if k != "memory"}
+    monkeypatch.setattr(cgroups, "available", lambda: found)
+    if rule == "before":
+        monkeypatch.setattr("naparena.arena.match.channel.address_space_env", lambda memory_mb: {})
+    bot = java_bot(tmp_path)
+    if rule == "now":
+        run, _ = play(tmp_path, bot, seats={"memory_mb": 2048})
+        assert faults(run) == []
+        return
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path, bot, seats={"memory_mb": 2048})
+    assert "memory_mb = 2048" in str(e.value) and "RLIMIT_AS" in str(e.value), str(e.value)
+
+
+# --- a version manager, asked from the bot's folder -------------------------------------------------
+
+def _pyenv_other_version() -> str | None:
+    """An installed pyenv Python other than the global one (None without pyenv)."""
+    pyenv = shutil.which("pyenv")
+    if pyenv is None or not _pyenv_shim():
+        return None
+    listed = subprocess.run([pyenv, "versions", "--bare", "--skip-aliases"], capture_output=True, text=True,
+                            check=False)
+    now = subprocess.run([pyenv, "version-name"], capture_output=True, text=True, check=False, cwd="/").stdout.strip()
+    others = [v for v in listed.stdout.split() if v != now and v.startswith("3.") and "/" not in v]
+    return others[-1] if others else None
+
+
+@pytest.mark.skipif(_pyenv_other_version() is None, reason="no pyenv shim with a second Python installed")
+def test_a_python_version_file_in_the_bots_folder_picks_its_python_in_both_modes(tmp_path):
+    """`pyenv local X` in the bot's folder: the shim is asked from there, sandboxed or not
+    (before, sandboxed, it was asked from the seat's empty home: the global Python)."""
+    version = _pyenv_other_version()
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    (tmp_path / "bot" / ".python-version").write_text(f"{version}\n")
+    bot = {"name": "owner", "command": ["python3", str(tmp_path / "bot" / "owner.py"), "--report"]}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"].endswith(f"/versions/{version}"), boxed[0]
+
+
+# --- uv ----------------------------------------------------------------------------------------
+
+UV = shutil.which("uv") or next((str(p) for p in [Path(sys.executable).parent / "uv"] if p.exists()), None)
+needs_uv = pytest.mark.skipif(UV is None, reason="no uv on PATH (pip install uv)")
+
+
+def uv_env(tmp_path: Path) -> dict[str, str]:
+    """uv offline, with a cache of the test's own."""
+    return {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache"), "UV_OFFLINE": "1"}
+
+
+@needs_uv
+def test_a_uv_project_bot_plays_sandboxed_as_unsandboxed(tmp_path, monkeypatch):
+    """`uv run --project bots/owl bots/owl/bot.py`: uv's project venv and the Python it
+    was made from (a runtime installation, named by the venv's pyvenv.cfg) are shown."""
+    owl = tmp_path / "bots" / "owl"
+    owl.mkdir(parents=True)
+    shutil.copy(OWNER, owl / "bot.py")
+    (owl / "pyproject.toml").write_text('[project]\nname = "owl"\nversion = "0.1.0"\ndependencies = []\n')
+    env = uv_env(tmp_path)
+    subprocess.run([UV, "sync", "--project", str(owl), "--python", sys.executable], check=True, env=env,
+                   capture_output=True)
+    for key in ("UV_CACHE_DIR", "UV_OFFLINE"):
+        monkeypatch.setenv(key, env[key])
+    bot = {"name": "owl", "command": [UV, "run", "--project", "bots/owl", "bots/owl/bot.py", "--report"]}
+    _, off = play(tmp_path, bot, mode="off", log_dir="logs-off")
+    _, boxed = play(tmp_path, bot, log_dir="logs-boxed")
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"] == str(owl / ".venv"), boxed[0]
+
+
+SCRIPT_HEAD = '# /// script\n# requires-python = ">=3.11"\n# dependencies = []\n# ///\n'
+
+
+@needs_uv
+def test_uv_run_script_is_one_clear_line_and_the_prepared_interpreter_plays(tmp_path):
+    """`uv run --script` makes its environment as it starts: sandboxed, one line says so
+    and how to prepare it; the interpreter `uv python find --script` names then plays."""
+    owl = tmp_path / "bots" / "owl"
+    owl.mkdir(parents=True)
+    (owl / "bot.py").write_text(SCRIPT_HEAD + OWNER.read_text())
+    with pytest.raises(ConfigError) as e:
+        play(tmp_path / "a", {"name": "owl", "command": [UV, "run", "--script", str(owl / "bot.py")]})
+    assert f"uv sync --script {owl / 'bot.py'}" in str(e.value) and "uv python find --script" in str(e.value)
+    env = uv_env(tmp_path)
+    subprocess.run([UV, "sync", "--script", str(owl / "bot.py"), "--python", sys.executable], check=True, env=env,
+                   capture_output=True)
+    python = subprocess.run([UV, "python", "find", "--script", str(owl / "bot.py")], check=True, env=env,
+                            capture_output=True, text=True).stdout.strip()
+    run, said = play(tmp_path / "b", {"name": "owl", "command": [python, str(owl / "bot.py"), "--report"]})
+    assert faults(run) == [] and said and said[0]["executable"] == python

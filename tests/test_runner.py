@@ -21,6 +21,7 @@ from naparena.arena.match.play import Job
 from naparena.arena.records.ledger import standings_from_logs
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS
 from naparena.arena.session import Quiet, Session
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.settings import BOT_KEYS, FORMAT_KEYS, SEAT_KEYS, SETTINGS, SPRT_KEYS
 from naparena.arena.worker import run_job
 from naparena.bots import plugins
@@ -454,8 +455,7 @@ def fill(standings: Standings, deal_sets: int, rotations: int, hands: int) -> No
     index = 0
     for table_no in range(deal_sets):
         for rotation in range(rotations):
-            spec = {"index": index, "variant": "classic", "stream": 0, "table_no": table_no,
-                    "rotation": rotation, "seats": ["a", "b", "a", "b"]}
+            spec = MatchSpec(index, "classic", 0, table_no, rotation, 0, ("a", "b", "a", "b"), hands)
             standings.add(spec, fake_summary(hands), duplicate=True)
             index += 1
         standings.close_unit(standings.unit_of(spec))

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.stats.boards import Moments, estimate
 from naparena.stats.distributions import (
     betainc,
@@ -176,8 +177,7 @@ def standings(edge: float, seed: int, streams: int = 6, hands: int = 50) -> Stan
         for rotation in range(2):
             seats = ["x", "y", "x", "y"] if rotation == 0 else ["y", "x", "y", "x"]
             chips = [[c, -c, 0, 0] if rotation == 0 else [-c, c, 0, 0] for c in per_hand]
-            spec = {"index": 2 * stream + rotation, "variant": "classic", "stream": stream, "table_no": 0,
-                    "rotation": rotation, "seats": seats}
+            spec = MatchSpec(2 * stream + rotation, "classic", stream, 0, rotation, 0, tuple(seats), hands)
             totals = [sum(h[s] for h in chips) for s in range(4)]
             st.add(spec, {"seats": [seat(totals[s], hands) for s in range(4)], "kitty": 0, "hands": hands,
                           "dealer": 0, "hand_chips": chips, "deal_keys": list(range(hands))})
@@ -275,3 +275,17 @@ def test_verdicts_put_each_clear_difference_in_a_sentence_and_the_rest_in_one():
     assert len(said) == MOST_SENTENCES + 1 and said[0].startswith(f"a{MOST_SENTENCES + 2} is ahead of")
     assert said[-1].startswith("3 more pairs differ clearly in pagat")
     assert verdicts("pagat", []) == []
+
+
+def test_a_sequential_test_short_of_its_warm_up_says_it_did_not_judge():
+    # 100 boards of a clear lead: the test has not judged (its LLR is 0 until the warm-up),
+    # and saying "undecided (LLR +0.00)" would read as "the bots are close".
+    from naparena.report.tables import sprt_line
+    short = Sprt("a", "b", 20.0, warmup=200)
+    short.add([900.0 + (i % 7) for i in range(100)])
+    assert "not judged: 100 boards, fewer than the 200" in sprt_line(short.result())
+    # Control: past the warm-up the same lead is judged and the line gives the verdict.
+    judged = Sprt("a", "b", 20.0, warmup=50)
+    judged.add([900.0 + (i % 7) for i in range(100)])
+    assert sprt_line(judged.result()).endswith("after 100 boards (LLR " + f"{judged.llr:+.2f})")
+    assert "H1" in sprt_line(judged.result())

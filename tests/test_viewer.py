@@ -182,7 +182,7 @@ def test_filters_and_the_next_nap_bid_find_what_the_logs_hold(every_variant, tmp
         page.locator("#f-role").select_option("bot")
         page.locator("#f-result").select_option("lost")
         page.locator("#f-go").click()
-        page.wait_for_function("document.querySelector('#v-count')")
+        page.wait_for_function("(document.querySelector('#v-count') || {}).textContent?.endsWith('hands found')")
         assert page.locator("#v-count").text_content() == f"{lost} hands found"
         assert page.locator(".v-hit").count() == lost > 0
         assert all(", lost" in t and "by heuristic" in t for t in page.locator(".v-hit").all_text_contents())

@@ -7,8 +7,8 @@ keep one (a module global, an environment variable, files in /tmp, its home, /de
 Warm or cold, sandboxed, it finds nothing; the controls show that each test can fail:
 inline, its module global carries from match to match; unsandboxed, /tmp does; and a
 naive fork server (`seat_programs/naive_warm.py`: naparena's server with the per-seat
-work taken out) leaks through every folder, shows each seat its siblings and the server,
-and lets a seat write where the next match reads.
+work taken out) leaks through every folder the wall leaves writable, shows each seat its
+siblings and the server, and lets a seat write where the next match reads.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pytest
 import tomli_w
 
 from naparena.arena.match import warm
+from naparena.arena.match.channel import seat_argv
 from naparena.arena.match.job import Job, seat_record
 from naparena.arena.match.play import play_job
 from naparena.arena.match.sandbox import module_files, unavailable
@@ -72,6 +73,23 @@ def _read(path):
         return None
 
 
+def _itself():
+    """What a process sees of itself, its home's random name taken out."""
+    home = os.environ["HOME"]
+    status = dict(line.split(":\t", 1) for line in _read("/proc/self/status").splitlines() if ":\t" in line)
+    try:
+        os.close(os.open("/dev/null", os.O_WRONLY))
+        null = True
+    except OSError:
+        null = False
+    return {"argv": sys.argv, "cmdline": _read("/proc/self/cmdline"),
+            "environ": _read("/proc/self/environ").replace(home, "HOME"), "cwd": os.getcwd().replace(home, "HOME"),
+            "ids": {k: status[k] for k in ("Uid", "Gid", "Groups", "CapEff", "CapPrm", "CapBnd", "CapAmb",
+                                           "NoNewPrivs", "Seccomp", "NSpid", "NSpgid", "NSsid", "PPid")},
+            "host": os.uname().nodename, "fds": sorted(os.listdir("/proc/self/fd")), "dev/null": null,
+            "umask": os.umask(0o022), "limits": _read("/proc/self/limits")}
+
+
 class Noter(Bot):
     name = "noter"
 
@@ -92,7 +110,7 @@ class Noter(Bot):
         pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
         report = {"match": match, "seat": info["seat"], "found": found, "imports": imports, "pids": pids,
                   "pid": os.getpid(), "drawn": DRAWN, "now": random.random(), "home": os.getcwd(),
-                  "fractions": "fractions" in sys.modules}
+                  "fractions": "fractions" in sys.modules, "itself": _itself()}
         print("NOTER " + json.dumps(report), file=sys.stderr, flush=True)
 
     def bid(self, view):
@@ -183,15 +201,32 @@ def test_a_sandboxed_seat_warm_or_cold_finds_no_note_of_another_match(noter, sta
 
 
 @needs_bwrap
+def test_a_sandboxed_warm_seat_sees_itself_as_a_cold_one_would(noter):
+    """What a seat can read of its own process (argv, /proc/self/cmdline and environ, ids,
+    capabilities, session, PID, descriptors, limits, a writable /dev/null) is the same warm
+    and cold: forked seats are started with a cold seat's own command and environment.
+    (What still differs is listed in docs/explanation/sandbox.md: PID 1's command line,
+    the mount table's order, modules the seat runtime loaded; none of it carries a note.)"""
+    seen = {start: [r["itself"] for r in play(noter, "bwrap", start, matches=2)] for start in ("warm", "cold")}
+    assert len(seen["cold"]) == 4
+    for key in seen["cold"][0]:
+        assert [s[key] for s in seen["warm"]] == [s[key] for s in seen["cold"]], key
+
+
+@needs_bwrap
 def test_control_a_naive_fork_server_leaks_through_every_folder(noter, monkeypatch):
     """The same bot, forked by a server that only forks: each seat finds the notes of the
-    matches (and the sibling) before it, sees the server and its siblings in /proc."""
+    matches (and the sibling) before it in every place the wall leaves writable (home,
+    /tmp, /dev/shm; / and /dev are read-only to the server too), and sees the server and
+    its siblings in /proc."""
     monkeypatch.setattr(warm.SeatServer, "program", (str(NAIVE),))
     reports = play(noter, "bwrap", "warm", extra=(str(NAIVE),))
     assert len(reports) == 6
     found = leaks(reports)
-    assert {"tmp", "home", "shm", "root", "dev"} <= set(found), found
+    assert {"tmp", "home", "shm"} <= set(found), found
     assert any(len(r["pids"]) > 2 for r in reports), "it sees the server and its siblings"
+    # ... and sees itself as no cold seat would: not PID 2 of a namespace of its own.
+    assert all(r["itself"]["ids"]["NSpid"] != "2" for r in reports)
 
 
 def test_control_inline_the_module_global_carries_from_match_to_match(noter, capfd):
@@ -349,6 +384,16 @@ def test_the_servers_of_a_run_played_here_end_with_it(tmp_path, bots_dir, monkey
     file = tournament(tmp_path / "t", "off", "warm", [{"name": "random"}, {"name": "heuristic"}])
     Session.open(file, tmp_path / "run", workers=1).play()
     assert not [pid for pid in _children(os.getpid()) if _is_server(pid)]
+    # Control: a server that lives is found by the same look-out.
+    argv, python = seat_argv(seat_record("r", "random", {}, 1, isolation="process"), None)
+    channel, why = warm.spawn(argv, python, {}, Confinement(sandbox=Sandbox("off")))
+    try:
+        assert channel is not None, why
+        assert [pid for pid in _children(os.getpid()) if _is_server(pid)]
+    finally:
+        if channel is not None:
+            channel.abandon()
+        warm.close_servers()
 
 
 def _children(pid: int) -> list[int]:
@@ -360,9 +405,11 @@ def _children(pid: int) -> list[int]:
 
 
 def _is_server(pid: int) -> bool:
+    """A seat server: a served seat's command line, its stdin a socket (a seat's is a pipe)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"naparena.bots.warm" in f.read()
+            served = b"naparena.bots.serve" in f.read()
+        return served and os.readlink(f"/proc/{pid}/fd/0").startswith("socket:")
     except OSError:
         return False
 

@@ -40,12 +40,13 @@ class Adam:
 
     def step(self, params: list[np.ndarray], grads: list[np.ndarray]) -> None:
         self.t += 1
+        # In place ([...]): the arrays are the network's and the optimiser's own.
         for p, g, m, v in zip(params, grads, self.m, self.v):
-            m *= 0.9
-            m += 0.1 * g
-            v *= 0.999
-            v += 0.001 * g * g
-            p += self.rate * (m / (1 - 0.9 ** self.t)) / (np.sqrt(v / (1 - 0.999 ** self.t)) + 1e-8)
+            m[...] *= 0.9
+            m[...] += 0.1 * g
+            v[...] *= 0.999
+            v[...] += 0.001 * g * g
+            p[...] += self.rate * (m / (1 - 0.9 ** self.t)) / (np.sqrt(v / (1 - 0.999 ** self.t)) + 1e-8)
 
 
 def train(episodes: int, batch: int, seed: int, variant: str, players: int, rate: float) -> tuple[np.ndarray, ...]:

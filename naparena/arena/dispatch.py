@@ -73,7 +73,7 @@ class Dispatch:
             while submitted < len(self.specs) and len(futures) + len(ready) < window:
                 spec = next(todo)
                 submitted += 1
-                plan = ledger.plan(spec.as_dict())
+                plan = ledger.plan(spec)
                 if spec.index in earlier:
                     ready[spec.index] = None  # done in an earlier session: read at its turn
                 elif isinstance(plan, Skip):
@@ -104,7 +104,7 @@ class Dispatch:
                 continue
             summary = self._consume(spec, outcome, ledger)
             following = self.specs[next_index + 1] if next_index + 1 < len(self.specs) else None
-            ledger.end_of_unit(spec.as_dict(), following.as_dict() if following else None)
+            ledger.end_of_unit(spec, following)
             if summary is not None:
                 hands_done += summary["hands"]
                 if outcome is not None:
@@ -174,41 +174,40 @@ class Dispatch:
     def _stale(self, spec: MatchSpec, outcome: dict[str, Any] | None, ledger: Ledger) -> tuple[Any, ...] | None:
         """The stand-in seats match `spec` must be replayed with, if it was played before a
         bot in it was disqualified (in schedule order); None if it stands as played."""
-        plan = ledger.plan(spec.as_dict())
+        plan = ledger.plan(spec)
         if isinstance(plan, Skip) or (outcome is not None and outcome.get("skip")):
             return None
         if outcome is None:
-            data = self.run_dir.read_match(spec.index, spec.as_dict())
-            played = None if "skipped" in data else tuple(data["match"].get("stand_ins", ()))
+            logged = self.run_dir.read_match(spec.index, spec)
+            played = None if logged.skipped is not None else logged.stand_ins
         else:
             played = outcome["stand_ins"]
         return plan.stand_ins if played != plan.stand_ins else None
 
     def _consume(self, spec: MatchSpec, outcome: dict[str, Any] | None, ledger: Ledger) -> dict[str, Any] | None:
         """Book match `spec` in schedule order; skip it if too few of its bots are left."""
-        plan = ledger.plan(spec.as_dict())
+        plan = ledger.plan(spec)
         if isinstance(plan, Skip):
-            self.run_dir.write_skipped(spec.as_dict(), plan.reason)
-            ledger.skip(spec.as_dict(), plan.reason)
+            self.run_dir.write_skipped(spec, plan.reason)
+            ledger.skip(spec, plan.reason)
             return None
         if outcome is None:
-            data = self.run_dir.read_match(spec.index, spec.as_dict())
-            if "skipped" in data:
-                ledger.skip(spec.as_dict(), data["skipped"])
+            logged = self.run_dir.read_match(spec.index, spec)
+            if logged.skipped is not None:
+                ledger.skip(spec, logged.skipped)
                 return None
-            summary = data["summary"]
+            summary = logged.summary
         else:
             summary = outcome["summary"]
         assert isinstance(summary, dict)
-        _note(ledger.book(spec.as_dict(), summary, plan.stand_ins), summary)
+        _note(spec.index, ledger.book(spec, summary, plan.stand_ins), summary)
         return summary
 
 
-def _note(spec: dict[str, Any], summary: dict[str, Any]) -> None:
-    """Faults and crashes to run.log, in schedule order like everything else (`spec`: the
-    match as booked, a stand-in's seat named as such)."""
-    index = spec["index"]
-    for seat, (alias, s) in enumerate(zip(spec["seats"], summary["seats"])):
+def _note(index: int, booked: tuple[str, ...], summary: dict[str, Any]) -> None:
+    """Faults and crashes to run.log, in schedule order like everything else (`booked`: who
+    was booked in each seat, a stand-in's seat named as such)."""
+    for seat, (alias, s) in enumerate(zip(booked, summary["seats"])):
         if s["faults"]:
             faults = ", ".join(f"{k} {n}" for k, n in sorted(s["faults"].items()))
             log.info("match %d seat %d (%s): %s", index, seat, alias, faults)

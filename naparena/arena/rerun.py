@@ -20,9 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.records.logs import LoggedMatch
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, RunDir, bot_identity, manifest
+from naparena.arena.records.verify import time_dependent
 from naparena.arena.session import Session, registry_for, shake_hands
 from naparena.arena.setup.reader import check_bots, load_tournament
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import ConfigError, PluginError, RunError
@@ -31,6 +34,8 @@ from naparena.errors import ConfigError, PluginError, RunError
 TIME_DEPENDENT = ("time-out", "hang:")
 #: Manifest keys that say which naparena and Python wrote a run: a re-run elsewhere may differ.
 MACHINE_KEYS = ("naparena", "python")
+#: Manifest keys that say who vouches for a run, not what it was: a re-run is not signed.
+NOT_REPLAYED = ("signed_by",)
 #: Tournament keys not compared with a file: where a run's files are on one machine, and how
 #: its bots were run (the command line may override both, and neither changes a result).
 NOT_COMPARED = ("log_dir", "bots_dir", "isolation", "seats")
@@ -47,20 +52,12 @@ class Rerun:
     notes: list[str] = field(default_factory=list)
 
 
-def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
-    """A match log's faults that depend on time: its hangs (crashes the pool's watchdog
-    made) and its time-outs ([hand, seat, decision, reason], from the hands' faults)."""
-    hangs = [c for c in log.get("crashes", ()) if str(c[3]).startswith("hang:")]
-    time_outs = [[hand["n"], f[1], f[0], f[3]] for hand in log.get("hands", ())
-                 for f in hand.get("faults", ()) if str(f[3]).startswith("time-out")]
-    return hangs, time_outs
-
-
 def recorded_tournament(rd: RunDir) -> Tournament:
     """The run's tournament as its manifest records it, placed where the run's file was
     (drop-in folder and external programs are found relative to it, as in the run)."""
     rd.check_format()
-    return dataclasses.replace(rd.recorded_tournament(), path=rd.read_where().get("file") or "")
+    where = rd.read_where()
+    return dataclasses.replace(rd.recorded_tournament(), path=where.get("file") or "", folder=where.get("folder") or "")
 
 
 def unrunnable(t: Tournament, registry: Registry, recorded: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -106,13 +103,13 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     except ConfigError as e:
         found.unrunnable.append(("", str(e)))
         return found
-    session = Session(t, registry, Path(scratch), workers)
+    session = Session(t, registry, Path(scratch), workers, replaying=rd.path)
     for spec in session.specs:
         logged = _logged(rd, spec)
-        if logged is not None and "skipped" not in logged:
-            hangs, time_outs = time_dependent(logged)
-            session.given[spec["index"]] = (hangs, time_outs)
-            name = f"{MATCHES}/{rd.match_path(spec['index']).name}"
+        if logged is not None and logged.skipped is None:
+            hangs, time_outs = time_dependent(logged.data)
+            session.given[spec.index] = (hangs, time_outs)
+            name = f"{MATCHES}/{rd.match_path(spec.index).name}"
             found.given += [(name, f"hand {h}, seat {s}, decision {d}: {r}") for h, s, d, r in time_outs]
             found.given += [(name, f"hand {h}, seat {s}, decision {d}: {r}") for h, s, d, r in hangs]
     try:
@@ -124,32 +121,32 @@ def rerun(run_dir: str | Path, scratch: str | Path, workers: int | None = None) 
     return found
 
 
-def _logged(rd: RunDir, spec: dict[str, Any]) -> dict[str, Any] | None:
+def _logged(rd: RunDir, spec: MatchSpec) -> LoggedMatch | None:
     """A match's log, if it is on disk and readable (plain `verify` names the others)."""
-    if not rd.has_match(spec["index"]):
+    if not rd.has_match(spec.index):
         return None
     try:
-        return rd.read_match(spec["index"])
+        return rd.read_match(spec.index)
     except RunError:
         return None
 
 
-def _compare(rd: RunDir, again: RunDir, specs: list[dict[str, Any]], found: Rerun) -> None:
+def _compare(rd: RunDir, again: RunDir, specs: list[MatchSpec], found: Rerun) -> None:
     """Every file of the run against the re-run's: the same bytes, or say how they differ."""
     logged, replayed = rd.read_manifest(), again.read_manifest()
     for key in sorted(set(logged) | set(replayed)):
-        if logged.get(key) == replayed.get(key):
+        if logged.get(key) == replayed.get(key) or key in NOT_REPLAYED:
             continue
         if key in MACHINE_KEYS:
             found.notes.append(f"the run was made with {key} {logged.get(key)}, the re-run with {replayed.get(key)}")
         else:
             found.problems.append((MANIFEST, f"'{key}' is not what the re-run records"))
     for spec in specs:
-        path = rd.match_path(spec["index"])
+        path = rd.match_path(spec.index)
         if not path.exists():
             continue  # not played yet
         found.matches += 1
-        mine, theirs = path.read_bytes(), again.match_path(spec["index"]).read_bytes()
+        mine, theirs = path.read_bytes(), again.match_path(spec.index).read_bytes()
         if mine != theirs:
             found.problems.append((f"{MATCHES}/{path.name}", "differs from its re-run: " + _difference(mine, theirs)))
     if rd.standings.exists() and rd.standings.read_bytes() != again.standings.read_bytes():
@@ -205,7 +202,7 @@ def tournament_differences(run_dir: str | Path, file: str | Path, described: dic
     out = _config_differences(config, described["tournament"], str(file))
     out += _bot_differences(run.bots, described["bots"])
     for key in sorted(set(recorded) | set(described)):
-        if key in (*MACHINE_KEYS, "tournament", "bots") or (out and key == "config_hash"):
+        if key in (*MACHINE_KEYS, *NOT_REPLAYED, "tournament", "bots") or (out and key == "config_hash"):
             continue
         if key in described["tournament"] and config.get(key) != described["tournament"][key]:
             continue  # a setting the manifest repeats (the seed): told once, above

@@ -34,10 +34,11 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
 from naparena.arena.match.preflight import preflight
 from naparena.arena.match.spares import close_spares
+from naparena.arena.match.wall import Places, sandbox_own
 from naparena.arena.match.warm import close_servers
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
-from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir
+from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir, run_places
 from naparena.arena.setup.reader import caveats, check_bots, load_tournament
 from naparena.arena.setup.schedule import MatchSpec, bot_seed, schedule, total_hands
 from naparena.arena.setup.settings import (
@@ -64,7 +65,7 @@ def bots_dir(t: Tournament) -> str | None:
         return None
     if not path.is_dir():
         problem = "is a file, not a folder" if path.exists() else "does not exist"
-        raise ConfigError(t.path, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
+        raise ConfigError(t.shown, "tournament.bots_dir", f"the drop-in bot folder {path} {problem}")
     return str(path.absolute())  # a worker whose bot changed directory must still find it
 
 
@@ -120,7 +121,7 @@ class Session:
 
     def __init__(self, t: Tournament, registry: Registry, run_dir: str | Path | RunDir,
                  workers: int | None = None, scheduler: str | Scheduler | None = None, resuming: bool = False,
-                 watcher: Watcher | None = None):
+                 watcher: Watcher | None = None, replaying: str | Path | None = None):
         self.t, self.registry, self.run_dir = t, registry, RunDir(run_dir)
         self.resuming = resuming
         self.watcher = watcher or Quiet()
@@ -128,13 +129,13 @@ class Session:
         self.workers = (t.workers if workers is None else workers) or os.cpu_count() or 1
         # A Dask scheduler (see executors/cluster.py), or this machine's pool.
         self.scheduler: Scheduler = t.scheduler if scheduler is None else _scheduler(scheduler)
-        # The schedule, typed for the jobs; as dicts for the ledger and the run directory.
-        self.entries = schedule(t)
-        self.specs = [s.as_dict() for s in self.entries]  # as match logs record them (a rerun compares)
+        self.specs: list[MatchSpec] = schedule(t)
         self.bots = {b.alias: b for b in t.bots}
         self.rules = {v.name: v.rules for v in t.variants}
         # How each bot's seat is started, its seed aside.
-        self.seat_plans = {b.alias: _seat_plan(t, b, registry, str(self.run_dir.path)) for b in t.bots}
+        # `replaying`: the run `verify --rerun` plays again, hidden from its seats as their own run is.
+        runs = (str(self.run_dir.path), *((str(replaying),) if replaying else ()))
+        self.seat_plans = {b.alias: _seat_plan(t, b, registry, runs) for b in t.bots}
         # Hands each match had in its checkpoint when this session took it up: not played now.
         self.earlier: dict[int, int] = {}
         # `verify --rerun`: per match index, the time-dependent faults its log holds,
@@ -142,6 +143,8 @@ class Session:
         self.given: dict[int, tuple[list[Any], list[Any]]] = {}
         # Whether the run directory goes under the file's own log_dir: its errors name that key.
         self.in_files_log_dir = False
+        # The public key the run is signed with (run --sign, resume --sign): the manifest says so.
+        self.signed_by: str | None = None
 
     # --- opening ---
 
@@ -176,13 +179,11 @@ class Session:
         rd = RunDir(run_dir)
         rd.check_format()
         where = rd.read_where()
-        if not where.get("file"):
-            raise RunError(f"{run_dir}: the run does not say which tournament file it came from")
         drop_ins = bots_dir or where.get("bots_dir")
         if sandbox is None:
             rd.check_format()  # a run of another format is refused as such, before its fields
             sandbox = recorded_sandbox(rd.load_manifest())
-        return cls.open(Path(where["file"]), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
+        return cls.open(_resumed(rd, where), Path(run_dir), bots_dir=drop_ins, isolation=isolation,
                         workers=workers, scheduler=scheduler, resume=True, watcher=watcher, sandbox=sandbox)
 
     @property
@@ -248,22 +249,23 @@ class Session:
         except RunError as e:
             if not self.in_files_log_dir:
                 raise
-            raise ConfigError(self.t.path, "tournament.log_dir", str(e)) from None
+            raise ConfigError(self.t.shown, "tournament.log_dir", str(e)) from None
         mine = manifest(self.t, self.registry)
         if rd.started() and not self.resuming:
             raise RunError(f"{rd} already holds a run; resume it or start a new one")
         if rd.started():
-            rd.check_resume(mine, self.t.path)
+            rd.check_resume(mine, self.t.shown)
         else:
             rd.write_manifest(mine)
-        rd.write_where(self.t.path, bots_dir(self.t))
+        if self.signed_by is not None:
+            rd.mark_signed(self.signed_by)
+        rd.write_where(self.t.path, bots_dir(self.t), None if self.t.path else str(self.t.base.resolve()))
         rd.clean()  # left by an interrupted worker; its match will be played again
         done = rd.done_matches()
-        return sum(1 for entry in self.entries if entry.index in done)
+        return sum(1 for spec in self.specs if spec.index in done)
 
-    def job(self, spec: MatchSpec | Mapping[str, Any], crashes: list[Any] | None = None,
+    def job(self, entry: MatchSpec, crashes: list[Any] | None = None,
             stand_ins: tuple[Any, ...] = (), prestart: bool = False) -> Job:
-        entry = spec if isinstance(spec, MatchSpec) else self.entries[spec["index"]]  # a log's record
         hangs, time_outs = self.given.get(entry.index, ([], []))
         seats = []
         for i, alias in enumerate(entry.seats):
@@ -308,7 +310,7 @@ class Session:
         ledger = Ledger.of(self.t)
         if executor.description:
             watcher.notice(executor.description)
-        Dispatch(self.entries, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
+        Dispatch(self.specs, self.run_dir, self.job, self.t.timing, self.earlier).play_all(
             ledger, executor, watcher.progress)
         self._check_files()
         self.run_dir.drop_checkpoints()
@@ -319,7 +321,7 @@ class Session:
     def _check_files(self) -> None:
         """Every file the run wrote must still be there before it says it is done (a bot,
         or anything else, may have deleted one meanwhile)."""
-        gone = self.run_dir.missing([entry.index for entry in self.entries])
+        gone = self.run_dir.missing([spec.index for spec in self.specs])
         if gone:
             shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
             raise RunError(f"{self.run_dir}: {shown} disappeared while the run went on (deleted by a bot?);"
@@ -344,7 +346,10 @@ def _ready(t: Tournament, drop_ins: str | Path | None, isolation: str | Isolatio
         if not folder.is_dir():
             problem = "is a file, not a folder" if folder.exists() else "does not exist"
             raise RunError(f"--bots-dir: the drop-in bot folder {folder} {problem}")
-        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder, Path(t.path).parent))
+        # Between resolved paths: a tournament folder reached through a link has another
+        # parent than its spelling says, and "../" from the link would leave the real one.
+        beside = t.base.resolve()
+        t = dataclasses.replace(t, bots_dir=os.path.relpath(folder.resolve(), beside))
     if isolation is not None:
         try:
             t = with_isolation(t, parse_isolation(isolation))
@@ -365,14 +370,14 @@ def shake_hands(t: Tournament, registry: Registry) -> None:
               if t.seats.sandbox == Sandbox.BWRAP else {})
 
 
-def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, run_dir: str) -> Callable[[int], SeatRecord]:
+def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, runs: tuple[str, ...]) -> Callable[[int], SeatRecord]:
     """How a seat of `bot` is built, given its seed: inline, or in a seat process (an
     external bot's argv; sandboxed, its own files shown read-only, the run's places masked)."""
     isolation = t.isolation_of(bot)
     command = t.command_of(bot) if bot.command is not None else None
     files: tuple[list[str], list[str]] = ([], [])
     if isolation is Isolation.PROCESS and t.seats.sandbox == Sandbox.BWRAP:
-        files = seat_files(t, bot, registry, run_dir)
+        files = seat_files(t, bot, registry, *runs)
     serves = None
     if isolation is Isolation.PROCESS and command is None:
         entry = registry.get(bot.name)
@@ -387,33 +392,75 @@ def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:
     return tuple((int(h), int(s), int(d), str(r)) for h, s, d, r in faults)
 
 
-def seat_files(t: Tournament, bot: BotSpec, registry: Registry,
-               run_dir: str | None = None) -> tuple[list[str], list[str]]:
+def seat_files(t: Tournament, bot: BotSpec, registry: Registry, *runs: str) -> tuple[list[str], list[str]]:
     """(the paths a sandboxed seat of `bot` is shown besides its command's footprint,
-    the paths masked from it): its `files` (and a Python bot's module); the run directory,
-    log folder, tournament file and every other bot's own paths."""
+    the paths masked from it): its `files` (and a Python bot's module); the run directories
+    (`runs`) and the runs beside them, the log folders (`rundir.run_places`), the tournament
+    file and every other bot's own paths. A path the file names
+    for it that is, or lies in, one of those, or that is `/` or holds a home folder, is
+    a bad tournament file (`ConfigError`), before any play."""
     drop_ins = str(t.bots_path.resolve())
 
     def module(b: BotSpec) -> list[str]:
         return [] if b.command is not None or b.name not in registry.bots else \
             sandbox.module_files(registry.get(b.name).cls)
 
-    def own(b: BotSpec) -> list[str]:
+    def own(b: BotSpec, files: bool = True) -> list[str]:
         # A drop-in's module is its own; an installed bot's (naparena's reference bots, a
         # plug-in package) is shared code every Python seat imports.
         mine = [m for m in module(b) if m.startswith(drop_ins + os.sep)]
-        return bot_files.own_paths(t.command_of(b) if b.command is not None else None, t.files_of(b), mine)
+        return bot_files.own_paths(t.command_of(b) if b.command is not None else None,
+                                   t.files_of(b) if files else [], mine)
 
     shown = t.files_of(bot) + module(bot)
-    others = [p for b in t.bots if b.alias != bot.alias for p in own(b)]
+    places = run_places(t, *runs)
+    if t.path:  # a tournament built from a dict has no file to hide
+        places[t.path] = "the tournament file"
+    others = {p: f"bot '{b.alias}''s own path" for b in t.bots if b.alias != bot.alias for p in own(b)}
+    i = t.bots.index(bot) + 1
+    # What the entry's `files` name is checked against every other bot's paths except a
+    # folder its own command shares with them (drop-ins in one folder, say).
+    # What the entry names is checked against every other bot's paths but those it shares:
+    # a folder holding its own folder (drop-ins side by side), or a path inside its own
+    # folder (two entries running one program).
+    folder = bot_files.bot_folder(t.command_of(bot)) if bot.command is not None else None
+    mine = [folder] if folder else own(bot, files=False)
+    theirs = {p: why for p, why in others.items() if p in bot_files.masks(mine, [p], [])
+              and not (folder and os.path.abspath(p).startswith(os.path.abspath(folder) + os.sep))}
+    _check_named(t, bot, i, {**theirs, **places})
     try:
-        hidden = bot_files.masks(own(bot), others, [t.path, str(t.log_path.absolute()), run_dir or ""])
+        hidden = bot_files.masks(own(bot), list(others), list(places))
     except bot_files.InsideRunPlace as e:
-        i = t.bots.index(bot) + 1
-        raise ConfigError(t.path, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
+        raise ConfigError(t.shown, f"bots[{i}].command" if bot.command else f"bots[{i}].files",
                           f"bot '{bot.alias}' has its own files in {e}, which no seat may see; "
                           "move the bot, or the run's log folder, elsewhere") from None
     return shown, list(hidden)
+
+
+def _check_named(t: Tournament, bot: BotSpec, i: int, places: dict[str, str]) -> None:
+    """One clear error for a path `bot`'s entry names that no seat may see: a place of
+    the run or another bot's (equal, inside, or the same file or folder by another name),
+    `/` or a folder the sandbox makes itself, or a home folder or one above it."""
+    wall = Places.of(tuple(places))
+    named = [("files", p) for p in t.files_of(bot)]
+    if bot.command is not None:
+        command = t.command_of(bot)
+        named += [("command", a) for a in command if os.path.isabs(a) and os.path.exists(a)]
+    for key, path in named:
+        problem = None
+        if sandbox_own(path):
+            if key == "command":
+                continue  # the seat's own /tmp, /dev/shm: the sandbox makes them
+            problem = "a place the sandbox makes itself for every seat; it is never shown from this machine"
+        elif (home := wall.holds_home(path)) is not None:
+            problem = f"is or holds the home folder {home}, which no seat may see whole"
+        elif (found := wall.relation(path)) is not None:
+            how, place = found
+            problem = f"{how} {places.get(place, place)} ({place}), which no seat may see"
+        if problem is not None:
+            written = next((w for w in (bot.files if key == "files" else bot.command or ())
+                            if os.path.abspath(t.base / w) == path), path)
+            raise ConfigError(t.shown, f"bots[{i}].{key}", f"bot '{bot.alias}' names {written}: {problem}")
 
 
 def with_sandbox(t: Tournament, mode: str | Sandbox | None, watcher: Watcher) -> Tournament:
@@ -440,6 +487,18 @@ def resolve_sandbox(seats: Confinement, mode: str | Sandbox | None) -> tuple[Con
             raise RunError(f"--sandbox {e}") from None
     used, warning = sandbox.resolve(wanted)
     return dataclasses.replace(seats, sandbox=used), warning
+
+
+def _resumed(rd: RunDir, where: Mapping[str, Any]) -> Path | Tournament:
+    """What a run is resumed from: its tournament file; or, for a tournament built from a
+    mapping in Python (no file), the configuration its manifest records, its relative
+    paths from the folder they were from when it started."""
+    if where.get("file"):
+        return Path(where["file"])
+    folder = where.get("folder")
+    if not isinstance(folder, str):
+        raise RunError(f"{rd}: the run does not say which tournament file it came from")
+    return dataclasses.replace(rd.recorded_tournament(), path="", label=str(rd.manifest), folder=folder)
 
 
 def recorded_sandbox(manifest: Manifest) -> Sandbox | None:

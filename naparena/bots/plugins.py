@@ -27,7 +27,7 @@ import pluggy
 from naparena._version import __version__
 from naparena.bots import hookspecs
 from naparena.bots.bot import Bot
-from naparena.errors import PluginError
+from naparena.errors import PluginError, did_you_mean
 
 ENTRY_POINT_GROUP = "naparena"
 #: Any non-empty value skips installed entry points; naparena's own bots still load.
@@ -106,7 +106,8 @@ class Registry:
         except KeyError:
             known = ", ".join(sorted(self.bots)) or "none"
             where = f" (searched: {'; '.join(self.searched)})" if self.searched else ""
-            raise PluginError(f"unknown bot '{name}'; available bots: {known}{where}") from None
+            raise PluginError(f"unknown bot '{name}'{did_you_mean(name, self.bots)}; available bots: {known}{where}"
+                              ) from None
 
     def make(self, name: str, params: Mapping[str, Any], rng: Random, seat: int) -> Bot:
         """A new bot for ``seat``, after checking ``params`` against the bot's own."""

@@ -14,6 +14,7 @@ import json
 import marshal
 import os
 import random
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -236,6 +237,10 @@ def _write_all(fd: int, data: bytes) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     seat = seat_args(args)
+    if seat is not None and _control_socket():  # a seat server, started as its seats would be
+        from naparena.bots import warm
+
+        return warm.main(args)
     if seat is not None:  # as a match starts a seat: no argparse to import
         return serve(seat[0], None, seat[3], entry=seat[1], version=seat[2])
     import argparse
@@ -251,6 +256,14 @@ def main(argv: list[str] | None = None) -> int:
     parsed = parser.parse_args(args)
     return serve(parsed.bot, parse_params(parsed.params), parsed.bots_dir, entry=parsed.entry,
                  version=parsed.bot_version)
+
+
+def _control_socket() -> bool:
+    """Whether stdin is a socket: a seat server's control socket (a seat's stdin is a pipe)."""
+    try:
+        return stat.S_ISSOCK(os.fstat(0).st_mode)
+    except OSError:
+        return False
 
 
 def seat_args(args: list[str]) -> tuple[str, str | None, str, str | None] | None:

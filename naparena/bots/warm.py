@@ -70,24 +70,28 @@ class _Refused(Exception):
 # --- the server -------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m naparena.bots.warm IDS PRELOAD BOT [--entry E --version V | --bots-dir D]`
-    (IDS: "off" unsandboxed, else a cold seat's user and group ids inside, as "UID:GID";
-    PRELOAD: modules, comma-separated, or "-"), its control socket as stdin: serve fork
-    requests until the socket closes."""
+    """The server, started with a cold seat's own arguments (`python -m naparena.bots.serve
+    BOT ...`, so that a seat's /proc/self/cmdline and sys.argv are a cold seat's) and its
+    control socket as stdin, on which the match first says "IDS PRELOAD" (IDS: "off"
+    unsandboxed, else a cold seat's user and group ids inside, as "UID:GID"; PRELOAD:
+    modules, comma-separated, or "-"); then serve fork requests until the socket closes."""
     global _SERVER_HOME
     _SERVER_HOME = os.environ.get("HOME", "")
-    args = sys.argv[1:] if argv is None else argv
+    seat_args = sys.argv[1:] if argv is None else argv
     control = socket.socket(fileno=0)
-    sandboxed = args[0] != "off"
-    seat_ids = tuple(int(n) for n in args[0].split(":")) if sandboxed else (0, 0)
-    seat_args = args[2:]
+    settings = control.recv(4096).decode().split(" ")
+    if len(settings) != 2:
+        return 2  # not the match's settings: no seats from here
+    ids, preload = settings
+    sandboxed = ids != "off"
+    seat_ids = tuple(int(n) for n in ids.split(":")) if sandboxed else (0, 0)
     try:
         if sandboxed:
             _own_proc()
             _own_user(seat_ids[0], seat_ids[1])
             _drop_capabilities()
             _SHARED[:] = _shared()
-        for module in (m for m in args[1].split(",") if m and args[1] != "-"):
+        for module in (m for m in preload.split(",") if m and preload != "-"):
             importlib.import_module(module)
         found = serve.seat_args(seat_args)
         if found is None:
@@ -417,16 +421,25 @@ _SHARED: list[tuple[bytes, int]] = []
 
 
 def _shared() -> list[tuple[bytes, int]]:
-    """The writable mounts this process sees but /proc's, with the flags that remount each
+    """The writable mounts this process sees but /proc's and device nodes', with the flags that remount each
     read-only keeping the others (a mount's own flags are locked in a seat's namespace)."""
     out = []
     for path, options, kind in _mounts():
-        if kind != "proc" and "rw" in options:
+        if kind != "proc" and "rw" in options and not _device(path):
             flags = MS_REMOUNT | MS_BIND | MS_RDONLY
             for option in options:
                 flags |= _FLAGS.get(option, 0)
             out.append((path.encode(), flags))
     return out
+
+
+def _device(path: str) -> bool:
+    """A device node bound on its own (/dev/null, /dev/urandom, ...): left writable, as a
+    cold seat has it; what is written there is kept nowhere."""
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _mounts() -> list[tuple[str, list[str], str]]:
@@ -490,8 +503,7 @@ def _first_process(status: socket.socket | None, pipes: tuple[int, ...]) -> None
     if child != 0:
         _watch(child, status, pipes)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the bot's, as Python starts it
-    os.setsid()
-    _drop_capabilities()
+    _drop_capabilities()  # in PID 1's session and process group, as bubblewrap's bot is
 
 
 def _check(result: int, what: str) -> None:

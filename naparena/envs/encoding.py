@@ -80,7 +80,7 @@ OBS_SIZE = sum(size for _, size in BLOCKS.values())
 _NBIDS = len(BID_NAMES)
 
 
-def _cells_of(vector: np.ndarray) -> memoryview[float]:
+def cells_of(vector: np.ndarray) -> memoryview[float]:
     """The vector's floats as a memoryview: one set through it costs half numpy's item set."""
     return cast("memoryview[float]", vector.data)
 
@@ -92,47 +92,72 @@ def encode(view: View, out: np.ndarray | None = None, cleared: bool = False) -> 
     v = np.zeros(OBS_SIZE, np.float32) if out is None else out
     if out is not None and not cleared:
         v.fill(0)
-    # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
-    # list of places, costs more than the whole view's thirty-odd cells this way.
-    cell, me, n = _cells_of(v), view.seat, view.players
-    for c in view.hand:
-        cell[_HAND + c] = 1.0
-    for c in view.seen:
-        cell[_SEEN + c] = 1.0
-    for s, c in view.trick:
-        cell[_TRICK + (s - me) % n * 52 + c] = 1.0
-    for _, plays, _ in view.tricks:
-        for _, c in plays:
-            cell[_PLAYED + c] = 1.0
-    for s, b in view.bids:
-        cell[_BIDS + (s - me) % n * _NBIDS + _BID_INDEX[b]] = 1.0
-    for s in view.active:
-        cell[_ACTIVE + (s - me) % n] = 1.0
-    for s in view.peeps:
-        cell[_PEEPS + (s - me) % n] = 1.0
-    cell[_DEALER + (view.dealer - me) % n] = 1.0
-    cell[_PLAYERS + n - 1] = 1.0
-    if view.kind is not None:
-        cell[_KIND + _KIND_INDEX[view.kind]] = 1.0
-    if view.bidder is not None:
-        cell[_BIDDER + (view.bidder - me) % n] = 1.0
-    if view.contract is not None:
-        cell[_CONTRACT + _BID_INDEX[view.contract]] = 1.0
-    if view.trumps is not None:
-        cell[_TRUMPS + view.trumps] = 1.0
-    if view.trick:
-        cell[_LED + view.trick[0][1] // 13] = 1.0
-    if view.garnet_taker is not None:
-        cell[_GARNET + (view.garnet_taker - me) % n] = 1.0
-    hand_size = view.rules.hand_size
-    for s, w in enumerate(view.won):
-        if w:
-            cell[_WON + (s - me) % n] = w / hand_size
-    for s, k in view.exchanges:
-        cell[_EXCHANGES + (s - me) % n] = k / EXCHANGE_HELD
-    if view.kitty:
-        cell[_KITTY] = min(view.kitty, KITTY_SCALE) / KITTY_SCALE
+    write(cells_of(v), view)
     return v
+
+
+def write(cell: memoryview[float], view: View) -> None:
+    """The view's cells written into `cell` (a zeroed float32 vector of OBS_SIZE, or the
+    row of a batch, as a memoryview): the one writer of the layout, for `encode` and the
+    batched environments."""
+    # Cell by cell through a memoryview: a numpy item set, or a fancy assignment from a
+    # list of places, costs more than the whole view's twenty-odd cells this way. The view
+    # is unpacked at once (one tuple unpacking, not 22 field reads), and an empty block
+    # costs a test, not a loop's set-up: this runs at every step of every batched table.
+    (kind, me, _, hand, trumps, trick, tricks, won, seen, bids, bidder, contract, rules, n, dealer, active,
+     _, _, kitty, peeps, exchanges, garnet_taker) = view
+    place = _PLACES[n][me]  # seat -> its place counted from the observer
+    for c in hand:
+        cell[_HAND + c] = 1.0
+    if trick:
+        for s, c in trick:
+            cell[_TRICK + place[s] * 52 + c] = 1.0
+        cell[_LED + trick[0][1] // 13] = 1.0
+    if tricks:
+        for _, plays, _ in tricks:
+            for _, c in plays:
+                cell[_PLAYED + c] = 1.0
+        size = rules.hand_size
+        for s, w in enumerate(won):
+            if w:
+                cell[_WON + place[s]] = w / size
+    if bids:
+        for s, b in bids:
+            cell[_BIDS + place[s] * _NBIDS + _BID_INDEX[b]] = 1.0
+    for s in active:
+        cell[_ACTIVE + place[s]] = 1.0
+    cell[_DEALER + place[dealer]] = 1.0
+    cell[_PLAYERS + n - 1] = 1.0
+    if kind is not None:
+        cell[_KIND_CELL[kind]] = 1.0
+    if bidder is not None:
+        cell[_BIDDER + place[bidder]] = 1.0
+    if contract is not None:
+        cell[_CONTRACT + _BID_INDEX[contract]] = 1.0
+    if trumps is not None:
+        cell[_TRUMPS + trumps] = 1.0
+    if seen or peeps or exchanges or kitty or garnet_taker is not None:
+        _write_extras(cell, place, seen, peeps, exchanges, kitty, garnet_taker)
+
+
+def _write_extras(cell: memoryview[float], place: tuple[int, ...], seen: tuple[int, ...], peeps: tuple[int, ...],
+                  exchanges: tuple[tuple[int, int], ...], kitty: int, garnet_taker: int | None) -> None:
+    """The blocks only some variants fill (peeps, exchanges, Sir Garnet, a kitty)."""
+    for c in seen:
+        cell[_SEEN + c] = 1.0
+    for s in peeps:
+        cell[_PEEPS + place[s]] = 1.0
+    for s, k in exchanges:
+        cell[_EXCHANGES + place[s]] = k / EXCHANGE_HELD
+    if kitty:
+        cell[_KITTY] = min(kitty, KITTY_SCALE) / KITTY_SCALE
+    if garnet_taker is not None:
+        cell[_GARNET + place[garnet_taker]] = 1.0
+
+
+# _PLACES[n][me][s]: seat s's place counted clockwise from the observer `me` at a table of n.
+_PLACES = [[tuple((s - me) % n for s in range(n)) for me in range(n)] if n else [] for n in range(SEATS + 1)]
+_KIND_CELL = {k: _KIND + i for k, i in _KIND_INDEX.items()}
 
 
 LEAN_SIZE = OBS_SIZE + NUM_ACTIONS  # the lean observation: the vector, then the mask as 0/1 floats
@@ -144,7 +169,7 @@ def lean(view: View, actions: Sequence[int]) -> np.ndarray:
     allocates one array instead of a vector, a mask and a dict."""
     v = np.zeros(LEAN_SIZE, np.float32)
     encode(view, v[:OBS_SIZE], cleared=True)
-    cell = _cells_of(v)
+    cell = cells_of(v)
     for a in actions:
         cell[OBS_SIZE + a] = 1.0
     return v
@@ -197,7 +222,9 @@ class Decision:
         if kind == PLAY:  # most decisions: a card is its own action (CARD is 0), no map needed
             self.actions, self._answers = sorted(legal), None
             return
-        if kind in (EXCHANGE, GARNET_DISCARD):
+        if kind == BID_KIND:  # the other common decision: a bid's action is BID + its place
+            self._answers = {BID + _BID_INDEX[b]: b for b in legal}
+        elif kind in (EXCHANGE, GARNET_DISCARD):
             self._answers = _by_places(kind, hand, legal)
         else:
             self._answers = {action_of(kind, hand, a): a for a in legal}
@@ -216,7 +243,7 @@ class Decision:
         """The engine's answer for `action`, or `default` for an action outside the mask."""
         if self._answers is None:  # a card: the engine wants a plain int, not a numpy one
             return int(action) if action in self.actions else default
-        return self._answers.get(action, default)
+        return self._answers.get(int(action), default)
 
     @classmethod
     def of(cls, view: View) -> Decision:

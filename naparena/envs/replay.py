@@ -55,14 +55,15 @@ def replay(run_dir: str | Path, match: int, seat: int = 0) -> Replay:
     answered (a fault, such as a time-out, is the machine's and is not replayed)."""
     rd = RunDir(run_dir)
     t = recorded_tournament(rd)
-    log = rd.read_match(match)
-    if "skipped" in log:
-        raise ValueError(f"{rd}: match {match} was skipped: {log['skipped']}")
+    found = rd.read_match(match)
+    if found.skipped is not None:
+        raise ValueError(f"{rd}: match {match} was skipped: {found.skipped}")
+    log = found.data
     players = len(log["bots"])
     if not 0 <= seat < players:
         raise ValueError(f"seat {seat} is not at this match's table of {players}")
     by_alias = {b.alias: b for b in t.bots}
-    stand_ins = set(log["match"].get("stand_ins", ()))
+    stand_ins = set(found.stand_ins)
     opponents: list[dict[str, Any]] = []
     for s, logged in enumerate(log["bots"]):
         if s == seat:
@@ -77,7 +78,7 @@ def replay(run_dir: str | Path, match: int, seat: int = 0) -> Replay:
             entry["command"] = t.command_of(bot)
         opponents.append(entry)
     rules = Rules.from_dict(log["rules"])
-    boards = board_seeds(log["seed"], log["match"]["hands"]) if log["match"].get("boards") else None
+    boards = board_seeds(log["seed"], found.spec.hands) if found.spec.boards else None
     env = NapSeatEnv(rules, players, seat=seat, opponents=opponents, hands=len(log["hands"]),
                      stack=log.get("stack", 0), bots_dir=rd.read_where().get("bots_dir"), timeout=t.timeout,
                      confinement=t.seats)

@@ -7,52 +7,25 @@ programs (`command`), started and spoken to exactly as `naparena run` does.
 
 from __future__ import annotations
 
-import random
-import warnings
+import weakref
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from naparena.arena.match import sandbox
-from naparena.arena.match.job import seat_record
-from naparena.arena.match.play import supervisor
-from naparena.arena.match.seats import close_seats, start_seats
-from naparena.arena.session import resolve_sandbox
-from naparena.arena.setup.reader import _bot_process
-from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import Confinement, Isolation
+from naparena.arena.match.seats import RemoteBot
+from naparena.arena.setup.settings import Confinement
 from naparena.bots.bot import DEFAULT_TIMEOUT
-from naparena.bots.plugins import load_registry
 from naparena.envs.aec import describe, observation_is_lean, observation_space
 from naparena.envs.encoding import NUM_ACTIONS
+from naparena.envs.lineup import Lineup, Opponent, SeatedTable, close_left
 from naparena.envs.table import Table, rules_of
-from naparena.game.engine import Hand
 from naparena.game.rules import Rules
 from naparena.game.view import View
-from naparena.table import Seat
-from naparena.table import Table as Sitting
 
-Opponent = str | Mapping[str, Any]
-
-
-def _seat_spec(opponent: Opponent, seat: int) -> dict[str, Any]:
-    """A bot name, or {"name", "params", "isolation", "command"} as a tournament file's [[bots]]
-    entry, its `isolation` and `command` checked by the file's own reader (the same words)."""
-    spec: dict[str, Any] = {"name": opponent} if isinstance(opponent, str) else dict(opponent)
-    unknown = set(spec) - {"name", "params", "isolation", "command"}
-    if unknown or "name" not in spec:
-        raise ValueError(f"opponent {opponent!r}: give a bot name, or name, params, isolation, command")
-    command, isolation = _bot_process(spec, "", f"opponents[seat {seat}]")
-    out = {"alias": f"{spec['name']}@{seat}", "name": spec["name"], "params": dict(spec.get("params", {}))}
-    if command is not None or isolation is Isolation.PROCESS:
-        out["isolation"] = Isolation.PROCESS
-        if command is not None:
-            out["command"] = list(command)
-    return out
+__all__ = ["NapSeatEnv", "Opponent"]
 
 
 class NapSeatEnv(gym.Env):
@@ -71,6 +44,10 @@ class NapSeatEnv(gym.Env):
     `reset` returns in `info["reward"]` the chips of any hand settled before the learner's
     first turn (a dealer sitting out at six). A match in which the learner would never act
     is dealt again from a seed derived from the first.
+    `kinds=["bid"], base="heuristic"`: the learner answers only those decision kinds; the
+    bot `base` sits in its seat and answers the rest (and gets the seat's hooks), as
+    `policy_bot(..., kinds=…, base=…)` plays at a tournament's table.
+    `naparena.envs.vector.NapVectorEnv` steps many of these tables at once.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 4}
@@ -80,79 +57,57 @@ class NapSeatEnv(gym.Env):
                  opponents: Sequence[Opponent] = ("random",), hands: int = 1,
                  overrides: Mapping[str, Any] | None = None, bots_dir: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, confinement: Confinement | None = None, stack: int = 0,
-                 observation: str = "rich", render_mode: str | None = None):
+                 observation: str = "rich", render_mode: str | None = None,
+                 kinds: Sequence[str] | None = None, base: Opponent | None = None):
         self.rules = rules_of(variant, overrides)
         self.rules.check_players(players)
         if not 0 <= seat < players:
             raise ValueError(f"seat {seat} is not at a table of {players}")
-        others = [s for s in range(players) if s != seat]
-        chosen = list(opponents)
-        if len(chosen) == 1:
-            chosen *= len(others)  # one name fills every other seat
-        if len(chosen) != len(others):
-            raise ValueError(f"{len(others)} opponents needed, {len(chosen)} given")
+        self.lineup = Lineup(self.rules, players, opponents, hands=hands, stack=stack, bots_dir=bots_dir,
+                             timeout=timeout, confinement=confinement, kinds=kinds, base=base)
+        self.seated = SeatedTable(self.lineup, seat)
+        # A dropped environment (a notebook cell run again, a script that forgets close())
+        # ends its seat processes when it is collected.
+        self._finalizer = weakref.finalize(self, close_left, self.seated.remotes)
         self.players, self.seat, self.hands, self.stack = players, seat, hands, stack
-        self.specs = {s: _seat_spec(o, s) for s, o in zip(others, chosen)}
-        # Absolute, as a run gives it: seat processes start in an empty directory.
-        folder = Path(bots_dir or "bots")
-        self.bots_dir = str(folder.absolute()) if folder.is_dir() else None
-        self.timeout, self.confinement = timeout, self._resolved(confinement or Confinement())
-        self.registry = load_registry(self.bots_dir)
-        for spec in self.specs.values():
-            if "command" not in spec:
-                cls = self.registry.get(spec["name"]).cls  # an unknown name fails here, not mid-episode
-                if spec.get("isolation") == Isolation.PROCESS:  # its own module, seen in its sandbox
-                    spec["files"] = sandbox.module_files(cls)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}; known: {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.lean = observation_is_lean(observation)
         self.observation_space = observation_space(self.lean)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.table: Table | None = None
-        self.bots: dict[int, Any] = {}
-        self.remotes: dict[int, Any] = {}
-        self.sitting: Sitting | None = None
 
-    def _resolved(self, confinement: Confinement) -> Confinement:
-        """The sandbox mode resolved once, as a run resolves it (auto: bubblewrap where it
-        works, else off with a warning), so the seats compare it and infer nothing."""
-        if not any(spec.get("isolation") == Isolation.PROCESS for spec in self.specs.values()):
-            return confinement
-        resolved, warning = resolve_sandbox(confinement, None)
-        if warning is not None:
-            warnings.warn(warning, stacklevel=3)
-        return resolved
+    @property
+    def table(self) -> Table | None:
+        """The match in progress (the engine's, driven from outside): None before `reset`."""
+        return self.seated.table
+
+    @property
+    def bots(self) -> dict[int, Any]:
+        """The bots seated for the match in progress, by seat."""
+        return self.seated.bots
+
+    @property
+    def remotes(self) -> dict[int, RemoteBot]:
+        """The seat processes playing now, by seat."""
+        return self.seated.remotes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray] | np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         match_seed = seed if seed is not None else int(self.np_random.integers(2 ** 63))
-        while True:
-            self._close_bots()
-            self.table = Table(self.rules, self.players, self.hands, match_seed, self.stack,
-                               (options or {}).get("boards"), self._answered)
-            self._seat_bots(match_seed, (options or {}).get("bot_seeds"))
-            self._start_hand()
-            reward = self._play_others()
-            if not self.table.over:
-                info: dict[str, Any] = {"reward": reward}
-                if not self.lean:
-                    info["view"] = self._view()
-                return self._obs(), info
-            # The learner sat out the whole match (a dealer out at six): an episode needs a turn.
-            match_seed = derive_seed(match_seed, "again")
+        given = options or {}
+        info: dict[str, Any] = {"reward": self.seated.deal(match_seed, given.get("boards"), given.get("bot_seeds"))}
+        if not self.lean:
+            info["view"] = self._view()
+        return self._obs(), info
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray] | np.ndarray, float, bool, bool, dict[str, Any]]:
         table = self.table
         assert table is not None and not table.over, "reset() first"
-        assert table.to_act == self.seat
-        reward = self._book(table.act(int(action)))
-        reward += self._play_others()
+        reward = self.seated.act(int(action))
         info: dict[str, Any] = {"records": table.records}
-        if table.over:
-            self._end_match()
-        elif not self.lean:
+        if not table.over and not self.lean:
             info["view"] = self._view()
         if self.render_mode == "human":
             self.render()
@@ -170,71 +125,7 @@ class NapSeatEnv(gym.Env):
         return text
 
     def close(self) -> None:
-        self._close_bots()
-
-    # --- the other seats ---------------------------------------------------------------
-
-    def _seat_bots(self, match_seed: int, given: Mapping[int, int] | None) -> None:
-        """The other seats' bots, at the table every entry point plays at (`naparena.table`):
-        the same hooks, match info, supervision and fault rules as a run."""
-        seeds = {s: derive_seed(match_seed, "bot", s) for s in self.specs}
-        seeds.update(given or {})
-        process = [seat_record(**self.specs[s], seed=seeds[s]) if s in self.specs else seat_record("learner", "", {}, 0)
-                   for s in range(self.players)]
-        self.remotes = start_seats(process, self.bots_dir, self.timeout, self.confinement, "environment")
-        self.bots = {s: self.remotes[s] if s in self.remotes else
-                     self.registry.make(spec["name"], spec["params"], random.Random(seeds[s]), s)
-                     for s, spec in self.specs.items()}
-        aliases = [p.alias for p in process]
-        self.sitting = Sitting([Seat(self.bots[s], aliases[s]) if s in self.bots else None
-                                for s in range(self.players)], supervisor(self.timeout))
-        self.sitting.start_match(0, aliases, self.rules, self.hands, self.timeout)
-
-    def _start_hand(self) -> None:
-        assert self.table is not None and self.sitting is not None
-        self.sitting.start_hand(self.table.hand)
-
-    def _answered(self, hand: Hand) -> None:
-        """After every answer, the learner's too: the bots' events, and a hand's end told."""
-        assert self.sitting is not None
-        self.sitting.tell(hand)
-        if hand.over:
-            self.sitting.end_hand(hand)
-
-    def _play_others(self) -> float:
-        """Let the bots answer until it is the learner's turn or the match is over."""
-        table, sitting, reward = self.table, self.sitting, 0.0
-        assert table is not None and sitting is not None
-        while not table.over and table.to_act != self.seat:
-            seat = sitting.seats[table.to_act]
-            assert seat is not None and table.hand.kind is not None  # someone is to act until the match is over
-            if seat.dead:
-                reward += self._book(table.answer(table.hand.legal()[0]))
-                continue
-            seat.decisions += 1
-            answer, fault = sitting.watch.ask(table.hand, seat.decide[table.hand.kind], table.to_act, seat.watched)
-            reward += self._book(table.fault(fault) if fault is not None else table.answer(answer))
-        return reward
-
-    def _book(self, chips: list[int] | None) -> float:
-        if chips is None:
-            return 0.0
-        assert self.table is not None and self.sitting is not None
-        if self.sitting.told:
-            self.sitting.tell_hand_end(self.table.records[-1])
-        if not self.table.over:
-            self._start_hand()
-        return float(chips[self.seat])
-
-    def _end_match(self) -> None:
-        assert self.sitting is not None
-        self.sitting.end_match(self.hands)
-        self._close_bots()
-
-    def _close_bots(self) -> None:
-        if self.remotes:
-            close_seats(self.remotes)
-        self.remotes, self.bots = {}, {}
+        self.seated.close()
 
     # --- what the learner sees -----------------------------------------------------------
 
@@ -250,6 +141,9 @@ class NapSeatEnv(gym.Env):
         return self.table.acting_view()
 
 
-# `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is imported.
+# `gymnasium.make("naparena/Nap-v0", variant=..., players=..., opponents=[...])` once this module is
+# imported, and `gymnasium.make_vec("naparena/Nap-v0", num_envs=64, vectorization_mode="vector_entry_point",
+# ...)` for the batched environment (naparena.envs.vector), which takes the same arguments.
 if "naparena/Nap-v0" not in gym.registry:
-    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv")
+    gym.register("naparena/Nap-v0", entry_point="naparena.envs.single:NapSeatEnv",
+                 vector_entry_point="naparena.envs.vector:NapVectorEnv")

@@ -97,14 +97,17 @@ class Table:
         engine's fault (its documented default; in card play a revoke). Returns each seat's
         chips when a hand settles (and the kitty's share at the end under `kitty_at_end =
         "split"`), else None."""
-        decision = self.decision()
+        decision = self._decision or self.decision()
         self._decision = self._view = None
-        answer = decision.get(int(action), _ILLEGAL)
+        answer = decision.get(action, _ILLEGAL)
+        hand = self.hand
         if answer is _ILLEGAL:
-            self.hand.fault(f"illegal action {int(action)}")
+            hand.fault(f"illegal action {int(action)}")
         else:
-            self.hand.apply(answer)
-        return self._after()
+            hand.apply_legal(answer)  # the action map holds legal answers only
+        if self.answered is not None:
+            self.answered(hand)
+        return self._settle() if hand.over else None
 
     def answer(self, answer: Any) -> list[int] | None:
         """Answer with the engine's own answer (a bot's), checked by the engine as in a run."""
@@ -117,6 +120,12 @@ class Table:
         self._decision = self._view = None
         self.hand.fault(reason)
         return self._after()
+
+    def settle(self) -> list[int] | None:
+        """After answers given to the hand directly (the bots', by their table): the chips of
+        a finished hand, settled, as `act` returns them; None while it goes on."""
+        self._decision = self._view = None
+        return self._settle() if self.hand.over else None
 
     def _after(self) -> list[int] | None:
         if self.answered is not None:

@@ -394,6 +394,20 @@ class Hand:
         self.decisions += 1
         self._decide(kind, seat, answer)
 
+    def apply_legal(self, answer: Any) -> None:
+        """Apply an answer the caller took from `legal()` itself, as an environment's action
+        map does (it holds the legal answers and nothing else): `apply` without checking
+        the answer again, for the batched environments' hot loop. A caller that cannot
+        vouch for its answer (a bot's) calls `apply`, which faults an illegal one."""
+        kind, seat = self.kind, self.to_act
+        if seat is None:
+            raise RuntimeError("no decision is due: the hand is over")
+        if kind == PLAY:
+            return self._play(seat, answer)
+        assert kind is not None  # set with to_act
+        self.decisions += 1
+        self._decide(kind, seat, answer)
+
     def fault(self, reason: str) -> None:
         """The acting seat failed to give a legal answer: apply the kind's documented default."""
         seat, kind = self.to_act, self.kind

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from naparena.errors import RulesError
+from naparena.errors import RulesError, did_you_mean
 from naparena.game.cards import PACK_SIZES
 
 # Bid ladders, low → high. The ladder a variant uses depends on its kind of game.
@@ -263,15 +262,13 @@ def _check_combinations(r: Rules) -> None:
 def make_rules(base: str = "classic", overrides: Mapping[str, Any] | None = None) -> Rules:
     """A validated `Rules`: the named variant `base` with `overrides` applied."""
     if base not in VARIANTS:
-        close = difflib.get_close_matches(base, VARIANTS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(base, VARIANTS)
         raise RulesError("base", f"unknown variant {base!r}{hint}; known: {', '.join(VARIANTS)}")
     options = dict(VARIANTS[base].options)
     defaults = Rules()
     for option, value in (overrides or {}).items():
         if option not in options:
-            close = difflib.get_close_matches(option, options, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(option, options)
             raise RulesError(option, f"unknown rules option{hint}; known: {', '.join(options)}")
         _check_type(option, value, getattr(defaults, option))
         options[option] = value

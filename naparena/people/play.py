@@ -24,12 +24,13 @@ import orjson
 
 from naparena.arena.records.checkpoint import EVERY_ENV
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.session import Quiet
-from naparena.arena.setup.reader import parse_tournament
+from naparena.arena.session import Quiet, registry_for
+from naparena.arena.setup.reader import check_bots, parse_tournament
 from naparena.arena.setup.settings import NAME
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
-from naparena.errors import ConfigError, NaparenaError, RunError
+from naparena.errors import ConfigError, NaparenaError, RulesError, RunError, did_you_mean
+from naparena.game.rules import VARIANTS, make_rules
 from naparena.people.seat import NAME as HUMAN
 from naparena.people.seat import table_address
 from naparena.people.table import Table, after_exchanges
@@ -54,6 +55,7 @@ def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_d
     """One person and `bots` at one table of `variant`, in every seating of the design."""
     if not bots:
         raise ConfigError("", "--bots", "name at least one bot to play against, e.g. --bots heuristic,random")
+    _check_table(variant, len(bots))
     entries: list[dict[str, Any]] = [{"name": HUMAN, "alias": YOU, "command": seat_command()}]
     taken = {YOU}
     for name in bots:
@@ -65,7 +67,25 @@ def quick_tournament(variant: str, bots: list[str], hands: int, seed: int, log_d
     data = {"tournament": {"name": "play", "seed": seed, "hands": hands, "table": len(entries),
                            "duplicate": False, "workers": 1, "timeout": PERSON_TIMEOUT, "log_dir": log_dir},
             "bots": entries, "variants": [{"name": variant}], "seats": {"sandbox": NO_SANDBOX}}
-    return parse_tournament(data, None)
+    t = parse_tournament(data, None)
+    try:
+        check_bots(t, registry_for(t))
+    except ConfigError as e:  # the file is play's own: what is wrong is a name in --bots
+        raise ConfigError("", "--bots", e.message) from None
+    return t
+
+
+def _check_table(variant: str, bots: int) -> None:
+    """Refuse a variant or a table the person typed by the flag they typed it with: the
+    tournament file's keys and advice would name a file they never wrote."""
+    if variant not in VARIANTS:
+        raise ConfigError("", "--variant", f"unknown variant {variant!r}{did_you_mean(variant, VARIANTS)}; "
+                                           f"known: {', '.join(VARIANTS)}")
+    try:
+        make_rules(variant).check_players(bots + 1)
+    except RulesError as e:
+        players = f"you and {bots} bot{'' if bots == 1 else 's'} are {bots + 1} players"
+        raise ConfigError("", "--bots", f"{players}, and in {variant} {e.message}") from None
 
 
 #: The human seat reaches its table through a socket of this machine's network and finds
@@ -203,7 +223,9 @@ class TableServer:
             table.feed(message)
             kind = message.get("type")
             started = started or kind == "match"
-            if kind == "hand_end":
+            if kind == "match" and message.get("first_hand"):
+                self.went_before(table, message["first_hand"])
+            elif kind == "hand_end":
                 self.dealt(table, message.get("record", {}))
             elif kind == "decide":
                 nothing_to_choose, answer = table.only_answer()
@@ -215,13 +237,22 @@ class TableServer:
             elif kind == "shutdown":
                 break
         if started:  # a handshake check (preflight) opens and closes without a match
-            for n, record in self.held(table.match).items():
-                table.held[n], table.after[n] = record.get("deal", []), after_exchanges(record)
+            logged = self.held(table.match)
+            if logged:
+                table.logged([logged[n] for n in sorted(logged)])
             for alias, chips in zip(table.seats, table.won):
                 self.totals[alias] = self.totals.get(alias, 0) + chips
             self.left = max(self.left - 1, 0)
             if not self.front.match_over(table, self.left) and self.left:
                 raise Stop
+
+    def went_before(self, table: Table, first_hand: int) -> None:
+        """A match resumed at `first_hand`: the hands before it, from its checkpoint, count
+        in the score and the turns as they did when they were played."""
+        if self.run_dir is None:
+            return
+        records = [self.run_dir.checkpointed_hand(table.match, n) for n in range(first_hand)]
+        table.went_before([r for r in records if r is not None])
 
     def dealt(self, table: Table, public: dict[str, Any]) -> None:
         """What everybody held in the hand that just ended, from the match's checkpoint
@@ -238,9 +269,9 @@ class TableServer:
     def earlier(self, run_dir: RunDir) -> None:
         """Each bot's chips in the matches already logged (a resumed run): the running score starts there."""
         for path in run_dir.match_files():
-            data = run_dir.read_match_file(path)
-            for record in data.get("hands", ()):
-                for alias, chips in zip(data["match"]["seats"], record["chips"]):
+            logged = run_dir.read_match_file(path)
+            for record in logged.hands:
+                for alias, chips in zip(logged.spec.seats, record["chips"]):
                     self.totals[alias] = self.totals.get(alias, 0) + chips
 
     def held(self, match: int) -> dict[int, dict[str, Any]]:
@@ -252,7 +283,7 @@ class TableServer:
         if self.run_dir is None or not self.run_dir.has_match(match):
             return {}
         try:
-            return dict(enumerate(self.run_dir.read_match(match)["hands"]))
+            return dict(enumerate(self.run_dir.read_match(match).hands))
         except (NaparenaError, KeyError):
             return {}
 

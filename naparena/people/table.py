@@ -186,6 +186,20 @@ def after_exchanges(record: dict[str, Any]) -> list[list[int]]:
     return held
 
 
+def decisions(record: dict[str, Any], seat: int) -> int:
+    """The decisions `seat` was asked in a finished hand (each one of its turns at the table):
+    its bids, its other decisions (peeps, exchanges, trumps…), its cards, and a card it
+    revoked with (a fault, not in the tricks). Sir Garnet's taker is not asked its bid: it
+    bids Nap."""
+    took_garnet = any(d[0] == seat and d[1] == "garnet" and d[2] for d in record.get("pre", ()))
+    asked = [s for s, _bid in record.get("bids", ()) if not (s == seat and took_garnet)]
+    asked += [d[0] for d in record.get("pre", ())]
+    asked += [s for _leader, plays, _winner in record.get("tricks", ()) for s, _card in plays]
+    asked += [s for s, _card in record.get("trick", ())]
+    asked += [f[1] for f in record.get("faults", ()) if f[2] == "play"]
+    return asked.count(seat)
+
+
 @dataclass
 class Table:
     """Everything the seat has been told in this match, as the person may see it."""
@@ -205,6 +219,7 @@ class Table:
     held: dict[int, list[Any]] = field(default_factory=dict)
     earlier: dict[str, int] = field(default_factory=dict)  # chips per alias in this run's earlier matches
     after: dict[int, list[Any]] = field(default_factory=dict)   # each hand's cards after the exchanges, where any
+    ended: list[dict[str, Any]] = field(default_factory=list)  # each finished hand's last frame, not yet drawn
 
     def running(self) -> dict[str, int]:
         """Chips per bot over the whole run so far: earlier matches and this one."""
@@ -239,9 +254,59 @@ class Table:
                 if i < len(self.won):
                     self.won[i] += c
             self.finished.append(record)
+            self.ended.append(self.end_frame(record))
             self.happened = []
         elif kind in ("match_end", "shutdown"):
             self.over = True
+
+    def went_before(self, records: list[dict[str, Any]]) -> None:
+        """The hands of this match played before it was resumed (its checkpoint's): their
+        chips, the person's turns in them and what everybody held, as if seen at the time."""
+        for record in records:
+            for i, c in enumerate(record.get("chips", ())):
+                if i < len(self.won):
+                    self.won[i] += c
+            self.turn += decisions(record, self.seat)
+            n = record.get("n")
+            if isinstance(n, int) and record.get("deal"):
+                self.held[n], self.after[n] = record["deal"], after_exchanges(record)
+
+    def logged(self, records: list[dict[str, Any]]) -> None:
+        """The match's log, once booked: its hands' chips are the match's, whatever this
+        table heard (the log is what the standings count)."""
+        self.won = [0] * len(self.seats)
+        for record in records:
+            for i, c in enumerate(record.get("chips", ())):
+                if i < len(self.won):
+                    self.won[i] += c
+            n = record.get("n")
+            if isinstance(n, int):
+                self.held[n], self.after[n] = record.get("deal", []), after_exchanges(record)
+
+    def end_frame(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A finished hand as the table stood at its end, to draw it: its own header (not the
+        next hand's), the last trick and who took it, the cards each seat had left (the
+        person's own: those of its last decision in the hand, less what it played after)."""
+        n, v = record.get("n"), self.view
+        tricks = list(record.get("tricks") or ())
+        plays = [p for _leader, trick, _winner in tricks for p in trick] + list(record.get("trick") or ())
+        last, winner = (tricks[-1][1], tricks[-1][2]) if tricks else (list(record.get("trick") or ()), None)
+        if record.get("trick"):  # a hand decided in the middle of a trick (a revoke): that trick
+            last, winner = list(record["trick"]), None
+        active = v.get("active") if v.get("hand_no") == n else None
+        size = self.rules.get("hand_size", 5)
+        held = [0 if active is not None and s not in active else max(size - sum(1 for p, _ in plays if p == s), 0)
+                for s in range(len(self.seats))]
+        mine = list(v.get("hand", ())) if v.get("hand_no") == n else []
+        yours = [c for c in mine if c not in {c for p, c in plays if p == self.seat}]
+        won = [0] * len(self.seats)
+        for _leader, _trick, w in tricks:
+            if isinstance(w, int) and 0 <= w < len(won):
+                won[w] += 1
+        return {"match": self.match, "hands": self.hands, "n": n, "dealer": record.get("dealer"),
+                "contract": record.get("contract"), "bidder": record.get("bidder"), "trumps": record.get("trumps"),
+                "kitty": record.get("kitty"), "result": record.get("result"), "chips": list(record.get("chips", ())),
+                "won": list(self.won), "tricks": won, "trick": last, "winner": winner, "yours": yours, "held": held}
 
     def is_you(self, seat: Any) -> bool:
         return isinstance(seat, int) and 0 <= seat < len(self.seats) and self.seats[seat] == "you"

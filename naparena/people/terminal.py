@@ -49,6 +49,7 @@ class TerminalFront:
         if keys is None or screen is None:
             keys, screen = open_terminal()
         self.keys, self.screen = keys, screen
+        self.asking = False  # a prompt is on the screen, its answer not typed yet
 
     def _say(self, text: str) -> None:
         self.screen.write(text)
@@ -77,12 +78,22 @@ class TerminalFront:
 
     def _line(self, prompt: str) -> str:
         self._say(prompt)
+        self.asking = True
         line = self.keys.readline()
         if not line:  # end of input: the person has gone
             raise Stop
+        self.asking = False  # the Enter typed ended the prompt's line
         return line.strip()
 
+    def end_line(self) -> None:
+        """Leave the table on a line of its own: a prompt left unanswered (Ctrl-C, the end of
+        input) still holds the cursor, and what is said next would start after it."""
+        if self.asking:
+            self._say("\n")
+            self.asking = False
+
     def _hand_ends(self, table: Table) -> None:
+        table.ended.clear()  # the frames to draw a hand's end are the web table's
         while table.finished:
             record = table.finished.pop(0)
             self._show(table.hand_end(record) + "\n")

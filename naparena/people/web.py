@@ -70,9 +70,10 @@ class WebFront:
         """What a request to leave the table does (the table server's `leave`)."""
         self.board.leave = leave
 
-    def finish(self, result: dict[str, Any], resume: str | None = None) -> None:
+    def finish(self, result: dict[str, Any], resume: str | None = None, why: str = "left") -> None:
         """The run's end: each bot's rate per variant, best first, as the standings give them;
-        after the person left, with the command that goes on."""
+        when it was stopped (`why`: the person left the table, or Ctrl-C at the terminal), with
+        the command that goes on."""
         lines = []
         for variant, data in result.get("variants", {}).items():
             lines.append(variant)
@@ -81,8 +82,11 @@ class WebFront:
                 interval = f"  [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else ""
                 lines.append(f"  {row['bot']}: {row['per100']:+.2f} chips per 100 hands{interval}, "
                              f"{row['hands']} hands")
-        message = "the run is over: the standings" if resume is None else \
-            "you left the table: the standings so far"
+        if resume is None:
+            message = "the run is over: the standings"
+        else:
+            stopped = "you left the table" if why == "left" else "the run was stopped at its terminal (Ctrl-C)"
+            message = stopped + (": the standings so far" if lines else ": no match was over, so no standings yet")
         self.board.publish(over=True, left=0, waiting=False, message=message,
                            standings="\n".join(lines) or "no match was finished", resume=resume or "")
 
@@ -96,24 +100,25 @@ class WebFront:
             self.httpd.shutdown()
         self.httpd.server_close()
 
-    def _ended(self, table: Table) -> list[str]:
+    def _ended(self, table: Table) -> dict[str, Any]:
+        """The hands that ended since the last screen, to publish with it: their texts (the
+        last three kept), and the newest one's frame, which the page draws as that hand stood
+        at its end."""
         ended = list(self.board.state.get("ended", []))
         while table.finished:
-            record = table.finished.pop(0)
-            ended.append(table.hand_end(record))
-            tricks = record.get("tricks") or ()
-            self.board.publish(hand_over={"match": table.match, "n": record.get("n"), "result": record.get("result"),
-                                          "contract": record.get("contract"), "bidder": record.get("bidder"),
-                                          "chips": record.get("chips"), "trick": tricks[-1] if tricks else None})
-        return ended[-3:]
+            ended.append(table.hand_end(table.finished.pop(0)))
+        news: dict[str, Any] = {"ended": ended[-3:]}
+        if table.ended:
+            news["hand_over"] = table.ended[-1]
+            table.ended.clear()
+        return news
 
     def decide(self, table: Table) -> Any:
         view = table.view
         snapshot = table.snapshot()
         for card in snapshot["hand"]:
             card["name"] = card_name(card["card"]) if isinstance(card["card"], int) else str(card["card"])
-        self.board.publish(waiting=False, over=False, table=snapshot, ended=self._ended(table), error="",
-                           message="")
+        self.board.publish(waiting=False, over=False, table=snapshot, error="", message="", **self._ended(table))
         table.happened = []
         while True:
             text = self.board.answers.get()
@@ -129,11 +134,11 @@ class WebFront:
 
     def match_over(self, table: Table, left: int) -> bool:
         totals = "   ".join(f"{table.alias(i)} {c:+d}" for i, c in enumerate(table.won))
-        ended = self._ended(table)
+        news = self._ended(table)
         if table.held:
-            ended.append("what everybody held:\n" + table.deals())
-        self.board.publish(waiting=False, over=True, left=left, ended=ended, running=table.running(),
-                           message=f"match {table.match} over: {totals}")
+            news["ended"].append("what everybody held:\n" + table.deals())
+        self.board.publish(waiting=False, over=True, left=left, running=table.running(),
+                           message=f"match {table.match} over: {totals}", **news)
         if not left:
             return True
         while True:

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import shutil
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.records.logs import LoggedMatch
 from naparena.arena.records.run import Run, open_run
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import FLOATER_LADDER, SEVEN_LADDER, STANDARD_LADDER
@@ -56,7 +59,23 @@ th, td {{ padding: .25em .6em; border-bottom: 1px solid #e5e5e5; white-space: no
 th {{ text-align: right; border-bottom: 1px solid #999; font-weight: 600; }}
 td {{ text-align: right; font-variant-numeric: tabular-nums; }}
 th.name, td.name {{ text-align: left; white-space: normal; overflow-wrap: normal; }}
-div.wide {{ overflow-x: auto; }}
+div.wide {{ overflow-x: auto; max-width: 100%; }}
+@media (max-width: 560px) {{
+  body {{ padding: 0 .6em; }}
+  table {{ font-size: .8em; }}
+  th, td {{ padding: .2em .3em; }}
+  th {{ white-space: normal; }}
+  /* Rows stacked: each a few lines, every value after its column's name. */
+  div.stack thead {{ display: none; }}
+  div.stack table, div.stack tbody {{ display: block; }}
+  div.stack tr {{ display: flex; flex-wrap: wrap; align-items: baseline; gap: .1em .9em; padding: .45em 0;
+    border-bottom: 1px solid #e5e5e5; }}
+  div.stack td {{ border: 0; padding: 0; text-align: left; }}
+  div.stack td:empty {{ display: none; }}
+  div.stack td[data-label]::before {{ content: attr(data-label) " "; color: #666; }}
+  div.stack td.name {{ font-weight: 600; }}
+  div.stack td.name[data-label], div.stack td.name:nth-child(8) {{ flex-basis: 100%; font-weight: 400; }}
+}}
 ul.verdicts li {{ margin: .2em 0; }}
 td.sure {{ font-weight: 600; }}
 .warn {{ color: #a40000; }}
@@ -80,13 +99,39 @@ def hands_folder(out: Path) -> Path:
 
 def write_report(run_dir: str | Path | Run, out: str | Path) -> tuple[int, int]:
     """Write the page for `run_dir` to `out` and its hands into the folder beside it
-    (`hands_folder`); return the sizes in bytes of the page and of the hand files."""
+    (`hands_folder`); return the sizes in bytes of the page and of the hand files.
+
+    All or nothing: both are written under hidden names beside their places and moved
+    there at the end, so an interruption (Ctrl-C) or a full disk leaves no partial page or
+    folder, and a report already there as it was."""
     out = Path(out)
     run = open_run(run_dir, sound=False)
     catalogue = viewer.Catalogue(run.dir)
-    data = page(run, catalogue, hands_folder(out).name + "/").encode()
-    out.write_bytes(data)
-    return len(data), viewer.export(catalogue, hands_folder(out))
+    hands = hands_folder(out)
+    data = page(run, catalogue, hands.name + "/").encode()
+    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    partial_hands = hands.with_name(f".{hands.name}.partial-{os.getpid()}")
+    old_hands = hands.with_name(f".{hands.name}.old-{os.getpid()}")
+    moved = False
+    try:
+        partial.write_bytes(data)
+        size = viewer.export(catalogue, partial_hands)
+        if hands.is_dir():
+            hands.rename(old_hands)
+        partial_hands.rename(hands)
+        moved = True
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        shutil.rmtree(partial_hands, ignore_errors=True)
+        if moved:
+            shutil.rmtree(hands, ignore_errors=True)
+        if old_hands.is_dir():
+            old_hands.rename(hands)  # the report that was there stays whole
+        raise
+    finally:
+        shutil.rmtree(old_hands, ignore_errors=True)
+    return len(data), size
 
 
 def page(run_dir: str | Path | Run, catalogue: viewer.Catalogue | None = None, base: str | None = None) -> str:
@@ -167,10 +212,13 @@ def strength_section(rated: dict[str, Any], title: str = "Ratings, line-ups adju
     rows = rated["bots"]
     head = "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>"
                    for h in ("rank", "bot", "boards", "rating", "95% CI"))
-    body = "".join(f"<tr><td>{r['rank']}</td><td class='name'>{escape(r['bot'])}</td><td>{r['boards']:,}</td>"
-                   f"<td>{r['rating']:+.2f}</td><td>{_ci(r['ci95'])}</td></tr>" for r in rows)
+    body = "".join("<tr>" + _labelled([f"<td>{r['rank']}</td>", f"<td class='name'>{escape(r['bot'])}</td>",
+                                        f"<td>{r['boards']:,}</td>", f"<td>{r['rating']:+.2f}</td>",
+                                        f"<td class='ci'>{_ci(r['ci95'])}</td>"],
+                                       ["", "", "boards", "rating", "95% CI"]) + "</tr>" for r in rows)
     return [f"<h3>{escape(title)}</h3><p class='note'>{STRENGTH_NOTES[rated['model']]}</p>", intervals_chart(rows),
-            f"<table class='strength'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
+            f"<div class='wide stack'><table class='strength'><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+            "</table></div>"]
 
 
 def intervals_chart(rows: list[dict[str, Any]]) -> str:
@@ -320,12 +368,12 @@ def ranking_table(rows: list[dict[str, Any]], gaps: dict[str, dict[str, Any]], l
     """rank, bot, per 100, its interval, boards (variants), and the gap to the leader."""
     head = ["rank", "bot", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
         ["gap to leader", "95% CI", "p"]
-    out = ["<table class='ranking'><thead><tr>"
+    out = ["<div class='wide stack'><table class='ranking'><thead><tr>"
            + "".join(f"<th{' class=name' if h == 'bot' else ''}>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         rate = "—" if r["per100"] is None else f"{r['per100']:+.2f}"
         cells = [f"<td>{r['rank']}</td>", _name_cell(r["bot"], marks), f"<td>{rate}</td>",
-                 f"<td>{_ci(r['ci95'])}</td>", f"<td>{r.get('boards') or 0:,}</td>"]
+                 f"<td class='ci'>{_ci(r['ci95'])}</td>", f"<td>{r.get('boards') or 0:,}</td>"]
         if overall:
             cells.append(f"<td>{r['variants']}</td>")
         gap = gaps.get(r["bot"])
@@ -335,10 +383,20 @@ def ranking_table(rows: list[dict[str, Any]], gaps: dict[str, dict[str, Any]], l
             cells += ["<td>—</td>", "<td>—</td>", "<td>—</td>"]
         else:
             sure = " class='sure'" if _sure(gap["ci95"]) else ""
-            cells += [f"<td{sure}>{gap['diff']:+.2f}</td>", f"<td{sure}>{_ci(gap['ci95'])}</td>",
+            ci = " class='ci sure'" if sure else " class='ci'"
+            cells += [f"<td{sure}>{gap['diff']:+.2f}</td>", f"<td{ci}>{_ci(gap['ci95'])}</td>",
                       f"<td>{_p(gap['p_value'])}</td>"]
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    return "".join(out) + "</tbody></table>"
+        labels = ["", "", "per 100", "95% CI", "boards"] + (["variants"] if overall else []) + \
+            ["gap to leader", "gap's 95% CI", "p"]
+        out.append("<tr>" + _labelled(cells, labels) + "</tr>")
+    return "".join(out) + "</tbody></table></div>"
+
+
+def _labelled(cells: list[str], labels: list[str]) -> str:
+    """Table cells, each with its column's name (a phone shows the rows stacked, each value
+    after its name); an empty name: a cell that reads without one (a rank, a bot)."""
+    return "".join(cell.replace("<td", f"<td data-label='{escape(label)}'", 1) if label else cell
+                   for cell, label in zip(cells, labels))
 
 
 def _verdict_cell(pair: dict[str, Any]) -> str:
@@ -361,15 +419,17 @@ def pairs_table(pairs: list[dict[str, Any]], order: list[str], marks: dict[str, 
     head = "".join(f"<th{' class=name' if h in ('A', 'B', 'verdict') else ''}>{h}</th>"
                    for h in ("A", "B", "boards", "A − B", "95% CI", "p", "A won", "verdict")
                    + (("widest hands",) if links else ()))
-    out = [f"<div class='wide'><table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
+    out = [f"<div class='wide stack'><table class='pairs'><thead><tr>{head}</tr></thead><tbody>"]
+    labels = ["", "", "boards", "A − B", "95% CI", "p", "A won", "", "widest hands"]
     for p in turned:
         sure = " class='sure'" if _sure(p["ci95"]) else ""
         won = "—" if p.get("p_superior") is None else f"{p['p_superior']:.0%}"
-        out.append(f"<tr>{_name_cell(p['a'], marks)}{_name_cell(p['b'], marks)}<td>{p['units']:,}</td>"
-                   f"<td{sure}>{p['diff_per100']:+.2f}</td><td{sure}>{_ci(p['ci95'])}</td>"
-                   f"<td>{_p(p.get('p_value'))}</td><td>{won}</td>"
-                   f"<td class='name'>{_verdict_cell(p)}</td>"
-                   + (f"<td class='name'>{links(p['a'], p['b'])}</td>" if links else "") + "</tr>")
+        cells = [_name_cell(p["a"], marks), _name_cell(p["b"], marks), f"<td>{p['units']:,}</td>",
+                 f"<td{sure}>{p['diff_per100']:+.2f}</td>", f"<td{sure}>{_ci(p['ci95'])}</td>",
+                 f"<td>{_p(p.get('p_value'))}</td>", f"<td>{won}</td>", f"<td class='name'>{_verdict_cell(p)}</td>"]
+        if links:
+            cells.append(f"<td class='name'>{links(p['a'], p['b'])}</td>")
+        out.append("<tr>" + _labelled(cells, labels) + "</tr>")
     return "".join(out) + "</tbody></table></div>"
 
 
@@ -384,23 +444,22 @@ def bankrolls(run_dir: str | Path | RunDir) -> dict[str, dict[str, list[tuple[in
     full: dict[str, dict[str, list[int]]] = {}
     rd = RunDir(run_dir)
     for path in rd.match_files():
-        data = rd.read_match_file(path)
-        if "skipped" in data:
+        logged = rd.read_match_file(path)
+        if logged.skipped is not None:
             continue
-        per_bot = full.setdefault(data["match"]["variant"], {})
-        for record in data["hands"]:
-            for alias, chips in zip(_players(data, record["n"]), record["chips"]):
+        per_bot = full.setdefault(logged.spec.variant, {})
+        for record in logged.hands:
+            for alias, chips in zip(_players(logged, record["n"]), record["chips"]):
                 series = per_bot.setdefault(alias, [])
                 series.append((series[-1] if series else 0) + chips)
     return {v: {alias: _thin(series) for alias, series in bots.items()} for v, bots in full.items()}
 
 
-def _players(data: dict[str, Any], hand_no: int) -> list[str]:
+def _players(logged: LoggedMatch, hand_no: int) -> list[str]:
     """Who played each seat in hand `hand_no` of a match log: its alias, or the stand-in."""
-    stand_ins = set(data["match"].get("stand_ins", ()))
-    died = [s.get("crashed_at", math.inf) for s in data["summary"]["seats"]]
-    return [STAND_IN_ALIAS if seat in stand_ins or hand_no >= died[seat] else alias
-            for seat, alias in enumerate(data["match"]["seats"])]
+    died = [s.get("crashed_at", math.inf) for s in logged.summary["seats"]]
+    return [STAND_IN_ALIAS if seat in logged.stand_ins or hand_no >= died[seat] else alias
+            for seat, alias in enumerate(logged.spec.seats)]
 
 
 def _thin(series: list[int]) -> list[tuple[int, int]]:

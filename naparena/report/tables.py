@@ -56,6 +56,16 @@ def _ci(ci: Sequence[float] | None) -> str:
     return "—" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
+def sprt_line(s: Json) -> str:
+    """The sequential test's outcome in words; a test that never reached its warm-up says so,
+    since its LLR is then 0 by definition and "undecided" would suggest the bots are close."""
+    head = f"sequential test {s['a']} vs {s['b']} (delta {s['delta']:+g}): "
+    if s["verdict"] is None and s["boards"] < s["warmup"]:
+        return (head + f"not judged: {s['boards']} boards, fewer than the {s['warmup']} it takes before "
+                "its first verdict (more tournament.seeds or tournament.hands)")
+    return head + f"{s['verdict'] or 'undecided'} after {s['boards']} boards (LLR {s['llr']:+.2f})"
+
+
 def standings(console: Console, result: Json, wide: bool = False) -> None:
     """Per variant: the standings, make rates per contract, and the head-to-head table.
 
@@ -85,9 +95,7 @@ def standings(console: Console, result: Json, wide: bool = False) -> None:
         console.print(f"[yellow]{len(result['skipped'])} matches skipped[/] "
                       f"({escape(result['skipped'][0]['reason'])}{', …' if len(result['skipped']) > 1 else ''})")
     if result.get("sprt"):
-        s = result["sprt"]
-        console.print(f"sequential test {s['a']} vs {s['b']} (delta {s['delta']:+g}): "
-                      f"{s['verdict'] or 'undecided'} after {s['boards']} boards (LLR {s['llr']:+.2f})")
+        console.print(sprt_line(result["sprt"]), highlight=False)
     for alias, d in result["disqualified"].items():
         console.print(f"[red]{alias} disqualified[/] after match {d['after_match']}: "
                       f"{d['faults']} faults in {d['decisions']} decisions")

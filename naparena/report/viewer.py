@@ -11,7 +11,7 @@ file is read again only when it is shown.
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html import escape
@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.rundir import RunDir
 from naparena.game.rules import MISERE_BIDS, TRICKS_NEEDED
 
 LINKS_PER_PAIR = 3
-#: Matches per summary file: a filter reads the summaries a file at a time until it has a page of hands.
-CHUNK = 16
+#: Matches per file of the filters' index: a filter over a league of 3,000 matches reads a dozen
+#: files of a few hundred kilobytes (it read one file per 16 matches, 17 to 37 s under load).
+CHUNK = 256
 # Keys of a hand record the viewer shows; the rest (seeds, cut, gathered order) stay in the log.
 SHOWN = ("n", "dealer", "deal", "peep_card", "floater", "garnet", "stock", "bought", "pre", "bids", "bidder",
          "contract", "trumps", "tricks", "trick", "revoke", "faults", "result", "chips", "kitty")
@@ -54,6 +56,26 @@ def summary(record: dict[str, Any]) -> list[Any]:
             1 if record.get("faults") or record.get("revoke") is not None else 0, naps]
 
 
+# A hand in the filters' index: one integer, so that a league's index is small and a filter
+# reads it as fast as it can loop. Bits, low to high (viewer.js reads them back):
+#   4  bidder + 1 (0: none)           6  contract + 1 (into the index's contracts; 0: none)
+#   4  result (into its results)      1  faulted
+#  16  seats that bid Nap or above, one bit each
+SEATS_MAX = 16
+
+
+def packed(hand: list[Any], contracts: dict[str, int], results: dict[str, int]) -> int:
+    """A hand's summary as its index code."""
+    n, bidder, contract, result, faulted, naps = hand
+    if len(contracts) > 62 or len(results) > 15 or (bidder or 0) >= SEATS_MAX - 1:
+        raise ValueError("more contracts, results or seats than a hand's index code holds")
+    code: int = (0 if bidder is None else bidder + 1) | (0 if contract is None else contracts[contract] + 1) << 4
+    code |= results[result] << 10 | faulted << 14
+    for seat in naps:
+        code |= 1 << (15 + seat)
+    return code
+
+
 @dataclass
 class Entry:
     """One logged match as the catalogue keeps it."""
@@ -74,12 +96,12 @@ class Catalogue:
         self.rd = RunDir(run_dir)
         self.entries: list[Entry] = []
         for path in self.rd.match_files():
-            data = self.rd.read_match_file(path)
-            if "skipped" in data:
+            logged = self.rd.read_match_file(path)
+            if logged.skipped is not None:
                 continue
-            m = data["match"]
-            entry = Entry(m["index"], m["variant"], list(m["seats"]), path)
-            for record in data["hands"]:
+            m = logged.spec
+            entry = Entry(m.index, m.variant, list(m.seats), path)
+            for record in logged.hands:
                 entry.hands.append(summary(record))
                 entry.chips.append(tuple(record["chips"]))
             self.entries.append(entry)
@@ -91,29 +113,45 @@ class Catalogue:
 
     # --- the data files: `index`, `sNNNN` (summaries of CHUNK matches), `mNNNNNN` (a match) ---
 
-    def index(self) -> dict[str, Any]:
-        contracts = sorted({h[2] for e in self.entries for h in e.hands if h[2]})
-        return {"matches": [[e.index, e.variant, e.seats, len(e.hands)] for e in self.entries], "chunk": CHUNK,
-                "contracts": contracts, "naps": NAP_UP, "hands": self.hands}
+    @functools.cached_property
+    def contracts(self) -> list[str]:
+        return sorted({h[2] for e in self.entries for h in e.hands if h[2]})
 
-    def chunk(self, k: int) -> list[list[list[Any]]] | None:
+    @functools.cached_property
+    def results(self) -> list[str]:
+        return sorted({str(h[3]) for e in self.entries for h in e.hands})
+
+    def index(self) -> dict[str, Any]:
+        return {"matches": [[e.index, e.variant, e.seats, len(e.hands)] for e in self.entries], "chunk": CHUNK,
+                "contracts": self.contracts, "results": self.results, "naps": NAP_UP, "hands": self.hands}
+
+    def chunk(self, k: int) -> list[Any] | None:
+        """The filters' index of matches k·CHUNK to (k + 1)·CHUNK: per match, each hand's code
+        (`packed`), and its hand numbers where they are not simply 0, 1, 2…"""
         if not 0 <= k * CHUNK < max(len(self.entries), 1):
             return None
-        return [e.hands for e in self.entries[k * CHUNK:(k + 1) * CHUNK]]
+        contracts = {c: i for i, c in enumerate(self.contracts)}
+        results = {r: i for i, r in enumerate(self.results)}
+        part = []
+        for e in self.entries[k * CHUNK:(k + 1) * CHUNK]:
+            codes = [packed([*h[:3], str(h[3]), *h[4:]], contracts, results) for h in e.hands]
+            numbers = [h[0] for h in e.hands]
+            part.append(codes if numbers == list(range(len(numbers))) else [codes, numbers])
+        return part
 
     def match(self, index: int) -> dict[str, Any] | None:
         entry = self.by_index.get(index)
         if entry is None:
             return None
-        data = self.rd.read_match_file(entry.path)
+        hands = self.rd.read_match_file(entry.path).hands
         return {"index": entry.index, "variant": entry.variant, "seats": entry.seats,
-                "hands": [{k: r[k] for k in SHOWN if k in r} for r in data["hands"]]}
+                "hands": [{k: r[k] for k in SHOWN if k in r} for r in hands]}
 
     def data(self, name: str) -> Any:
         """The data file `name` (without .js), or None when there is none by that name."""
         if name == "index":
             return self.index()
-        if len(name) == 5 and name[0] == "s" and name[1:].isdigit():
+        if len(name) == 5 and name[0] == "f" and name[1:].isdigit():
             return self.chunk(int(name[1:]))
         if len(name) == 7 and name[0] == "m" and name[1:].isdigit():
             return self.match(int(name[1:]))
@@ -122,7 +160,7 @@ class Catalogue:
     def names(self) -> Iterator[str]:
         yield "index"
         for k in range((len(self.entries) + CHUNK - 1) // CHUNK):
-            yield f"s{k:04d}"
+            yield f"f{k:04d}"
         for e in self.entries:
             yield f"m{e.index:06d}"
 
@@ -130,8 +168,8 @@ class Catalogue:
 def data_script(name: str, data: Any) -> bytes:
     """A data file as a script that hands its data to the page: a page opened from disk may
     add a script from its folder, where a fetch of a file would be refused."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-    return f"naparenaData({json.dumps(name)},{text});\n".encode()
+    text = jsontext.dumps(data, compact=True, ensure_ascii=False).replace("</", "<\\/")
+    return f"naparenaData({jsontext.dumps(name)},{text});\n".encode()
 
 
 def export(catalogue: Catalogue, folder: Path) -> int:
@@ -187,7 +225,7 @@ def section(catalogue: Catalogue, base: str) -> str:
     bots = sorted({alias for e in catalogue.entries for alias in e.seats})
     variants = sorted({e.variant for e in catalogue.entries})
     opt = "".join(f"<option>{escape(b)}</option>" for b in bots)
-    config = json.dumps({"base": base}).replace("</", "<\\/")
+    config = jsontext.dumps({"base": base}).replace("</", "<\\/")
     return (f"<h2 id='viewer'>Hand viewer</h2><p class='note'>Every hand of the {len(catalogue.entries):,} "
             f"matches ({catalogue.hands:,} hands), loaded a match at a time: the deal face up, every decision "
             "(peeps, exchanges, purchases, Sir Garnet, the floater), each card by its player, the tricks, "

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, Protocol
 
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 from naparena.stats.strength import Lineup, LineupSums
@@ -35,6 +35,28 @@ DealSet = tuple[str, int, int] | tuple[str, int, int, int]
 #: A stratum of one bot, pair or position: the table number, then the seats or rotations behind
 #: each board value (they set its scale).
 Stratum = tuple[int, ...]
+
+
+class Scheduled(Protocol):
+    """What the standings need to know of a match of the schedule (the runner's
+    `MatchSpec` is one; stats imports nothing from the runner)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def stream(self) -> int: ...
+    @property
+    def table_no(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+    @property
+    def seats(self) -> tuple[str, ...]: ...  # the bots the schedule seats, seat by seat
+    @property
+    def boards(self) -> bool: ...
+
+
 # A stratum's line-up number without duplicate: table × this + seating (seatings per table < 1,000).
 SEATINGS_MAX = 1000
 
@@ -124,7 +146,7 @@ class _Open:
     rotation (a seat dies for the rest of its match, so what a bot misses is a suffix of
     the boards); its chips from there on are the stand-in's and never read."""
 
-    def __init__(self, table_no: int, seats: list[str], order: dict[str, int], hands: int):
+    def __init__(self, table_no: int, seats: Sequence[str], order: dict[str, int], hands: int):
         self.table_no, self.players = table_no, len(seats)
         self.names = sorted(set(seats), key=order.__getitem__)
         self.slot = {a: i for i, a in enumerate(self.names)}
@@ -178,19 +200,18 @@ class BoardBook:
         # line-up → its boards' sums, for the many-player ratings (`strength`)
         self.lineups: dict[str, dict[Lineup, LineupSums]] = {v: {} for v in variants}
 
-    def add(self, unit: DealSet, spec: dict[str, Any], summary: dict[str, Any], own: list[int] | None = None) -> None:
-        """One match of deal set `unit`: seat `s` is `spec["lineup"][s]` as scheduled
-        (`spec["seats"][s]` when nobody stood in), and its bot played the first `own[s]`
-        hands itself (`own_hands`; None: every seat all of them)."""
-        seats = spec.get("lineup") or spec["seats"]
+    def add(self, unit: DealSet, match: Scheduled, summary: dict[str, Any], own: list[int] | None = None) -> None:
+        """One match of deal set `unit`: seat `s` is `match.seats[s]` as scheduled, and its
+        bot played the first `own[s]` hands itself (`own_hands`; None: every seat all of them)."""
+        seats = match.seats
         per_hand = summary.get("hand_chips")
         if per_hand is None:  # a log from before boards: the whole match is one board
             per_hand = [[s["chips"] for s in summary["seats"]]]
         u = self.open.get(unit)
         if u is None:
-            u = self.open[unit] = _Open(spec["table_no"], seats, self.order, len(per_hand))
+            u = self.open[unit] = _Open(match.table_no, seats, self.order, len(per_hand))
         u.rotations += 1
-        if spec.get("boards"):
+        if match.boards:
             self.board_seeds[unit[0]] = True
         if len(per_hand) != len(u.chips) or set(seats) != set(u.names):
             u.incomplete = True
@@ -299,19 +320,19 @@ class BoardBook:
         return {"identical": same, "boards": boards, "share": same / boards, "dealing": dealing}
 
 
-def own_hands(spec: dict[str, Any], summary: dict[str, Any]) -> list[int] | None:
+def own_hands(match: Scheduled, booked: Sequence[str], summary: dict[str, Any]) -> list[int] | None:
     """Per seat, how many hands from the first its scheduled bot played itself: all, or
     those before the hand its seat died in (a crash, a time-out or a broken seat process:
-    `crashed_at`), or none where the stand-in held the seat from the start (`lineup`).
+    `crashed_at`), or none where the stand-in held the seat from the start (`booked` names
+    someone else there than the schedule's `match.seats`).
     The hand of death is the stand-in's too: the bot did not finish it. None when every
     bot played every hand, the common case. A log from before `hand_chips` cannot be
     split and is booked as played."""
     hands = summary["hands"]
-    lineup = spec.get("lineup")
     split = "hand_chips" in summary
     out = None
     for s, seat in enumerate(summary["seats"]):
-        if lineup is not None and lineup[s] != spec["seats"][s]:
+        if booked[s] != match.seats[s]:
             end = 0
         elif split and "crashed_at" in seat:
             end = min(max(seat["crashed_at"], 0), hands)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Protocol
 
-from naparena.stats.boards import BoardBook, DealSet, Moments, Stratum, estimate, own_hands
+from naparena.stats.boards import BoardBook, DealSet, Moments, Scheduled, Stratum, estimate, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
@@ -24,7 +25,7 @@ from naparena.stats.strength import rate
 #: bot's seat); arena.tournament takes it from here, as stats imports nothing from arena.
 STAND_IN_ALIAS = "stand-in"
 
-__all__ = ["Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
+__all__ = ["Scheduled", "Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
 
 
 def t95(df: float) -> float:
@@ -98,10 +99,11 @@ class Standings:
         self.kitty = dict.fromkeys(variants, 0)  # chips left in kitties at the ends of matches
         self.strength = strength  # rate the line-ups (leagues, gauntlets): `strength.rate`
 
-    def unit_of(self, spec: dict[str, Any]) -> DealSet:
+    def unit_of(self, match: Scheduled) -> DealSet:
         """The deal set a match belongs to: its rotations share the deals."""
-        own = () if self.duplicate else (spec["rotation"],)
-        return (spec["variant"], spec["stream"], spec["table_no"]) + own
+        if self.duplicate:
+            return (match.variant, match.stream, match.table_no)
+        return (match.variant, match.stream, match.table_no, match.rotation)
 
     def close_unit(self, unit: DealSet) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
@@ -114,29 +116,31 @@ class Standings:
         if diffs:
             self.sprt.add(diffs)
 
-    def sprt_decided(self, spec: dict[str, Any]) -> bool:
+    def sprt_decided(self, match: Scheduled) -> bool:
         """Does a decided sequential test end this match's head-to-head?"""
         s = self.sprt
-        return bool(s and s.verdict and spec["variant"] == self.sprt_variant
-                    and s.a in spec["seats"] and s.b in spec["seats"])
+        return bool(s and s.verdict and match.variant == self.sprt_variant
+                    and s.a in match.seats and s.b in match.seats)
 
-    def add(self, spec: dict[str, Any], summary: dict[str, Any], duplicate: bool | None = None) -> None:
-        """Book one match. `spec["seats"]` names who is booked for each seat (the stand-in
-        where it held a disqualified bot's seat, with the schedule's seats in `lineup`).
+    def add(self, match: Scheduled, summary: dict[str, Any], booked: Sequence[str] | None = None,
+            duplicate: bool | None = None) -> None:
+        """Book one match. `booked` names who is booked for each seat (the stand-in where
+        it held a disqualified bot's seat; None: the schedule's `match.seats`).
         A seat that died is booked to its bot up to the hand it died in, and from that
         hand on to the stand-in, which played it: a bot is never credited for the
         stand-in's chips. Whole-match tallies (contracts, faults, decisions, crashes)
         stay with the bot; its chips as defender are its chips less those as bidder."""
-        variant = spec["variant"]
+        variant, lineup = match.variant, match.seats
+        seats = lineup if booked is None else tuple(booked)
         if duplicate is not None:
             self.duplicate = self.book.duplicate = duplicate
-        own = own_hands(spec, summary)
-        self.book.add(self.unit_of(spec), spec, summary, own)
+        own = own_hands(match, seats, summary)
+        self.book.add(self.unit_of(match), match, summary, own)
         self.matches += 1
         self.kitty[variant] += summary["kitty"]
-        bots, stream = self.bots[variant], self.streams[variant][spec["stream"]]
-        lineup, at_table = spec.get("lineup") or spec["seats"], set(spec["seats"])
-        for s, (alias, seat) in enumerate(zip(spec["seats"], summary["seats"])):
+        bots, stream = self.bots[variant], self.streams[variant][match.stream]
+        at_table = set(seats)
+        for s, (alias, seat) in enumerate(zip(seats, summary["seats"])):
             bot = bots[alias]
             for key in ("bidder_hands", "bidder_chips", "revokes", "decisions"):
                 bot[key] += seat[key]
@@ -160,9 +164,9 @@ class Standings:
         for alias in at_table:
             bots[alias]["matches"] += 1
 
-    def skip(self, spec: dict[str, Any], reason: str) -> None:
-        self.skipped.append({"match": spec["index"], "reason": reason})
-        self.book.skip(self.unit_of(spec))
+    def skip(self, match: Scheduled, reason: str) -> None:
+        self.skipped.append({"match": match.index, "reason": reason})
+        self.book.skip(self.unit_of(match))
 
     def fault_share(self, alias: str) -> tuple[int, int]:
         """(faults, decisions) of a bot over every variant so far."""

@@ -126,6 +126,10 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         out["connected"] = False
         return out
     theta, se, df, cap = fit  # cap: the line-ups' residual df where their effect widened the interval
+    # Fewer boards than ratings to fit leave no spread to measure: a rating, no interval
+    # (null in JSON, with the reason beside it; never an infinite standard error).
+    none = None if df > 0 else (f"{out['boards']} boards for {len(bots)} bots: an interval needs at least "
+                                "as many boards as bots")
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -137,14 +141,16 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
         own = min(df, boards[i] - 1, cap)
         q = t_quantile(own) if own > 0 else math.inf
-        rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3),
-                     "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if math.isfinite(q) else None,
-                     "boards": boards[i]})
+        finite = none is None and math.isfinite(s) and math.isfinite(q)
+        why = none or (None if finite else f"{boards[i]} board(s): too few for an interval")
+        rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3) if none is None and math.isfinite(s) else None,
+                     "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if finite else None,
+                     "no_interval": why, "boards": boards[i]})
     rows.sort(key=lambda row: (-row["rating"], row["bot"]))
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     out["bots"] = rows
-    out["df"] = round(df, 1)
+    out["df"] = round(df, 1) if df > 0 else None
     return out
 
 

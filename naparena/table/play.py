@@ -8,7 +8,7 @@ call but decisions; tests/test_one_table.py shows the two give the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from functools import partial
 from typing import Any
 
@@ -79,6 +79,7 @@ class Table:
         self.counts = [0] * len(self.seats)  # decisions the lean loop asked, per seat
         self.listeners: list[tuple[int, Seat]] = []  # this hand's seats that asked for events
         self.mark = _mark(None)
+        self.lean_now: bool | None = None  # `lean()`, once `decide_until` asked
 
     def start_match(self, index: int, aliases: Sequence[str], rules: Rules, hands: int, timeout: float,
                     first_hand: int = 0) -> None:
@@ -182,6 +183,43 @@ class Table:
             hand.fault(reason)
         else:
             hand.apply(answer)
+
+    def decide_until(self, hand: Hand, outside: int, kinds: Container[str] | None = None) -> None:
+        """The bots' decisions in `hand` until it is over or the seat played from outside
+        (`outside`: a learner's) is to answer one of `kinds` (None: any decision; its
+        other decisions are its own bot's). Each decision is `decide`'s, events told after
+        each; with nothing but decisions to call (`lean`), the lean loop's inline
+        supervision instead, as `_fast_hands` plays, for the batched environments."""
+        if self.lean_now is None:  # the seats' wishes and the replay's crashes hold for the whole match
+            self.lean_now = self.lean()
+        if not self.lean_now:
+            while (i := hand.to_act) is not None and not (i == outside and (kinds is None or hand.kind in kinds)):
+                self.decide(hand)
+                if self.listeners:
+                    self.tell(hand)
+            return
+        watch, seats, counts = self.watch, self.seats, self.counts
+        slot, view, apply = watch.slot, hand.acting_view, hand.apply
+        while (i := hand.to_act) is not None:
+            kind = hand.kind
+            assert kind is not None  # set with to_act
+            if i == outside and (kinds is None or kind in kinds):
+                return
+            seat = seats[i]
+            assert seat is not None, "a seat played from outside answers for itself"
+            counts[i] += 1
+            slot[DECISION] = hand.decisions
+            slot[SEAT] = i if seat.watched else -1
+            try:
+                answer = seat.decide[kind](view())
+            except BaseException as e:
+                hand.fault(watch.refused(e, hand))
+            else:
+                slot[SEAT] = -1
+                if slot[KILLED] and watch.overran():
+                    hand.fault(watch.late)
+                else:
+                    apply(answer)
 
     def _time_out(self, seat: Seat, hand: Hand, reason: str, decide: Callable[[Any], object], i: int) -> str:
         """A logged time-out replayed as it happened. A seat process is given up on without

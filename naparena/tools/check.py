@@ -27,10 +27,10 @@ from naparena.arena.match.channel import STDERR_TAIL
 from naparena.arena.match.job import Job, seat_record
 from naparena.arena.match.play import play_job, supervisor
 from naparena.arena.match.preflight import probe, with_stderr
-from naparena.arena.session import resolve_sandbox
+from naparena.arena.session import registry_for, resolve_sandbox, seat_files
 from naparena.arena.setup.reader import load_tournament
 from naparena.arena.setup.schedule import derive_seed
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Timing
+from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Sandbox, Timing
 from naparena.bots.protocol import ProtocolError
 from naparena.errors import HandshakeError, RulesError, RunError
 from naparena.game.engine import (
@@ -152,6 +152,7 @@ class _Check:
     command: list[str] | None = None
     confinement: Confinement = field(default_factory=Confinement)
     files: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)  # the tournament's places and other bots' paths
 
 
 def check_bot(  # noqa: PLR0913 - `naparena check`'s entry point: each option its own keyword
@@ -160,7 +161,7 @@ def check_bot(  # noqa: PLR0913 - `naparena check`'s entry point: each option it
         isolation: Isolation = Isolation.INLINE,
         command: list[str] | None = None, confinement: Confinement | None = None,
         progress: Callable[[int, int, str], None] | None = None, thorough: int = 0,
-        files: list[str] | None = None) -> list[VariantCheck]:
+        files: list[str] | None = None, hidden: list[str] | None = None) -> list[VariantCheck]:
     """Play `name` in seat 0 of every variant at every table size it allows; its faults,
     decision times and decisions asked by kind per variant. With `thorough` = N, deal on
     in rounds of `hands` until every kind the variant has was asked at least N times at
@@ -174,9 +175,9 @@ def check_bot(  # noqa: PLR0913 - `naparena check`'s entry point: each option it
     """
     if command is not None or isolation == Isolation.PROCESS:
         check = _Check(registry, name, params or {}, hands, timeout, thorough, command,
-                       resolve_sandbox(confinement or Confinement(), None)[0], files or [])
+                       resolve_sandbox(confinement or Confinement(), None)[0], files or [], hidden or [])
         if command is not None:
-            _shake_hands(name, check.params, command, check.confinement, check.files)
+            _shake_hands(name, check.params, command, check.confinement, check.files, check.hidden)
         names, results = variants or list(VARIANTS), []
         # An external program declares nothing; an unregistered name fails as it did before.
         cls = registry.bots[name].cls if command is None and name in registry.bots else None
@@ -266,11 +267,11 @@ def _timed(decide: Callable[[Any], Any], kind: str, report: VariantCheck,
 
 
 def _shake_hands(name: str, params: dict[str, Any], command: list[str], confinement: Confinement,
-                 files: list[str]) -> None:
+                 files: list[str], hidden: list[str]) -> None:
     """One handshake before any play: an external bot that cannot start fails once, not
     at every variant and table size (each would wait out `start_timeout`)."""
     try:
-        probe(command, params, confinement, mounts=(tuple(files), (), ()))
+        probe(command, params, confinement, mounts=(tuple(files), (), tuple(hidden)))
     except ProtocolError as e:
         raise HandshakeError(f"{name} failed its handshake: {e}") from None
 
@@ -294,7 +295,7 @@ def _check_process_table(check: _Check, variant: str, players: int, hands: int, 
     if round_no:  # a later round of --thorough: other deals
         seed = derive_seed(CHECK_SEED, "check", variant, players, round_no)
     bot = seat_record(name, name, check.params, seed, isolation=Isolation.PROCESS, command=command or None,
-                      files=check.files + ([] if command else _own_files(registry, name)))
+                      files=check.files + ([] if command else _own_files(registry, name)), hidden=check.hidden)
     others = [seat_record(f"random{s}", "random", {}, seed + s) for s in range(1, players)]
     job = Job(index=0, seed=seed, variant=variant, rules=rules, seats=(bot, *others), hands=hands,
               timing=Timing(check.timeout), confinement=check.confinement)
@@ -360,14 +361,18 @@ class ExternalBot:
 
 
 def external_bots(file: str | Path) -> list[ExternalBot]:
-    """The file's external bots, each started once for its handshake."""
+    """The file's external bots, each started once for its handshake, as a run starts it
+    (sandboxed: shown its own files, the run's places hidden)."""
     t = load_tournament(file)
+    t = replace(t, seats=resolve_sandbox(t.seats, None)[0])
+    registry = registry_for(t)
     found = []
     for bot in (b for b in t.bots if b.command is not None):
         assert bot.command is not None
         entry = ExternalBot(bot.alias, tuple(bot.command), t.command_hash(bot))
         try:
-            hello = probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(t.files_of(bot)), (), ()))
+            shown, hidden = seat_files(t, bot, registry) if t.seats.sandbox == Sandbox.BWRAP else ([], [])
+            hello = probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(shown), (), tuple(hidden)))
             entry = replace(entry, said=str(hello["name"]), version=str(hello.get("version", "")))
         except ProtocolError as e:
             entry = replace(entry, failed=str(e))
@@ -375,21 +380,28 @@ def external_bots(file: str | Path) -> list[ExternalBot]:
     return found
 
 
-def checked_entry(file: str | Path, name: str) -> dict[str, Any]:
+def checked_entry(file: str | Path, name: str, registry: Any = None) -> dict[str, Any]:
     """What `naparena check --tournament` needs of the file's entry `name` (alias or bot name),
-    and the file's `timeout`, which its bots are played under."""
+    and the file's `timeout`, which its bots are played under: its files, and the places
+    its sandbox hides (the tournament file, its log folder, the other bots' paths)."""
     t = load_tournament(file)
     entry = next((b for b in t.bots if b.alias == name), None) or next((b for b in t.bots if b.name == name), None)
     if entry is None:
         raise RunError(f"{file}: no bot with alias or name '{name}'; bots: {', '.join(b.alias for b in t.bots)}")
+    files, hidden = seat_files(t, entry, registry if registry is not None else registry_for(t))
     return {"params": entry.params, "isolation": t.isolation_of(entry), "confinement": t.seats, "timeout": t.timeout,
-            "files": t.files_of(entry), **({"command": t.command_of(entry)} if entry.command is not None else {})}
+            "files": files if entry.command is not None else t.files_of(entry), "hidden": hidden,
+            **({"command": t.command_of(entry)} if entry.command is not None else {})}
 
 
-def seat_sees(registry: Any, name: str, command: list[str] | None, files: list[str]) -> list[tuple[str, str]]:
-    """What a sandboxed seat of the bot is shown read-only besides the system: (path, why)."""
+def seat_sees(registry: Any, name: str, command: list[str] | None, files: list[str],
+              hidden: list[str] | None = None) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """What a sandboxed seat of the bot is shown read-only besides the system, each
+    (path, why and who asked), and what its own files named that it is not shown, each
+    (path, why not)."""
     if command is not None:
-        return list(footprint(tuple(command), tuple(files)).mounts)
+        found = footprint(tuple(command), tuple(files), tuple(hidden or ()))
+        return list(found.mounts), list(found.refused)
     own = [(p, "the bot's module") for p in _own_files(registry, name)]
     return [(p, "the interpreter and naparena") for p in sandbox.python_files()] + own + \
-        [(p, "files = [...]") for p in files]
+        [(p, "files = [...] (the tournament file)") for p in files], []

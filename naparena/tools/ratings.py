@@ -5,8 +5,9 @@ table size are. Lists are kept apart per variant unless pooling is asked for.
 
 A match is known by what was played (seeds, rules, hands, and the identities in its
 seats), never by the run's or the bots' names: a match two runs both played is booked
-once, from the first run that has it. A run with a changed bot (another version) plays
-other matches wherever that bot sits.
+once, from the first run that holds it (an unfinished run holds only the matches it
+played). A run with a changed bot (another version) plays other matches wherever that bot
+sits.
 
 The lists come from each run's line-up sums (`stats.strength`), renamed to the bots'
 identities and added: rating several runs is rating them merged.
@@ -67,7 +68,10 @@ def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model
             raise RunError(f"{run_dir}: no match played yet (the folder holds only its manifest): nothing to rate")
         t = run.tournament
         who = identities(run)
-        played = plays(t, who)
+        # The matches on disk, not the schedule's: a match an unfinished run never played is
+        # booked from the next run that has it, not counted as booked here and lost.
+        on_disk = run.dir.done_matches()
+        played = {i: key for i, key in plays(t, who).items() if i in on_disk}
         shared = {i: seen[key] for i, key in played.items() if key in seen}
         seen.update({key: str(run_dir) for key in played.values() if key not in seen})
         runs.append({"name": t.name, "config_hash": run.manifest.config_hash, "dir": str(run_dir),

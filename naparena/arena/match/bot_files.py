@@ -1,22 +1,28 @@
-"""What an external bot's process needs to see: its own files and the runtime its author meant.
+"""What an external bot's process is shown, and who asked for each path.
 
-A sandboxed seat sees the system read-only and, besides, only what this module finds for
-its command, each path read-only at its own place:
+The rule (docs/explanation/sandbox.md, "Who draws the wall"): only the organizer's word
+widens what a seat sees. The organizer speaks through the tournament file (`command`,
+`files`) and the machine's installed programs (found on its PATH); the bot's author
+controls every byte under the bot's folder, its environment's packages and its links.
+So a path is shown when
 
-- the bot's folder: the folder of the command's first argument that names a file (a
-  script, a jar), else of the program itself when it is given as a path;
-- the program as it really is: a symlink followed to its target; a version manager's
-  shim (pyenv, asdf, mise/rtx) replaced by the interpreter it would run; a shell script
-  that `exec`s an absolute path followed to that program;
-- that program's runtime: a Python's virtual or conda environment and its base prefix
-  (and the folders its `.pth` files and editable installs point to), an interpreter's
-  installation prefix outside the system folders, the `node_modules` folders from a
-  script's folder upwards, a compiled program's RUNPATH/RPATH folders and loader;
-- the paths its `[[bots]]` entry names in `files = [...]`.
+- the organizer named it: a path the command names, `files = [...]`, the program the
+  command starts (a symlink followed to its target, a wrapper the organizer installed
+  followed to what it `exec`s), that program's environment and installation, the
+  `node_modules` folders from the bot's folder upwards;
+- or it lies in the bot's own folder (the folder of the first file its command names);
+- or, when the bot's own bytes name it (a `#!` line, an `exec` line, a `.pth` file or an
+  editable finder, `pyvenv.cfg`'s `home`, an ELF's RUNPATH, a symlink, a version
+  manager's answer from the bot's folder), it lies in a runtime installation on this
+  machine: a folder that is provably an interpreter's own prefix (a Python with its
+  standard library, a virtual environment made from one, a conda environment, a Node
+  or a JDK), outside every bot folder and place of the run, not `/`, not a home
+  folder, not under `/etc`. Anything else such bytes name is refused, and said so
+  (`Footprint.refused`).
 
-Nothing here runs the bot's own files: only a version manager found on PATH is asked
-which interpreter a shim means. The run's own places (the run directory, the tournament
-file, other bots' files) are masked by the sandbox after these mounts, whatever they are.
+Nothing here runs the bot's own files: only a version manager found on PATH is asked,
+from the bot's folder, which interpreter a shim means. The run's places are carved out
+by the sandbox (`wall.py`) whatever is shown.
 """
 
 from __future__ import annotations
@@ -27,15 +33,18 @@ import re
 import shutil
 import struct
 import subprocess
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from naparena.arena.match.wall import homes, resolve, sandbox_own
+
 #: Folders every sandboxed seat sees anyway (read-only): nothing under them is mounted again.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-
-#: Mounts one path read-only (None: nothing to mount), saying why the bot needs it.
-Mount = Callable[[str | None, str], None]
+#: Who asked for a path the organizer named (a path the bot's bytes named says which file).
+ORGANIZER = "the organizer's word"
+#: How a refusal of the bot's own folder begins: no `files = [...]` line shows what a link made it.
+FOLDER_LINKED = "the bot's folder is not shown"
 
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*")
 _NODE = ("node", "nodejs")
@@ -43,65 +52,464 @@ _EXEC = re.compile(r"""^\s*exec\s+(?:-a\s+\S+\s+)?["']?(/[^\s"']+)["']?""", re.M
 _PYENV = re.compile(r"""exec\s+["']?(/[^\s"']+)/libexec/pyenv["']?\s+exec\b""")
 _ASDF = re.compile(r"""exec\s+["']?([^\s"']*asdf)["']?\s+exec\b""")
 _MANAGERS = ("mise", "rtx")
+_SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
 _DEPTH = 4  # shims and wrappers followed at most this deep
+_JDK_ENTRIES = 5000  # a JDK's files looked through for its links into /etc, at most
 
 
 @dataclass(frozen=True)
 class Footprint:
     """An external bot as its sandbox starts it: `argv` (a known shim replaced by the
-    interpreter it runs) and `mounts`, each (path, why it is shown)."""
+    interpreter it runs), `mounts`, each (path, why it is shown and who asked), and
+    `refused`, each (path, why the bot's own files could not show it)."""
 
     argv: tuple[str, ...]
     mounts: tuple[tuple[str, str], ...]
+    refused: tuple[tuple[str, str], ...] = ()
+    exact: tuple[str, ...] = ()  # the real paths of `mounts`, as they were checked
+    links: tuple[tuple[str, str], ...] = ()  # the symlinks on the way to them: (where, text)
 
     @property
     def paths(self) -> list[str]:
         return [path for path, _ in self.mounts]
 
+    @classmethod
+    def showing(cls, argv: tuple[str, ...], mounts: Iterable[tuple[str, str]],
+                refused: Iterable[tuple[str, str]] = ()) -> Footprint:
+        """The footprint that shows `mounts`, each resolved now (a control's mount rule, or
+        `footprint`'s own)."""
+        mounts = tuple(mounts)
+        exact: dict[str, None] = {}
+        links: dict[str, str] = {}
+        for path, _ in mounts:
+            try:
+                chain, real = resolve(path)
+            except OSError:
+                continue
+            exact.setdefault(real)
+            links.update(chain)
+        return cls(argv, mounts, tuple(refused), tuple(exact), tuple(links.items()))
+
 
 def in_system(path: str) -> bool:
     """Whether `path` (followed through symlinks) lies in the system folders every seat sees."""
-    real = os.path.realpath(path)
+    return _in_system(os.path.realpath(path))
+
+
+def _in_system(real: str) -> bool:
     return any(real == d or real.startswith(d + "/") for d in SYSTEM)
 
 
+def _lexically_system(path: str) -> bool:
+    return any(_inside(os.path.abspath(path), d) for d in SYSTEM)
+
+
+def _inside(path: str, folder: str | None) -> bool:
+    return folder is not None and (path == folder or path.startswith(folder.rstrip("/") + "/"))
+
+
 @functools.lru_cache(maxsize=64)
-def footprint(argv: tuple[str, ...], files: tuple[str, ...] = ()) -> Footprint:
+def footprint(argv: tuple[str, ...], files: tuple[str, ...] = (), avoid: tuple[str, ...] = ()) -> Footprint:
     """What the sandbox shows the bot started by `argv` (paths in it already absolute,
-    as `Tournament.command_of` makes them), with the extra `files` its entry names.
+    as `Tournament.command_of` makes them), with the extra `files` its entry names;
+    `avoid`: the run's places and other bots' paths, never a runtime installation.
     Cached: a worker starts the same command for match after match."""
-    found: dict[str, str] = {}
-
-    def add(path: str | None, why: str) -> None:
-        if path and os.path.exists(path) and not in_system(path) and not _sandbox_own(path):
-            found.setdefault(os.path.abspath(path), why)
-
-    argv = _unshimmed(argv)
-    add(bot_folder(argv), "the bot's folder")
+    door = _Door(argv, avoid)
+    argv = door.unshimmed(argv)
+    folder = bot_folder(argv)
+    if folder is not None:
+        named = next((a for a in argv[1:] if os.path.isabs(a) and os.path.exists(a)), argv[0])
+        door.organizer(folder, f"the bot's folder: the command names {named}")
     for arg in argv[1:]:
         if os.path.isabs(arg):
-            add(arg, "named in the command")
-    _runtime(argv[0] if argv else "", add, argv, depth=0)
+            door.organizer(arg, "named in the command")
+    if argv:
+        door.program(argv[0], "the command's program", by_organizer=not door.from_manager, depth=0)
     script = next((a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)), None)
-    if script is not None:  # a script's own interpreter and the programs it execs
-        _runtime(script, add, argv, depth=1)
+    if script is not None and argv and os.path.basename(argv[0]) in _SHELLS:
+        door.script(script, by_organizer=door.trusted(script), depth=1, shell=True)
     for path in files:
-        add(path, "files = [...]")
-    return Footprint(argv, tuple(found.items()))
+        door.organizer(path, "files = [...]")
+    return door.footprint(argv)
 
 
-#: Places the sandbox makes itself (or never shows): a command naming them is not shown the host's.
-_OWN_PLACES = ("/", "/tmp", "/run", "/dev", "/proc", "/sys")
+class _Door:
+    """What one bot is shown, path by path, with why and who asked (`found`), and what
+    its own bytes named but may not be shown (`refused`)."""
+
+    def __init__(self, argv: tuple[str, ...], avoid: tuple[str, ...]):
+        folder = bot_folder(argv)
+        self.folder = os.path.abspath(folder) if folder else None
+        self.folder_real = os.path.realpath(folder) if folder else None
+        self.avoid = [os.path.realpath(a) for a in avoid if a]
+        self.found: dict[str, str] = {}
+        self.refused: dict[str, str] = {}
+        # Each path of `found` as it was resolved when it was checked: (the links on the
+        # way, its real path). What is shown is what was checked, however its links change after.
+        self.resolved: dict[str, tuple[list[tuple[str, str]], str]] = {}
+        held = self._held_through_link([a for a in avoid if a])
+        if held is not None and self.folder is not None:
+            self.refused[self.folder] = (f"{FOLDER_LINKED}: a link makes it {self.folder_real}, which holds {held}, "
+                                         "a place of the run or another bot's: make it a folder of its own, "
+                                         "not a link")
+            self.folder_real = None
+        self.from_manager = False
+        self.argv = argv
+
+    def _held_through_link(self, avoid: list[str]) -> str | None:
+        """A place of the run (or another bot's) the bot's real folder holds though its
+        folder as named does not: a link on the way (the bot's folder made a link to the
+        tournament folder, say) would show the bot the organizer's folder, its other files
+        and tournaments with it. A bot kept beside the tournament file holds it by the
+        organizer's own layout: that one is its folder."""
+        if self.folder is None or self.folder_real is None:
+            return None
+        for place in avoid:
+            real = os.path.realpath(place)
+            if _inside(real, self.folder_real) and not _inside(os.path.abspath(place), self.folder):
+                return place
+        return None
+
+    # --- who asked ---------------------------------------------------------------------
+
+    def footprint(self, argv: tuple[str, ...]) -> Footprint:
+        """What was found, each path with the real path and links it was checked by."""
+        exact: dict[str, None] = {}
+        links: dict[str, str] = {}
+        for path in self.found:
+            chain, real = self.resolved[path]
+            exact.setdefault(real)
+            links.update(chain)
+        return Footprint(argv, tuple(self.found.items()), tuple(self.refused.items()), tuple(exact),
+                         tuple(links.items()))
+
+    def _show(self, path: str, why: str, resolved: tuple[list[tuple[str, str]], str]) -> None:
+        if path not in self.found:
+            self.found[path] = why
+            self.resolved[path] = resolved
+
+    def organizer(self, path: str | None, why: str) -> None:
+        """A path the organizer's word names (the tournament file, a program on PATH).
+        Where it leads through a link in the bot's folder, what lies past that link is
+        the bot's word: shown only as `bot` shows a path."""
+        if not path or sandbox_own(path):
+            return
+        path = os.path.abspath(path)
+        try:
+            resolved = resolve(path)
+        except OSError:
+            return
+        real = resolved[1]
+        if _in_system(real):
+            return
+        whose = self._whose(path, resolved)
+        if whose is not None and not _inside(real, self.folder_real):
+            self.bot(path, f"{why}, {whose}", resolved)
+            return
+        self._show(path, f"{why} ({ORGANIZER})", resolved)
+
+    def bot(self, path: str | None, why: str, resolved: tuple[list[tuple[str, str]], str] | None = None) -> bool:
+        """A path the bot's own bytes name: shown only in the bot's folder or in a runtime
+        installation on this machine. Whether it may be used. Resolved once (or as the
+        caller resolved it): what is checked is what is shown."""
+        if not path:
+            return False
+        if not os.path.isabs(path):
+            self.refused.setdefault(path, f"{why}: a relative path, which means the seat's empty home")
+            return False
+        path = os.path.abspath(path)
+        try:
+            resolved = resolved or resolve(path)
+        except OSError:
+            return False
+        real = resolved[1]
+        if any(_inside(path, a) or _inside(real, a) for a in self.avoid):
+            self.refused.setdefault(path, f"{why}: a place of the run or another bot's, which no seat may see")
+            return False
+        if _in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
+            return True
+        if _inside(path, self.folder) and _inside(real, self.folder_real):
+            return True
+        found = runtime_installation(real)
+        problem = self._not_a_runtime(found[0] if found else None)
+        if found is None or problem:
+            self.refused.setdefault(path, f"{why}: {problem or 'neither in the bot folder nor a runtime installation'}")
+            return False
+        if not _in_system(found[0]):
+            self._show(found[0], f"{found[1]} on this machine: {why}", ([], found[0]))
+        if not _inside(path, found[0]) and not _inside(path, self.folder):
+            self._show(path, f"{why} (a link to {found[1]})", resolved)
+        return True
+
+    def _not_a_runtime(self, prefix: str | None) -> str | None:
+        """Why `prefix` may not be shown as a runtime installation (None: it may)."""
+        if prefix is None:
+            return None
+        if prefix == "/" or _inside(prefix, "/etc"):
+            return f"{prefix} is / or under /etc"
+        for home in homes():
+            if _inside(home, prefix):
+                return f"{prefix} is or holds the home folder {home}"
+        for place in self.avoid:
+            if _inside(place, prefix) or _inside(prefix, place):
+                return f"{prefix} is, holds or lies in {place}, a place of the run or another bot's"
+        if self.folder_real and _inside(self.folder_real, prefix):
+            return f"{prefix} holds the bot's own folder"
+        return None
+
+    def trusted(self, path: str) -> bool:
+        """Whether the bytes of the file at `path` and its links are the organizer's: none
+        of them lies in the bot's folder or a place of the run (`_whose`)."""
+        return self._whose(path) is None
+
+    def _whose(self, path: str, resolved: tuple[list[tuple[str, str]], str] | None = None) -> str | None:
+        """Why the file at `path`, or a link on its way, is not the organizer's word (None:
+        it is): it lies in the bot's folder or a place of the run, or belongs to another
+        user than this one or root (in a folder anyone may write, such as /tmp, another
+        user's link names what they like)."""
+        try:
+            links, real = resolved or resolve(path)
+        except OSError:
+            return "it cannot be followed"
+        places = [os.path.abspath(path), real, *(where for where, _ in links)]
+        if any(_inside(p, self.folder) or _inside(p, self.folder_real) or
+               any(_inside(p, a) for a in self.avoid) for p in places):
+            return "through a link in the bot's folder"
+        if not all(_organizers(p) for p in [real, *(where for where, _ in links)]):
+            return "through a link or file of another user's"
+        return None
+
+    # --- the program and its runtime -----------------------------------------------------
+
+    def unshimmed(self, argv: tuple[str, ...]) -> tuple[str, ...]:
+        """`argv` with a version manager's shim on PATH replaced by the interpreter it
+        runs, asked from the bot's folder (its `.python-version` counts). The answer
+        follows the bot's own file, so it is shown only if it is a runtime installation."""
+        if not argv or "/" in argv[0]:
+            return argv
+        program = shutil.which(argv[0])
+        if program is None:
+            return argv
+        real = _manager_target(program, argv[0], self.folder or "/")
+        if real is None:
+            return argv
+        if not self.bot(real, f"the version manager's answer for {argv[0]} from the bot's folder"):
+            return argv
+        self.from_manager = True
+        return (real, *argv[1:])
+
+    def program(self, program: str, why: str, by_organizer: bool, depth: int) -> None:
+        """Show `program` (a path or a name on PATH) and what it needs to run, following
+        wrappers `depth` deep; `by_organizer`: whether the organizer's word named it."""
+        if depth > _DEPTH or not program:
+            return
+        if by_organizer:
+            path = program_path(program)
+        elif "/" not in program:
+            path = shutil.which(program)  # on the organizer's PATH: shown if a runtime's or the system's
+        else:
+            path = program
+        if path is None:
+            return
+        if by_organizer:
+            self.organizer(path, why)
+        elif not self.bot(path, why):
+            return
+        real = os.path.realpath(path)
+        trusted = by_organizer and self.trusted(path)
+        name = os.path.basename(real)
+        if _PYTHON.fullmatch(name):
+            self.python(path, real, by_organizer, trusted)
+        elif name in _NODE:
+            self.node()
+        elif name == "java" and (in_system(real) or runtime_installation(real)):
+            self.jdk(str(Path(real).parent.parent))
+        elif name == "uv" and depth == 0:
+            self.uv()
+        if not in_system(real):
+            prefix = _prefix(real)
+            if trusted:
+                self.organizer(prefix, f"the installation of {path}")
+            else:
+                self.bot(prefix, f"the installation of {path}")
+        text = _script(real)
+        if text is not None:
+            self.script(real, trusted, depth + 1, text)
+        else:
+            for folder in _elf_folders(real):
+                if trusted:
+                    self.organizer(folder, f"the libraries of {path} (its RUNPATH)")
+                else:
+                    self.bot(folder, f"the RUNPATH of {path}")
+
+    def script(self, path: str, by_organizer: bool, depth: int, text: str | None = None,
+               shell: bool = False) -> None:
+        """A script's `#!` interpreter (when the kernel runs it) and the programs its
+        `exec` lines name; a script a shell is named to run may lack the `#!` line."""
+        if text is None:
+            text = _script(path) if not shell else _text(path)
+        if text is None:
+            return
+        interpreter = text[2:].split("\n", 1)[0].split() if text.startswith("#!") and not shell else []
+        where = f"the #! line of {path}"
+        if interpreter:
+            self.program(interpreter[0], where, by_organizer, depth)
+            if os.path.basename(interpreter[0]) == "env" and len(interpreter) > 1:
+                self.program(interpreter[1], where, by_organizer, depth)
+        for target in _EXEC.findall(text):
+            self.program(target, f"an exec line of {path}", by_organizer, depth)
+
+    def python(self, path: str, real: str, by_organizer: bool, trusted: bool) -> None:
+        """A Python's environment: a venv (pyvenv.cfg above its bin/) with its base, a
+        conda environment, and the folders its site-packages point to (.pth files,
+        editable installs)."""
+        env = Path(os.path.abspath(path)).parent.parent
+        config = env / "pyvenv.cfg"
+        if config.is_file() or (env / "conda-meta").is_dir():
+            what = "the Python environment" if config.is_file() else "the conda environment"
+            if by_organizer:
+                self.organizer(str(env), f"{what} of {path}")
+            elif not self.bot(str(env), f"{what} of {path}"):
+                return
+        home = _venv_home(env) if config.is_file() else None
+        if home is not None:
+            self.bot(str(Path(home).parent), f"the home in {config}")
+        base = str(Path(real).parent.parent)
+        if (Path(base) / "lib").is_dir():
+            if trusted:
+                self.organizer(base, f"the Python installation of {path}")
+            else:
+                self.bot(base, f"the Python installation of {path}")
+        # Packages' .pth files and editable finders: the organizer's in an environment it
+        # named outside the bot's folder, or in the installation its word reaches; the bot's
+        # in its own, and in an installation a link of the bot's chose (which may be a
+        # folder of its own dressed as one: its .pth files are its own bytes).
+        own_env = not (by_organizer and self.trusted(str(env)))
+        sites = [(s, own_env) for s in env.glob("lib/python*/site-packages")]
+        sites += [(s, not trusted) for s in Path(base).glob("lib/python*/site-packages") if Path(base) != env]
+        for site, bots in sites:
+            for folder, file in _site_pointers(site):
+                if bots:
+                    self.bot(folder, f"{file} names it")
+                else:
+                    self.organizer(folder, f"{file} names it")
+
+    def uv(self) -> None:
+        """`uv run`'s project environment (`--project`/`--directory`, else the bot's
+        folder): its `.venv` and the Python it was made from."""
+        argv = self.argv
+        if "run" not in argv[1:]:
+            return
+        project = self.folder
+        for flag in ("--project", "--directory"):
+            if flag in argv[:-1]:
+                project = os.path.abspath(argv[argv.index(flag) + 1])
+        if project is None:
+            return
+        python = os.path.join(project, ".venv", "bin", "python")
+        if os.path.exists(python):
+            self.program(python, "uv run's project environment", by_organizer=self.trusted(project), depth=1)
+
+    def node(self) -> None:
+        """Every `node_modules` from the bot's folder upwards, as Node resolves them."""
+        folder = self.folder
+        while folder and folder != "/":
+            self.organizer(os.path.join(folder, "node_modules"), "node_modules above the bot's script")
+            folder = os.path.dirname(folder)
+
+    def jdk(self, home: str) -> None:
+        """A JDK's own configuration under /etc, which Debian links to from the JDK's folder.
+        Only an installation of the organizer's speaks for it: a folder in the bot's own
+        (a `bin/java` beside a `lib/modules` is easily made) links where its author likes."""
+        if not self.trusted(home):
+            return
+        for target in _jdk_config(home):
+            self.organizer(target, f"the JDK's configuration, linked from {home}")
 
 
-def _sandbox_own(path: str) -> bool:
-    path = os.path.abspath(path)
-    return path in _OWN_PLACES or path.startswith(("/dev/", "/proc/", "/sys/"))
+def _organizers(path: str) -> bool:
+    """Whether the file or link at `path` itself belongs to the organizer: this user or root."""
+    try:
+        return os.lstat(path).st_uid in (0, os.getuid())
+    except OSError:
+        return False
+
+
+def _venv_home(env: Path) -> str | None:
+    try:
+        text = (env / "pyvenv.cfg").read_text(errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            return value.strip()
+    return None
+
+
+def runtime_installation(real: str) -> tuple[str, str] | None:
+    """(prefix, what it is) of the runtime installation `real` lies in: the innermost
+    folder above it that is provably an interpreter's own prefix; None if none is."""
+    folder = real if os.path.isdir(real) else os.path.dirname(real)
+    for _ in range(8):
+        kind = _runtime_kind(Path(folder))
+        if kind is not None:
+            return folder, kind
+        if folder == "/":
+            return None
+        folder = os.path.dirname(folder)
+    return None
+
+
+def _runtime_kind(p: Path, depth: int = 0) -> str | None:
+    """What the folder `p` is, if an interpreter's prefix: by the landmarks the
+    interpreters themselves look for (CPython's lib/pythonX.Y/os.py, a venv's home, a
+    conda environment's conda-meta, Node's headers or npm, a JDK's modules image)."""
+    bin_dir = p / "bin"
+    if not bin_dir.is_dir() or str(p) == "/":
+        return None
+    pythons = list(bin_dir.glob("python*")) + list(bin_dir.glob("pypy*"))
+    if (p / "pyvenv.cfg").is_file():
+        home = _venv_home(p)
+        inner = _runtime_kind(Path(home).parent, depth + 1) if home and depth < 2 else None
+        return "a Python virtual environment" if inner and pythons else None
+    if pythons and (p / "conda-meta").is_dir():
+        return "a conda environment"
+    if pythons and (any(p.glob("lib/python3*/os.py")) or any(p.glob("lib/pypy*/os.py"))):
+        return "a Python installation"
+    if (bin_dir / "node").is_file() and ((p / "include/node/node.h").is_file() or (p / "lib/node_modules").is_dir()):
+        return "a Node installation"
+    if (bin_dir / "java").is_file() and ((p / "lib/modules").is_file() or (p / "release").is_file()):
+        return "a Java installation"
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _jdk_config(home: str) -> tuple[str, ...]:
+    """The folders under /etc a JDK's own files link to (Debian keeps its conf/ there)."""
+    out: dict[str, None] = {}
+    seen = 0
+    for folder, dirs, names in os.walk(home):
+        for name in [*dirs, *names]:
+            seen += 1
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                parts = target.split("/")
+                # Debian's /etc/java-N-openjdk, Fedora's /etc/java: never /etc itself or a file in it.
+                if len(parts) > 3 and parts[1] == "etc" and parts[2].startswith("java") and \
+                        os.path.isdir("/etc/" + parts[2]):
+                    out.setdefault("/etc/" + parts[2])
+        if seen > _JDK_ENTRIES:
+            break
+    return tuple(out)
 
 
 def bot_folder(argv: tuple[str, ...] | list[str]) -> str | None:
     """The folder the bot lives in: its first argument that names a file (a script), or
-    a folder named as an argument, else the program's own folder when given as a path."""
+    a folder named as an argument, else the program's own folder when it is given as a
+    path and is the bot itself (not a system program, nor one in an environment's or a
+    runtime's bin/, such as a venv's `naparena`)."""
     for arg in argv[1:]:
         if os.path.isabs(arg) and os.path.isfile(arg):
             return os.path.dirname(arg)
@@ -109,7 +517,12 @@ def bot_folder(argv: tuple[str, ...] | list[str]) -> str | None:
         if os.path.isabs(arg) and os.path.isdir(arg):
             return arg
     if argv and "/" in argv[0] and os.path.exists(argv[0]):
-        return os.path.dirname(os.path.abspath(argv[0]))
+        program = os.path.abspath(argv[0])
+        folder = Path(program).parent
+        if in_system(program) or (folder.name == "bin" and (_runtime_kind(folder.parent) or
+                                                            (folder.parent / "pyvenv.cfg").is_file())):
+            return None
+        return str(folder)
     return None
 
 
@@ -120,23 +533,10 @@ def program_path(name: str) -> str | None:
     return shutil.which(name)
 
 
-# --- the program as it really is -------------------------------------------------------
-
-def _unshimmed(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """`argv` with a version manager's shim on PATH replaced by the interpreter it runs
-    (only a program found on PATH: a bot's own file is never asked anything)."""
-    if not argv or "/" in argv[0]:
-        return argv
-    program = shutil.which(argv[0])
-    if program is None:
-        return argv
-    real = _manager_target(program, argv[0])
-    return (real, *argv[1:]) if real else argv
-
-
-def _manager_target(program: str, name: str) -> str | None:
+def _manager_target(program: str, name: str, folder: str) -> str | None:
     """The interpreter a pyenv, asdf or mise/rtx shim at `program` runs, asking the
-    manager itself (`which`) with the environment a seat starts with."""
+    manager itself (`which`) from the bot's `folder`, with the environment a seat
+    starts with."""
     ask: list[str] | None = None
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/")}
     if os.path.basename(os.path.realpath(program)) in _MANAGERS:
@@ -152,7 +552,8 @@ def _manager_target(program: str, name: str) -> str | None:
     if ask is None:
         return None
     try:
-        done = subprocess.run(ask, capture_output=True, text=True, timeout=10, env=env, cwd="/", check=False)
+        done = subprocess.run(ask, capture_output=True, text=True, timeout=10, env=env,
+                              cwd=folder if os.path.isdir(folder) else "/", check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     target = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else ""
@@ -171,47 +572,13 @@ def _script(path: str, limit: int = 1 << 16) -> str | None:
     return head.decode("utf-8", "replace")
 
 
-# --- its runtime -------------------------------------------------------------------------
-
-def _runtime(program: str, add: Mount, argv: tuple[str, ...], depth: int) -> None:
-    """Mount `program` and what it needs to run, following wrappers `depth` deep."""
-    path = program_path(program) if program else None
-    if path is None or depth > _DEPTH:
-        return
-    for link in _links(path):
-        add(link, "the program (a link)")
-    real = os.path.realpath(path)
-    add(real, "the program")
-    name = os.path.basename(real)
-    if _PYTHON.fullmatch(name):
-        _python(path, real, add)
-    elif name in _NODE:
-        _node(argv, add)
-    if not in_system(real):
-        add(_prefix(real), "the program's installation")
-    text = _script(real)
-    if text is not None:
-        interpreter = text[2:].split("\n", 1)[0].split()
-        if interpreter:
-            _runtime(interpreter[0], add, argv, depth + 1)
-            if os.path.basename(interpreter[0]) == "env" and len(interpreter) > 1:
-                _runtime(interpreter[1], add, argv, depth + 1)
-        for target in _EXEC.findall(text):
-            _runtime(target, add, argv, depth + 1)
-    else:
-        for folder in _elf_folders(real):
-            add(folder, "the program's libraries")
-
-
-def _links(path: str) -> list[str]:
-    """Every symlink on the way from `path` to its target (each must exist in the sandbox)."""
-    out = []
-    for _ in range(40):
-        if not os.path.islink(path):
-            break
-        out.append(path)
-        path = os.path.join(os.path.dirname(path), os.readlink(path))
-    return out
+def _text(path: str, limit: int = 1 << 16) -> str | None:
+    """The first `limit` bytes of a file as text (a shell script need not start with #!)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _prefix(real: str) -> str | None:
@@ -222,46 +589,17 @@ def _prefix(real: str) -> str | None:
     return None
 
 
-def _python(path: str, real: str, add: Mount) -> None:
-    """A Python's environment: a venv (pyvenv.cfg above its bin/) with its base, a conda
-    environment, and the folders its site-packages point to (.pth, editable installs)."""
-    env = Path(os.path.abspath(path)).parent.parent
-    prefixes = [str(Path(real).parent.parent)]
-    config = env / "pyvenv.cfg"
-    if config.is_file():
-        add(str(env), "the Python environment")
-        for line in config.read_text(errors="replace").splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() == "home" and value.strip():
-                prefixes.append(str(Path(value.strip()).parent))
-    elif (env / "conda-meta").is_dir():
-        add(str(env), "the conda environment")
-    for prefix in prefixes:
-        if (Path(prefix) / "lib").is_dir():
-            add(prefix, "the Python installation")
-    for site in [*env.glob("lib/python*/site-packages"), *Path(prefixes[0]).glob("lib/python*/site-packages")]:
-        for folder in _site_pointers(site):
-            add(folder, "a package installed from elsewhere")
-
-
-def _site_pointers(site: Path) -> list[str]:
-    """Absolute folders a site-packages' `.pth` files and editable-install finders name."""
-    out = []
+def _site_pointers(site: Path) -> Iterable[tuple[str, str]]:
+    """(folder, the file naming it): the absolute folders a site-packages' `.pth` files
+    and editable-install finders name."""
     for file in [*site.glob("*.pth"), *site.glob("__editable__*finder.py")]:
         try:
             text = file.read_text(errors="replace")
         except OSError:
             continue
-        out += [p for p in re.findall(r"""(/[^\s'"\\]+)""", text) if os.path.isdir(p)]
-    return out
-
-
-def _node(argv: tuple[str, ...], add: Mount) -> None:
-    """Every `node_modules` from the script's folder upwards, as Node resolves them."""
-    folder = bot_folder(argv)
-    while folder and folder != "/":
-        add(os.path.join(folder, "node_modules"), "node_modules")
-        folder = os.path.dirname(folder)
+        for p in re.findall(r"""(/[^\s'"\\]+)""", text):
+            if os.path.isdir(p):
+                yield p, str(file)
 
 
 # --- compiled programs ------------------------------------------------------------------

@@ -163,7 +163,6 @@ def _play_match(job: Job, registry: Any, rules: Rules, remotes: dict[int, Any]) 
     save = None if saver is None else _saving(saver, job, _InPlay(match, seats, rngs, summary, body, decided,
                                                                   table.counts, remotes))
     table.play(match, job.hands - first, record_into(body, summary.add), save)
-    won = [c - job.stack for c in match.chips]  # every hand's chips, before the kitty is shared
     final = match.close()
     table.end_match(job.hands)
     head: dict[str, Any] = {
@@ -174,7 +173,7 @@ def _play_match(job: Job, registry: Any, rules: Rules, remotes: dict[int, Any]) 
         "crashes": [list(c) for c in job.crashes] + sorted(b.crash for b in remotes.values() if b.crash),
     }
     decisions = _decisions(seats, table.counts, decided)
-    tail = {"summary": summary.result(won, final, match.kitty, decisions, head["crashes"])}
+    tail = {"summary": summary.result(final, job.stack, match.kitty, decisions, head["crashes"])}
     return MatchLog(head, body[:-1], tail)
 
 

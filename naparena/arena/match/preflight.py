@@ -7,7 +7,15 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from naparena.arena.match.channel import PARAM_REFUSED, Channel, Mounts, _Broken, check_params, sandbox_hint, seat_view
+from naparena.arena.match.channel import (
+    PARAM_REFUSED,
+    Channel,
+    Mounts,
+    _Broken,
+    check_params,
+    memory_hint,
+    sandbox_hint,
+)
 from naparena.arena.setup.settings import Confinement
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots import protocol
@@ -44,9 +52,10 @@ def probe(argv: list[str], params: dict[str, Any], confinement: Confinement, pyt
     finally:
         channel.begin_close(protocol.SHUTDOWN)
         channel.finish_close(time.monotonic() + 1.0)
-    hint = sandbox_hint(reason, channel.stderr_tail, seat_view(argv, python, mounts)[1], mounts[2]) \
-        if channel.sandboxed else None
-    raise ProtocolError(reason + (f"\n  {hint}" if hint else "") + with_stderr(channel.stderr_tail))
+    told = channel.stderr_shown
+    hint = memory_hint([reason, *told], channel.memory_mb, channel.address_bound) or (
+        sandbox_hint(reason, told, channel.shown, channel.hidden, channel.refused) if channel.sandboxed else None)
+    raise ProtocolError(reason + (f"\n  {hint}" if hint else "") + with_stderr(told))
 
 
 def with_stderr(lines: Iterable[str]) -> str:
@@ -68,4 +77,4 @@ def preflight(t: Tournament, files: dict[str, tuple[list[str], list[str]]]) -> N
             probe(t.command_of(bot), bot.params, t.seats, mounts=(tuple(shown), (), tuple(hidden)))
         except ProtocolError as e:
             key = f"bots[{i}].params" if str(e).startswith(PARAM_REFUSED) else f"bots[{i}].command"
-            raise ConfigError(t.path, key, f"bot '{bot.alias}' failed its handshake: {e}") from None
+            raise ConfigError(t.shown, key, f"bot '{bot.alias}' failed its handshake: {e}") from None

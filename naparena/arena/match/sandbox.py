@@ -11,14 +11,17 @@ it (its PID namespace ends). Its cgroups (`cgroups.py`) bound it as a whole.
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from naparena.arena.match.bot_files import SYSTEM, in_system
+from naparena.arena.match.wall import Places, Refused, View
 from naparena.arena.setup.settings import Sandbox
 from naparena.errors import RunError
 
@@ -42,11 +45,16 @@ def unavailable() -> str | None:
 def _probe(bwrap: str | None) -> str | None:
     if bwrap is None:
         return "bwrap (bubblewrap) is not on PATH"
-    argv = wrap(["true"], home=None, files=())
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+        wrapped = wrap(["true"], View.of([]), home=None)
+    except OSError as e:
+        return f"bwrap cannot start: {e}"
+    try:
+        done = subprocess.run(wrapped.argv, capture_output=True, timeout=30, check=False, pass_fds=wrapped.fds)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bwrap cannot start: {e}"
+    finally:
+        wrapped.started()
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         # The usual cause for a normal user: unprivileged user namespaces switched off.
@@ -79,56 +87,103 @@ def require() -> None:
 SEAT_STDOUT = "/run/seat/stdout"
 
 
-def wrap(argv: list[str], home: str | None, files: tuple[str, ...] | list[str],
-         dirs: tuple[str, ...] | list[str] = (), hidden: tuple[str, ...] | list[str] = (),
-         disk_mb: int = 0, stdout: str | None = None) -> list[str]:
-    """`argv` inside bubblewrap: the system read-only, `files` read-only at their own
-    paths, `dirs` empty (a folder the command names but must not see into), `hidden`
-    masked wherever the mounts would show them, `home` (if given) a private writable
-    folder and the working directory. Home, /tmp and /dev/shm are in-memory folders of at
-    most `disk_mb` MB each (no cap at 0); `stdout`, a FIFO, becomes the bot's stdout."""
+#: Made read-only once the seat's view is drawn: only its home, /tmp and /dev/shm take writes.
+READ_ONLY: tuple[str, ...] = ("--remount-ro", "/dev", "--remount-ro", "/")
+
+
+@dataclass(frozen=True)
+class Wrapped:
+    """A command as bubblewrap starts it: `argv` (bwrap's options travel in a memory
+    file, `--args FD`, so nothing inside the sandbox reads them from /proc/1/cmdline),
+    and `fds`, the descriptors the child must inherit (that file and the view's). Call
+    `started()` in the parent once the child runs."""
+
+    argv: list[str]
+    fds: tuple[int, ...]
+    options: int = -1
+
+    def started(self) -> None:
+        if self.options >= 0:
+            os.close(self.options)
+
+
+def wrap(argv: list[str], shown: View, home: str | None, disk_mb: int = 0, stdout: str | None = None,
+         caps: tuple[str, ...] = ()) -> Wrapped:
+    """`argv` inside bubblewrap, the one place a seat's sandbox is drawn: the system
+    folders and the view `shown` (the organizer's paths, opened and checked once, the
+    run's places carved out) read-only; `/`, `/run` and `/dev` read-only too; `home` (if
+    given) a private folder and the working directory; home, /tmp and /dev/shm the only
+    writable places, in-memory folders of at most `disk_mb` MB each (no cap at 0);
+    `stdout`, a FIFO, becomes the bot's stdout. A function of its arguments alone, so a
+    process that starts seats itself (a fork server) wraps them the same way; `caps`, the
+    capabilities (in the sandbox's own user namespace) a seat server keeps for its first
+    steps alone (`naparena.bots.warm`), before any of a bot's code runs."""
     size = ["--size", str(disk_mb << 20)] if disk_mb else []
-    out = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--hostname", "seat"]
-    for path in SYSTEM:
-        if os.path.islink(path):
-            out += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            out += ["--ro-bind", path, path]
-    for path in _ETC:
-        out += ["--ro-bind-try", path, path]
-    out += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
-    for path in dirs:
-        out += ["--dir", path]
-    shown = _outermost(files)
-    for path in shown:
-        out += ["--symlink", os.readlink(path), path] if os.path.islink(path) else ["--ro-bind", path, path]
-    for path in _masked(hidden, shown):
-        out += ["--tmpfs", path, "--remount-ro", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    options = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               *(a for cap in caps for a in ("--cap-add", cap)), "--hostname", "seat",
+               *system_view().args(),
+               "--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp",
+               *shown.args()]
     if home is not None:
-        out += [*size, "--tmpfs", home, "--chdir", home]
+        options += [*size, "--tmpfs", home, "--chdir", home]
+    tail = ["--", *argv]
     if stdout is not None:
-        out += ["--ro-bind", stdout, SEAT_STDOUT, "--", "/bin/sh", "-c", f'exec "$@" >{SEAT_STDOUT}', "seat"]
+        options += ["--ro-bind", stdout, SEAT_STDOUT]
+        tail = ["--", "/bin/sh", "-c", f'exec "$@" >{SEAT_STDOUT}', "seat", *argv]
+    options += list(READ_ONLY)
+    fd = os.memfd_create("bwrap-options", os.MFD_CLOEXEC)
+    try:
+        os.write(fd, b"".join(o.encode() + b"\0" for o in options))
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return Wrapped(["bwrap", "--args", str(fd), *tail], (fd, *system_view().fds, *shown.fds), fd)
+
+
+@functools.lru_cache(maxsize=1)
+def system_view() -> View:
+    """The system folders and the loader's /etc files, opened once a process (never
+    carved: a run place under /usr is refused by the seat's own view)."""
+    return View.of([*SYSTEM, *_ETC], places=Places())
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a seat is shown besides the system: `paths` resolved when its view is
+    opened (the organizer's, for a Python seat), `exact` real paths with the `links` on
+    the way to them, as an external bot's footprint checked them."""
+
+    paths: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()  # what the bot's own files named but may not be shown, and why
+
+    @property
+    def named(self) -> list[str]:
+        """Every path shown, as named and as resolved."""
+        return [*self.paths, *self.exact, *(where for where, _ in self.links)]
+
+
+_VIEWS: collections.OrderedDict[tuple[Shown, tuple[str, ...], tuple[str, ...]], View] = collections.OrderedDict()
+_KEPT_VIEWS = 32  # seats' views kept open in one process (each holds a few descriptors)
+
+
+def view_of(shown: Shown, empty: tuple[str, ...] = (), hidden: tuple[str, ...] = ()) -> View:
+    """A seat's view, opened once a process for the same paths (a worker starts the same
+    bots match after match); `wall.Refused` if one of `shown` may not be shown."""
+    key = (shown, empty, hidden)
+    view = _VIEWS.get(key)
+    if view is None:
+        for place in hidden:
+            if in_system(place):
+                raise Refused(place, "is a place of the run in the system folders every seat sees: keep it elsewhere")
+        view = _VIEWS[key] = View.of(shown.paths, empty, hidden, exact=shown.exact, links=shown.links)
+        while len(_VIEWS) > _KEPT_VIEWS:
+            _VIEWS.popitem(last=False)[1].close()
     else:
-        out.append("--")
-    return out + argv
-
-
-def _outermost(paths: tuple[str, ...] | list[str]) -> list[str]:
-    """Each path once, a folder before what lies in it, and none inside a folder already
-    shown (a symlink there is already a symlink)."""
-    out: list[str] = []
-    for path in sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p)):
-        if not any(path.startswith(folder.rstrip("/") + "/") for folder in out):
-            out.append(path)
-    return out
-
-
-def _masked(hidden: tuple[str, ...] | list[str], shown: list[str]) -> list[str]:
-    """The hidden paths the mounts would show (inside a shown folder), outermost first."""
-    inside = [p for p in dict.fromkeys(hidden)
-              if os.path.exists(p) and any(p.startswith(f.rstrip("/") + "/") for f in shown)]
-    return _outermost(inside)
+        _VIEWS.move_to_end(key)
+    return view
 
 
 def module_files(cls: type) -> list[str]:

@@ -21,7 +21,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from naparena.arena.match.channel import Channel, _Broken, check_params, sandbox_hint, seat_argv, seat_mounts
+from naparena.arena.match.channel import (
+    Channel,
+    _Broken,
+    check_params,
+    memory_hint,
+    sandbox_hint,
+    seat_argv,
+    seat_mounts,
+)
 from naparena.arena.match.job import SeatRecord
 from naparena.arena.match.spares import _greeted
 from naparena.arena.match.warm import confirmed
@@ -117,7 +125,9 @@ class RemoteBot:
         if self.asked_count > 1 or not channel.sandboxed:
             return
         channel._drain_rest()
-        hint = sandbox_hint(reason, channel.stderr_tail, channel.shown, channel.hidden)
+        told = channel.stderr_shown
+        hint = memory_hint([reason, *told], channel.memory_mb, channel.address_bound) or \
+            sandbox_hint(reason, told, channel.shown, channel.hidden, channel.refused)
         if hint is not None:
             log.warning("%s: %s", channel.tag, hint)
 

@@ -20,7 +20,6 @@ import json
 import logging
 import multiprocessing.util
 import os
-import resource
 import select
 import shutil
 import signal
@@ -38,9 +37,9 @@ from naparena.arena.match.channel import (
     Channel,
     Mounts,
     _Broken,
-    _rlimits,
+    _Limits,
     _spawn,
-    confined_argv,
+    confined,
     sandboxed,
     seat_environment,
     seat_limits,
@@ -51,7 +50,6 @@ log = logging.getLogger("naparena")
 
 #: Servers one process keeps at once: each holds a bot's imports (tens of MB).
 MAX_SERVERS = 8
-_RLIMIT_CPU = resource.RLIMIT_CPU  # a seat's CPU bound is per match: not its server's
 #: A forked seat's report: (pid, uid, gid) of its sender, as the kernel gives it.
 _CREDENTIALS = struct.Struct("iII")
 _STDERR_KEPT = 1 << 14  # bytes of a server's own stderr logged (an import's traceback)
@@ -147,39 +145,50 @@ class SeatServer:
     seat for each `fork`. `state` is "starting", "ready" or "cold" (with `reason`)."""
 
     #: What the interpreter runs (a test puts a naive server in its place, as a control).
-    program: tuple[str, ...] = ("-m", "naparena.bots.warm")
+    program: tuple[str, ...] = ("-m", "naparena.bots.serve")
 
     def __init__(self, seat_argv: list[str], confinement: Confinement, mounts: Mounts,
                  preload: Sequence[str], tag: str):
         self.name, self.tag = seat_argv[3], tag
         self.confinement = confinement
         self.sandboxed = sandboxed(confinement)
-        self.home = tempfile.mkdtemp(prefix="naparena-server-")
+        self.home = tempfile.mkdtemp(prefix="naparena-seat-")  # its seats' home: a cold seat's name
         self.state, self.reason = "starting", ""
         self.seats: list[ForkedSeat] = []  # those not known to have ended
         self.stderr = bytearray()
         self.stderr_kept = 0
         # Sandboxed, the ids a cold seat has inside (bubblewrap's own default: the caller's).
         ids = f"{os.getuid()}:{os.getgid()}" if self.sandboxed else "off"
-        argv = [sys.executable, *self.program, ids, ",".join(preload) or "-", *seat_argv[3:]]
-        argv = confined_argv(argv, confinement, True, self.home, mounts)
-        # Sandboxed, two capabilities in bubblewrap's namespace, for the server's first
-        # steps alone (`naparena.bots.warm.main`): all are gone before the bot is imported.
-        if self.sandboxed:
-            argv[argv.index("--"):argv.index("--")] = ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETFCAP"]
+        argv = [sys.executable, *self.program, *seat_argv[3:]]  # a seat's own: its cmdline is a cold seat's
+        if self.sandboxed:  # a cold seat's shell before it, as `sandbox.wrap` starts one: the same environ
+            argv = ["/bin/sh", "-c", 'exec "$@"', "seat", *argv]
+        # Sandboxed, the seat's own wall (`sandbox.wrap`, the view its seats would have), and
+        # two capabilities in bubblewrap's namespace for the server's first steps alone
+        # (`naparena.bots.warm.main`): all are gone before the bot is imported.
+        caps = ("CAP_SYS_ADMIN", "CAP_SETFCAP") if self.sandboxed else ()
         self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
-        limits = [(k, v) for k, v in seat_limits(confinement, self.groups) if k != _RLIMIT_CPU]
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self.proc = subprocess.Popen(
-                argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.home,
-                env=seat_environment(True, self.home), start_new_session=True, close_fds=True,
-                preexec_fn=_rlimits(confinement, self.groups, limits))  # noqa: PLW1509
-        except OSError as e:
-            self._give_up(f"cannot start: {e}")
+            wrapped = confined(argv, confinement, True, self.home, mounts, caps=caps)
+        except _Broken as e:
+            self._give_up(e.reason)
             theirs.close()
             return
+        limits = _Limits(confinement, self.groups, per_seat=False)
+        try:
+            self.proc = subprocess.Popen(
+                wrapped.argv, stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                cwd=self.home, env=seat_environment(True, self.home), start_new_session=True, close_fds=True,
+                pass_fds=wrapped.fds, preexec_fn=limits)  # noqa: PLW1509
+        except (OSError, subprocess.SubprocessError) as e:
+            self._give_up(f"cannot start: {limits.failure() if not isinstance(e, OSError) else e}")
+            theirs.close()
+            return
+        finally:
+            wrapped.started()
+            limits.close()
         theirs.close()
+        self.control.send(f"{ids} {','.join(preload) or '-'}".encode())
         if self.groups is not None:
             self.groups.started()
         assert self.proc.stderr is not None

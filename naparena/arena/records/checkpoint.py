@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.logs import write_atomic
 
 #: Seconds between checkpoints of a match (default 10): a shorter match never writes one.
@@ -98,4 +99,4 @@ class Checkpoint:
             os.fsync(f.fileno())
         self.written = len(body)
         data = {**state, "fingerprint": self.fingerprint, "body_bytes": self.written}
-        write_atomic(str(self.state_path), json.dumps(data, separators=(",", ":")).encode())
+        write_atomic(str(self.state_path), jsontext.dumps(data, compact=True).encode())

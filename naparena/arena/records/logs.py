@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 import orjson
 
+from naparena.arena.setup.schedule import MatchSpec
 from naparena.errors import RunError
 from naparena.table.watch import fault_kind
 
@@ -117,50 +119,80 @@ _SEAT_FIELDS: dict[str, type] = {"chips": int, "hands": int, "bidder_hands": int
                 "defender_chips": int, "revokes": int, "decisions": int, "contracts": dict, "faults": dict}
 
 
-def read_match(path: str | Path, spec: Json | None = None) -> Json:
+@dataclass(frozen=True)
+class LoggedMatch:
+    """A match file as read back and checked (`read_match`): its header's schedule entry,
+    typed once here; the seats the stand-in played (a disqualified bot's); and the whole
+    log as the JSON it is, for the readers of its hands and summary."""
+
+    spec: MatchSpec
+    stand_ins: tuple[int, ...]
+    data: Json
+
+    @property
+    def skipped(self) -> str | None:
+        """Why the match was not played; None when it was."""
+        reason: str | None = self.data.get("skipped")
+        return reason
+
+    @property
+    def summary(self) -> Json:
+        """The summary of a played match (a skipped stub has none)."""
+        summary: Json = self.data["summary"]
+        return summary
+
+    @property
+    def hands(self) -> list[Json]:
+        """The hand records (none in a skipped stub)."""
+        hands: list[Json] = self.data.get("hands", [])
+        return hands
+
+
+def read_match(path: str | Path, spec: MatchSpec | None = None) -> LoggedMatch:
     """`load_match`, then checked enough for the standings to add it up safely: a complete
     match log (or a skipped stub) and, given the schedule's `spec`, one of this run's."""
     data = load_match(path)
-    problem = _spec_problem(data.get("match"))
-    if problem:
-        raise RunError(f"{path}: damaged match log: {problem}")
+    try:
+        logged, stand_ins = parse_header(data.get("match"))
+    except ValueError as e:
+        raise RunError(f"{path}: damaged match log: {e}") from None
     # The stand-in seats are decided as the run goes, not by the schedule: compared apart.
-    if spec is not None and {k: v for k, v in data["match"].items() if k != "stand_ins"} != spec:
-        raise RunError(f"{path}: not this run's match {spec['index']}: its schedule entry differs"
+    if spec is not None and logged != spec:
+        raise RunError(f"{path}: not this run's match {spec.index}: its schedule entry differs"
                        " (a file from another run, or an edited header)")
     if "skipped" in data:
-        if not isinstance(data["skipped"], str) or set(data) != {"format", "match", "skipped"}:
+        if not isinstance(data["skipped"], str) or set(data) != {"format", "match", "skipped"} or stand_ins:
             raise RunError(f"{path}: damaged skipped-match stub")
-        return data
-    problem = _structure_problem(data)
+        return LoggedMatch(logged, (), data)
+    problem = _structure_problem(data, logged)
     if problem:
         raise RunError(f"{path}: not a complete match log: {problem}")
-    return data
+    return LoggedMatch(logged, stand_ins, data)
 
 
-_SPEC_FIELDS: dict[str, type] = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
-                "seed": int, "seats": list, "hands": int}
+def parse_header(record: object) -> tuple[MatchSpec, tuple[int, ...]]:
+    """A log header's "match" (`Job.match_entry`): the schedule's entry and the seats the
+    stand-in played; a `ValueError` saying what is wrong, if anything is."""
+    if not isinstance(record, dict):
+        raise ValueError("no schedule entry ('match')")
+    spec = MatchSpec.from_dict({k: v for k, v in record.items() if k != "stand_ins"})
+    if "stand_ins" not in record:
+        return spec, ()
+    seats = record["stand_ins"]
+    if not isinstance(seats, list) or not seats or any(type(s) is not int for s in seats) \
+            or seats != sorted(set(seats)) or not 0 <= seats[0] <= seats[-1] < len(spec.seats):
+        raise ValueError("match.stand_ins must list seats of the table, each once, in order")
+    return spec, tuple(seats)
 
 
-def _spec_problem(spec: object) -> str | None:
-    if not isinstance(spec, dict):
-        return "no schedule entry ('match')"
-    for key, kind in _SPEC_FIELDS.items():
-        if type(spec.get(key)) is not kind:
-            return f"match.{key} is missing or not a {kind.__name__}"
-    if not all(isinstance(a, str) for a in spec["seats"]):
-        return "match.seats must be bot aliases"
-    return None
-
-
-def _structure_problem(data: Json) -> str | None:
+def _structure_problem(data: Json, spec: MatchSpec) -> str | None:
     for key, kind in (("match", dict), ("bots", list), ("hands", list), ("summary", dict),
                       ("crashes", list), ("rules", dict), ("seed", int)):
         if not isinstance(data.get(key), kind):
             return f"'{key}' is missing or not a {kind.__name__}"
     seats = data["summary"].get("seats")
     if not isinstance(seats, list) or len(seats) != len(data["bots"]) or \
-            len(seats) != len(data["match"].get("seats", ())):
+            len(seats) != len(spec.seats):
         return "the summary does not have one entry per seat"
     for n, seat in enumerate(seats):
         if not isinstance(seat, dict):
@@ -249,12 +281,15 @@ class MatchSummary:
                 kinds = self.faults[s]
                 kinds[fault_kind(reason)] = kinds.get(fault_kind(reason), 0) + 1
 
-    def result(self, won: list[int], final: list[int], kitty: int, decisions: list[int],
+    def result(self, final: list[int], stack: int, kitty: int, decisions: list[int],
                crashes: list[list[Any]]) -> Summary:
-        """The match's summary; `won` is each seat's chips over all hands (the Match adds
-        them up anyway, and a vector sum per hand here would cost more than the booking)."""
+        """The match's summary, from each seat's `final` chips (`Match.close()`: every hand's
+        chips and, under `kitty_at_end = "split"`, its share of the kitty, on its `stack`)
+        and the `kitty` left on the table: the seats' chips and the kitty add up to zero.
+        The share is part of a seat's result (docs/RULES.md), so it is in its chips and,
+        being no bidder's, in the rest (`defender_chips`); `hand_chips` holds the hands alone."""
         seats: list[SeatSummary] = []
-        for s, chips in enumerate(won):
+        for s, chips in enumerate(c - stack for c in final):
             seats.append({"chips": chips, "hands": self.hands, "bidder_hands": self.bidder_hands[s],
                           "bidder_chips": self.bidder_chips[s], "defender_chips": chips - self.bidder_chips[s],
                           "contracts": self.contracts[s], "revokes": self.revokes[s],

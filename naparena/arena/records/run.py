@@ -14,7 +14,7 @@ from typing import Any
 from naparena.arena.records.ledger import load_standings
 from naparena.arena.records.rundir import Manifest, RunDir
 from naparena.arena.records.verify import Audit, AuditProgress, audit, refuse_unsound
-from naparena.arena.setup.schedule import schedule
+from naparena.arena.setup.schedule import MatchSpec, schedule
 from naparena.arena.setup.tournament import Tournament
 from naparena.stats.standings import Standings
 
@@ -42,17 +42,17 @@ class Run:
         """The tournament's name."""
         return self.tournament.name
 
-    def schedule(self) -> list[dict[str, Any]]:
-        """Every match of the run, in schedule order, as its log's header records it."""
-        return [spec.as_dict() for spec in schedule(self.tournament)]
+    def schedule(self) -> list[MatchSpec]:
+        """Every match of the run, in schedule order."""
+        return schedule(self.tournament)
 
     def match_files(self) -> list[Path]:
         """The match files on disk, in schedule order."""
         return self.dir.match_files()
 
     def match(self, index: int) -> dict[str, Any]:
-        """Match `index`'s log, read back and checked."""
-        return self.dir.read_match(index)
+        """Match `index`'s log, read back and checked, as the JSON it is."""
+        return self.dir.read_match(index).data
 
     @property
     def kept(self) -> int:

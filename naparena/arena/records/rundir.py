@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from naparena._version import __version__
+from naparena.arena.records import jsontext
 from naparena.arena.records.checkpoint import saved_hand, saved_hands
-from naparena.arena.records.logs import FORMAT, dumps, other_format, read_match, write_atomic
+from naparena.arena.records.logs import FORMAT, LoggedMatch, dumps, other_format, read_match, write_atomic
 from naparena.arena.setup.reader import tournament_from_record
-from naparena.arena.setup.schedule import BOARDS_NOTE, schedule, seating_design, total_hands, uses_boards
+from naparena.arena.setup.schedule import BOARDS_NOTE, MatchSpec, schedule, seating_design, total_hands, uses_boards
 from naparena.arena.setup.tournament import BotSpec, Tournament
 from naparena.bots.plugins import DROP_IN_PACKAGE, BotEntry, Registry, bot_version
 from naparena.errors import ConfigError, RunError
@@ -36,6 +37,9 @@ from naparena.errors import ConfigError, RunError
 MANIFEST, STANDINGS, MATCHES, WHERE = "manifest.json", "standings.json", "matches", "resume.json"
 RUN_LOG = "run.log"
 SIGNATURE = "signature.json"  # written and read by records/signing.py alone
+#: The manifest's key naming the public key a run is signed with (run --sign, resume --sign),
+#: so that plain `verify` tells a signed run whose signature is gone.
+SIGNED_BY = "signed_by"
 CHECKPOINTS = "checkpoints"  # long matches part-played (records/checkpoint.py)
 
 
@@ -107,6 +111,30 @@ def new_run_dir(t: Tournament, log_dir: str | Path | None = None) -> Path:
         n += 1
         path = base / f"{stem}-{n}"
     return path
+
+
+def run_places(t: Tournament, *runs: str | Path) -> dict[str, str]:
+    """Where runs of `t` are, each with what it is, for the seat sandbox to hide: the log
+    folder as this process resolves it (from the working directory), the one beside the
+    tournament file (where a run started from that folder wrote: the same file's runs
+    have the same deals), each of `runs` (the run directory; a re-run's, and the run it
+    replays), and every run beside one (`--log-dir`, or a run resumed or verified from
+    another folder)."""
+    places = {str(t.log_path.absolute()): "the log folder"}
+    if t.path and not Path(t.log_dir).is_absolute():
+        places.setdefault(str((t.base / t.log_dir).absolute()), "the log folder beside the tournament file")
+    for run in (Path(r).absolute() for r in runs if r):
+        try:
+            beside = sorted(p for p in run.parent.iterdir() if p != run and _is_run(p))
+        except OSError:
+            beside = []
+        places.update((str(p), "a run beside the run directory") for p in beside)
+        places[str(run)] = "the run directory"
+    return places
+
+
+def _is_run(path: Path) -> bool:
+    return (path / MANIFEST).is_file() or (path / MATCHES).is_dir()
 
 
 def make_run_dir(run_dir: Path) -> None:
@@ -259,7 +287,7 @@ class RunDir:
             raise RunError(f"{self.manifest}: damaged tournament configuration ({e.key}: {e.message})") from None
 
     def write_manifest(self, data: dict[str, Any]) -> None:
-        write_file(self.manifest, json.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.manifest, jsontext.dumps(data, indent=1, sort_keys=True).encode() + b"\n")
 
     def check_format(self) -> dict[str, Any]:
         """The manifest, if this naparena can resume the run it describes."""
@@ -268,6 +296,12 @@ class RunDir:
             raise RunError(f"{self.given}: {other_format(old).replace('match log', 'run')}; "
                            "resume it with the version that started it")
         return old
+
+    def mark_signed(self, public: str) -> None:
+        """Record in the manifest who signs the run (its other keys as they were)."""
+        data = self.read_manifest()
+        if data.get(SIGNED_BY) != public:
+            self.write_manifest({**data, SIGNED_BY: public})
 
     def check_resume(self, mine: dict[str, Any], source: str | None) -> None:
         """Resuming must play the same run: same log format, configuration and bots."""
@@ -281,12 +315,16 @@ class RunDir:
     def read_where(self) -> dict[str, Any]:
         return read_where(self.given)
 
-    def write_where(self, file: str | None, bots_dir: str | None) -> None:
+    def write_where(self, file: str | None, bots_dir: str | None, folder: str | None = None) -> None:
         """Absolute paths, for `naparena resume` from anywhere; kept out of the manifest,
-        which must not depend on where the run was started."""
-        where = {"file": str(Path(file).resolve()) if file else None,
-                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
-        write_file(self.where, json.dumps(where, indent=1).encode() + b"\n")
+        which must not depend on where the run was started. A tournament with no file (built
+        from a mapping) is resumed from the manifest's record: `folder` is where the relative
+        paths it names are from."""
+        where: dict[str, Any] = {"file": str(Path(file).resolve()) if file else None,
+                                 "bots_dir": str(Path(bots_dir).resolve()) if bots_dir else None}
+        if not file and folder:
+            where["folder"] = folder
+        write_file(self.where, jsontext.dumps(where, indent=1).encode() + b"\n")
 
     # --- match logs ---
 
@@ -343,19 +381,19 @@ class RunDir:
         stems = (name.removesuffix(".json") for name in names)
         return {int(s) for s in stems if s.isascii() and s.isdigit() and match_name(int(s)) in names}
 
-    def read_match(self, index: int, spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read_match(self, index: int, spec: MatchSpec | None = None) -> LoggedMatch:
         """Match `index` read back and checked (against its schedule entry `spec`, if given)."""
         return read_match(self.match_path(index), spec)
 
-    def read_match_file(self, path: Path) -> dict[str, Any]:
+    def read_match_file(self, path: Path) -> LoggedMatch:
         return read_match(path)
 
-    def write_skipped(self, spec: dict[str, Any], reason: str) -> None:
+    def write_skipped(self, spec: MatchSpec, reason: str) -> None:
         """The stub of a match not played, written over its log if it was played ahead."""
-        write_file(self.match_path(spec["index"]), dumps({"format": FORMAT, "match": spec, "skipped": reason}))
+        write_file(self.match_path(spec.index), dumps({"format": FORMAT, "match": spec.as_dict(), "skipped": reason}))
 
     def write_standings(self, result: dict[str, Any]) -> None:
-        write_file(self.standings, json.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
+        write_file(self.standings, jsontext.dumps(result, indent=1, sort_keys=True).encode() + b"\n")
 
     def clean(self) -> None:
         """Delete temporary files a stopped worker left half-written."""

@@ -9,7 +9,6 @@ fresh `Match` must reproduce every hand record exactly.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,10 +17,11 @@ from typing import Any
 
 import orjson
 
+from naparena.arena.records import jsontext
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger, Skip
-from naparena.arena.records.logs import FORMAT, MatchSummary, other_format
+from naparena.arena.records.logs import FORMAT, LoggedMatch, MatchSummary, other_format
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, Manifest, RunDir, config_hash
-from naparena.arena.setup.schedule import board_seeds, schedule, seating_design
+from naparena.arena.setup.schedule import MatchSpec, board_seeds, schedule, seating_design
 from naparena.arena.setup.seating import balance, imbalance
 from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament
@@ -71,19 +71,18 @@ def plain(record: dict[str, Any]) -> dict[str, Any]:
     return again
 
 
-def verify_match(log: dict[str, Any]) -> list[str]:
+def verify_match(logged: LoggedMatch) -> list[str]:
     """Every difference between the log and its replay; empty when it reproduces.
 
     Checks each hand record, and the summary: per-seat totals, final chips and the kitty
     left at the end. The bots' decision counts are replayed too, for matches without a
     crash (after a crash, which hook calls reached the dead bot is not in the log).
     """
-    if "skipped" in log:
+    if logged.skipped is not None:
         return []
-    problems = []
+    log, problems = logged.data, []
     players = len(log["bots"])
-    spec = log.get("match", {})
-    boards = board_seeds(log["seed"], spec["hands"]) if spec.get("boards") else None
+    boards = board_seeds(log["seed"], logged.spec.hands) if logged.spec.boards else None
     match = Match(Rules.from_dict(log["rules"]), players, log["seed"], log.get("stack", 0), boards)
     summary, decisions = MatchSummary(players), [0] * players
     hands = iter(log["hands"])
@@ -104,16 +103,25 @@ def verify_match(log: dict[str, Any]) -> list[str]:
     except (RunError, KeyError, IndexError, TypeError, ValueError, RuntimeError) as e:
         problems.append(f"cannot be replayed: {e}")
         return problems
-    won = [c - log.get("stack", 0) for c in match.chips]
     final = match.close()
     logged_summary = log["summary"]
     if log["crashes"]:
         decisions = [s.get("decisions", 0) for s in logged_summary["seats"]]
-    again = summary.result(won, final, match.kitty, decisions, log["crashes"])
+    again = summary.result(final, log.get("stack", 0), match.kitty, decisions, log["crashes"])
     for key in ("seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")
     return problems
+
+
+def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
+    """A match log's faults that depend on time, which no replay can check: its hangs
+    (crashes the pool's watchdog made) and its time-outs ([hand, seat, decision, reason],
+    from the hands' faults). A re-run takes them as given; only a signature vouches."""
+    hangs = [c for c in log.get("crashes", ()) if str(c[3]).startswith("hang:")]
+    time_outs = [[hand["n"], f[1], f[0], f[3]] for hand in log.get("hands", ())
+                 for f in hand.get("faults", ()) if str(f[3]).startswith("time-out")]
+    return hangs, time_outs
 
 
 #: `progress(matches done, matches, hands done)`, called as a check goes.
@@ -171,9 +179,9 @@ def audit(rd: RunDir, manifest: Manifest, t: Tournament, replay: bool = True,
     `progress(matches done, matches, hands done)` is called after each match.
     """
     audit = Audit()
-    specs = [s.as_dict() for s in schedule(t)]
+    specs = schedule(t)
     audit.problems += [(MANIFEST, p) for p in _manifest_problems(manifest, t, specs)]
-    names = {rd.match_path(s["index"]).name for s in specs}
+    names = {rd.match_path(s.index).name for s in specs}
     if progress:
         progress(0, len(specs), 0)  # the total, before the first (maybe long) match
     for f in sorted(rd.matches.iterdir()) if rd.matches.is_dir() else ():
@@ -183,7 +191,7 @@ def audit(rd: RunDir, manifest: Manifest, t: Tournament, replay: bool = True,
     ledger = Ledger.of(t)
     in_order = True  # every match so far is on disk and sound, so skips can be judged
     for i, spec in enumerate(specs):
-        path = rd.match_path(spec["index"])
+        path = rd.match_path(spec.index)
         name = f"{MATCHES}/{path.name}"
         found = _check_match(rd, spec, t, ledger if in_order else None, replay, audit, finished)
         if found is None:
@@ -202,11 +210,11 @@ def audit(rd: RunDir, manifest: Manifest, t: Tournament, replay: bool = True,
     return audit
 
 
-def _check_match(rd: RunDir, spec: dict[str, Any], t: Tournament, ledger: Ledger | None, replay: bool, audit: Audit,
+def _check_match(rd: RunDir, spec: MatchSpec, t: Tournament, ledger: Ledger | None, replay: bool, audit: Audit,
                  finished: bool) -> list[str] | None:
     """Problems of one match file, booked into `ledger` (None: missing or unreadable,
     so the matches after it cannot be judged for skipping)."""
-    path = rd.match_path(spec["index"])
+    path = rd.match_path(spec.index)
     if not path.exists():
         audit.missing += 1
         if finished:
@@ -214,37 +222,37 @@ def _check_match(rd: RunDir, spec: dict[str, Any], t: Tournament, ledger: Ledger
                                    f"missing, though the run finished ({STANDINGS} exists)"))
         return None
     try:
-        data = rd.read_match(spec["index"], spec)
+        logged = rd.read_match(spec.index, spec)
     except RunError as e:
         audit.problems.append((f"{MATCHES}/{path.name}", str(e).removeprefix(f"{path}: ")))
         return None
     audit.matches += 1
     # A round-robin balances each seed stream as a whole; a sampled line-up balances within its table.
-    own_table = () if t.lineups.format is Format.ROUND_ROBIN else (spec["table_no"],)
-    audit.seated.setdefault((spec["variant"], spec["stream"], *own_table), []).append(
-        (data["match"]["seats"], data["match"]["hands"]))
+    own_table = () if t.lineups.format is Format.ROUND_ROBIN else (spec.table_no,)
+    audit.seated.setdefault((spec.variant, spec.stream, *own_table), []).append(
+        (list(logged.spec.seats), logged.spec.hands))
     plan = ledger.plan(spec) if ledger is not None else None
     expected = plan.reason if isinstance(plan, Skip) else None
-    if "skipped" in data:
+    if logged.skipped is not None:
         if ledger is None:
             return ["skipped, though a match before it was never played"]
-        ledger.skip(spec, data["skipped"])
-        if data["skipped"] != expected:
-            return [f"says it was skipped ({data['skipped']}), but the matches before it give "
+        ledger.skip(spec, logged.skipped)
+        if logged.skipped != expected:
+            return [f"says it was skipped ({logged.skipped}), but the matches before it give "
                     + (f"'{expected}'" if expected else "no reason to skip it")]
         return []
-    stand_ins = data["match"].get("stand_ins", [])
-    found = _header_problems(data, spec, t, stand_ins)
+    stand_ins = logged.stand_ins
+    found = _header_problems(logged.data, spec, t, stand_ins)
     if expected:
         found.append(f"was played, but the matches before it skip it ({expected})")
-    if ledger is not None and stand_ins != list(ledger.stand_in_seats(spec)):
-        found.append(f"the stand-in played seats {stand_ins}, but the matches before it disqualify"
+    if ledger is not None and stand_ins != ledger.stand_in_seats(spec):
+        found.append(f"the stand-in played seats {list(stand_ins)}, but the matches before it disqualify"
                      f" the bots of seats {list(ledger.stand_in_seats(spec))}")
     if replay and not found:
-        found += verify_match(data)
-        audit.hands += len(data["hands"])
+        found += verify_match(logged)
+        audit.hands += len(logged.hands)
     if ledger is not None:
-        ledger.book(spec, data["summary"], stand_ins)
+        ledger.book(spec, logged.summary, stand_ins)
     return found
 
 
@@ -260,40 +268,40 @@ def _seating_problems(seated: dict[tuple[Any, ...], list[Seated]]) -> list[str]:
     return out
 
 
-def _manifest_problems(manifest: Manifest, t: Tournament, specs: list[dict[str, Any]]) -> list[str]:
+def _manifest_problems(manifest: Manifest, t: Tournament, specs: list[MatchSpec]) -> list[str]:
     out = []
     written = manifest.fields
     for key, expected in (("format", FORMAT), ("config_hash", config_hash(t)), ("seed", t.seed),
-                          ("matches", len(specs)), ("hands", sum(s["hands"] for s in specs)),
+                          ("matches", len(specs)), ("hands", sum(s.hands for s in specs)),
                           ("seating", seating_design(t))):
         if written.get(key) != expected:
             out.append(f"'{key}' is {written.get(key)!r}, but its tournament configuration gives {expected!r}")
     return out
 
 
-def _header_problems(data: dict[str, Any], spec: dict[str, Any], t: Tournament, stand_ins: list[int]) -> list[str]:
+def _header_problems(data: dict[str, Any], spec: MatchSpec, t: Tournament, stand_ins: tuple[int, ...]) -> list[str]:
     """The match header against what the run's configuration says that match is."""
     bots = {b.alias: b for b in t.bots}
     expected = {
-        "variant": spec["variant"], "seed": spec["seed"], "stack": t.stack,
-        "rules": t.variant(spec["variant"]).rules.as_dict(),
+        "variant": spec.variant, "seed": spec.seed, "stack": t.stack,
+        "rules": t.variant(spec.variant).rules.as_dict(),
         "bots": [{"alias": a, "name": STAND_IN_BOT, "params": {}} if i in stand_ins else
                  {"alias": a, "name": bots[a].name, "params": bots[a].params}
-                 for i, a in enumerate(spec["seats"])],
+                 for i, a in enumerate(spec.seats)],
     }
     out = [f"header '{key}' is not this run's (the schedule says {value!r})"
            for key, value in expected.items() if data.get(key) != value]
-    if len(data["hands"]) != spec["hands"]:
-        out.append(f"holds {len(data['hands'])} hands; the match has {spec['hands']}")
+    if len(data["hands"]) != spec.hands:
+        out.append(f"holds {len(data['hands'])} hands; the match has {spec.hands}")
     return out
 
 
 def _standings_problems(path: Path, ledger: Ledger) -> list[str]:
     try:
-        written = json.loads(path.read_bytes())
+        written = jsontext.loads(path.read_bytes())
     except (OSError, ValueError) as e:
         return [f"cannot be read ({e})"]
-    rebuilt = json.loads(json.dumps(ledger.result()))
+    rebuilt = jsontext.loads(jsontext.dumps(ledger.result()))
     if written != rebuilt:
         keys = sorted(k for k in set(written) | set(rebuilt) if written.get(k) != rebuilt.get(k)) \
             if isinstance(written, dict) else ["everything"]

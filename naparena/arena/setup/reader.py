@@ -7,7 +7,6 @@ Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-b
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib.util
 import json
 import math
@@ -52,7 +51,7 @@ from naparena.arena.setup.settings import (
     Sandbox,
 )
 from naparena.arena.setup.tournament import BotSpec, SprtSpec, Tournament, VariantSpec
-from naparena.errors import ConfigError, PluginError, RulesError
+from naparena.errors import ConfigError, PluginError, RulesError, did_you_mean
 from naparena.game.rules import VARIANTS, Rules, make_rules
 from naparena.stats.standings import STAND_IN_ALIAS
 
@@ -100,14 +99,17 @@ def _read_limited(path: Path, shown: str) -> bytes:
     return data
 
 
-def parse_tournament(source: str | Table, path: str | Path | None, registry: Any = None) -> Tournament:
-    """Validate TOML text (or an already-parsed mapping) into a `Tournament`.
+def parse_tournament(source: str | Table, path: str | Path | None, registry: Any = None, *,
+                     label: str = "") -> Tournament:
+    """Validate TOML text (or an already-parsed mapping) into a `Tournament`: of the file
+    `path`, or of none (a mapping built in Python), which errors call `label`.
 
     With a `registry` (an object with `.bots: dict[name, entry]`, `entry.cls.validate_params`)
     bot names and params are checked too and params are filled with the bot's defaults;
     without one they are kept as written (check later with `check_bots`).
     """
-    path = str(path) if path else ""
+    file = str(path) if path else ""
+    path = file or label  # what every error below names
     data = _toml(source, path) if isinstance(source, str) else source
     if not isinstance(data, Mapping):
         raise ConfigError(path, "", "must be a TOML document of tables")
@@ -119,7 +121,7 @@ def parse_tournament(source: str | Table, path: str | Path | None, registry: Any
     variants = _variants(data, settings["table"], path)
     sprt = _sprt(data, bots, variants, path)
     _check_size(settings, bots, variants, lineups, path)
-    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=path,
+    t = Tournament(**settings, bots=bots, variants=variants, sprt=sprt, path=file, label="" if file else label,
                    seats=_seat_limits(data, path), lineups=lineups)
     return check_bots(t, registry) if registry is not None else t
 
@@ -160,7 +162,7 @@ def caveats(t: Tournament) -> list[str]:
     for i, v in enumerate(t.variants, 1):
         active = t.table - v.rules.sits_out(t.table)
         if v.rules.purchase == "ecarte" and active > 4:
-            out.append(f"{t.path}: variants[{i}]: Écarté Nap with {active} players: the source "
+            out.append(f"{t.shown}: variants[{i}]: Écarté Nap with {active} players: the source "
                        "recommends at most four, as the stock runs short")
     return out
 
@@ -178,18 +180,18 @@ def check_bots(t: Tournament, registry: Any) -> Tournament:
         entry = registry.bots.get(bot.name)
         clash = getattr(registry, "clashes", {}).get(bot.name)
         if clash:
-            raise ConfigError(t.path, f"bots[{i}].name",
+            raise ConfigError(t.shown, f"bots[{i}].name",
                               f"bot '{bot.name}' is registered by more than one plug-in: {', '.join(clash)}")
         if entry is None:
             available = ", ".join(sorted(registry.bots)) or "none"
             message = f"unknown bot '{bot.name}'{_hint(bot.name, registry.bots)}; available: {available}"
             if getattr(registry, "searched", None):
                 message += f" (searched: {'; '.join(registry.searched)})"
-            raise ConfigError(t.path, f"bots[{i}].name", message)
-        params = _bot_params(entry.cls, bot.params, t.path, f"bots[{i}].params")
+            raise ConfigError(t.shown, f"bots[{i}].name", message)
+        params = _bot_params(entry.cls, bot.params, t.shown, f"bots[{i}].params")
         for j, variant in enumerate(t.variants, 1):
             if (why := entry.cls.not_played(variant.rules)) is not None:
-                raise ConfigError(t.path, f"bots[{i}].name", f"bot '{bot.name}' does not play variant "
+                raise ConfigError(t.shown, f"bots[{i}].name", f"bot '{bot.name}' does not play variant "
                                   f"'{variant.name}' (variants[{j}]): {why}")
         bots.append(dataclasses.replace(bot, params=params))
     return dataclasses.replace(t, bots=tuple(bots))
@@ -610,8 +612,7 @@ def _typed(value: Any, kind: type, path: str, where: str) -> Any:
 
 
 def _hint(word: Any, choices: Iterable[object]) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(word, choices)
 
 
 def _key(key: Any) -> str:

@@ -40,6 +40,32 @@ class MatchSpec:
             d["boards"] = True
         return d
 
+    @classmethod
+    def from_dict(cls, record: object) -> MatchSpec:
+        """The entry a match log's header records (`as_dict`'s inverse), or a `ValueError`
+        saying what is wrong with it: a field missing or of the wrong type, a field no
+        schedule entry has, or a form `as_dict` would not have written."""
+        if not isinstance(record, dict):
+            raise ValueError("no schedule entry ('match')")
+        for key, kind in _FIELDS.items():
+            if type(record.get(key)) is not kind:
+                raise ValueError(f"match.{key} is missing or not a {kind.__name__}")
+        seats = record["seats"]
+        if not all(isinstance(a, str) for a in seats):
+            raise ValueError("match.seats must be bot aliases")
+        if record.get("boards", True) is not True:
+            raise ValueError("match.boards, where present, must be true")
+        extra = sorted(set(record) - set(_FIELDS) - {"boards"})
+        if extra:
+            raise ValueError(f"match.{extra[0]} is not a field of a schedule entry")
+        return cls(record["index"], record["variant"], record["stream"], record["table_no"], record["rotation"],
+                   record["seed"], tuple(seats), record["hands"], "boards" in record)
+
+
+#: The fields every schedule entry records, and their JSON types (`boards` only when true).
+_FIELDS: dict[str, type] = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
+                            "seed": int, "seats": list, "hands": int}
+
 
 def derive_seed(master: int, *parts: Any) -> int:
     """A 64-bit seed from the master seed and labels: the first 8 bytes of blake2b over

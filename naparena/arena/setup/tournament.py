@@ -71,7 +71,9 @@ class SprtSpec:
 
 @dataclass(frozen=True)
 class Tournament:
-    """A validated tournament file. `path` is the file as named by the caller ("" if none)."""
+    """A validated tournament. `path` is its file as named by the caller; a tournament built
+    from a mapping has none (""), and then `label` is what its errors call it and `folder`
+    where the relative paths it names are from ("": the current directory)."""
 
     name: str
     seed: int
@@ -93,13 +95,26 @@ class Tournament:
     path: str = ""
     seats: Confinement = Confinement()
     lineups: Lineups = Lineups()
+    label: str = ""
+    folder: str = ""
+
+    @property
+    def shown(self) -> str:
+        """What a message calls the tournament: its file, else its label ("" when neither)."""
+        return self.path or self.label
+
+    @property
+    def base(self) -> Path:
+        """Where the relative paths the tournament names (bots_dir, command, files) are from:
+        the file's folder, else `folder`."""
+        return Path(self.path).parent if self.path else Path(self.folder)
 
     @property
     def bots_path(self) -> Path:
         """The drop-in folder: `bots_dir` beside the tournament file; for the default
         "bots", when the file has no such folder beside it, `./bots` in the current
         directory, the folder `naparena bots` and `naparena check` look in."""
-        beside = Path(self.path).parent / self.bots_dir
+        beside = self.base / self.bots_dir
         if self.bots_dir == SETTINGS["bots_dir"].default and not beside.is_dir():
             return Path(self.bots_dir)
         return beside
@@ -118,8 +133,8 @@ class Tournament:
         return {v.name: v for v in self.variants}[name]
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain, JSON-able settings, bots and variants. `path` is left out: it differs
-        between machines, and logs must not."""
+        """Plain, JSON-able settings, bots and variants. `path`, `label` and `folder` are left
+        out: they differ between machines, and logs must not."""
         settings = {key: setting.plain(getattr(self, key)) for key, setting in SETTINGS.items()}
         out = {**settings, **self.lineups.as_dict(), "bots": [b.as_dict() for b in self.bots],
                "variants": [v.as_dict() for v in self.variants]}
@@ -137,20 +152,20 @@ class Tournament:
         """An external bot's argv, every argument naming a file or folder next to the
         tournament file made absolute (seat processes start in an empty directory)."""
         assert bot.command is not None, "a Python bot has no command"
-        base = Path(self.path).parent
+        base = self.base
         # abspath, not resolve: a virtual environment's python is a symlink that must stay one.
         return [os.path.abspath(base / arg) if arg and (base / arg).exists() else arg for arg in bot.command]
 
     def files_of(self, bot: BotSpec) -> list[str]:
         """The paths `files = [...]` names for `bot`, made absolute."""
-        base = Path(self.path).parent
+        base = self.base
         return [os.path.abspath(base / name) for name in bot.files]
 
     def command_hash(self, bot: BotSpec) -> str:
         """sha256 of the files an external bot's command names (as written, with contents)."""
         assert bot.command is not None, "a Python bot has no command"
         digest = hashlib.sha256()
-        base = Path(self.path).parent
+        base = self.base
         for arg in (*bot.command, *bot.files):
             if arg and (base / arg).is_file():
                 digest.update(arg.encode() + b"\0" + (base / arg).read_bytes() + b"\0")

@@ -9,20 +9,29 @@
     const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, sec = s % 60;
     return (h ? h + " h " : "") + (h || m ? m + " min " : "") + sec + " s";
   };
-  let last = null, heard = 0, over = false;
+  // The clock runs on between two states: from the page's own monotonic clock (a wall
+  // clock may jump), and never shows less than it showed (a state may come late).
+  let last = null, heard = 0, over = false, shown = 0;
+  const since = () => (performance.now() - heard) / 1000;
   function tick() {
     if (!last || over) return;
-    const since = (Date.now() - heard) / 1000;
-    const eta = last.eta === null || last.eta === undefined ? "estimated when the first hands are played"
-      : "about " + clock(Math.max(0, last.eta - since)) + " to go (finish near " + new Date(Date.now() + Math.max(0, last.eta - since) * 1000).toLocaleTimeString() + ")";
-    $("clock").textContent = "elapsed " + clock(last.elapsed + since) + "; " + eta
-      + "; " + last.in_play + " table" + (last.in_play === 1 ? "" : "s") + " in play";
+    shown = Math.max(shown, last.elapsed + since());
+    let eta;
+    if (last.phase === "tallying") eta = "every hand played: the final standings are being tallied";
+    else if (last.eta === null || last.eta === undefined) eta = last.session_hands ? "estimating the time to go" : "estimated when the first hands are played";
+    else {
+      const left = Math.max(0, last.eta - since());
+      eta = "about " + clock(left) + " to go (finish near " + new Date(Date.now() + left * 1000).toLocaleTimeString() + ")";
+    }
+    $("clock").textContent = "elapsed " + clock(shown) + "; " + eta
+      + (last.phase === "tallying" ? "" : "; " + last.in_play + " table" + (last.in_play === 1 ? "" : "s") + " in play");
   }
   function standings(st) {
     const box = $("standings"); box.replaceChildren();
     if (!st) { box.textContent = "standings after the first match"; return; }
     for (const [variant, rows] of Object.entries(st.variants)) {
       const h = document.createElement("h2"); h.textContent = variant; box.appendChild(h);
+      if (!rows.length) { box.appendChild(document.createTextNode("no match of " + variant + " booked yet")); continue; }
       const t = document.createElement("table"); t.className = "standings";
       t.innerHTML = "<tr><th class=n>bot</th><th>hands</th><th>per 100</th><th>95% CI</th></tr>";
       for (const r of rows) {
@@ -58,14 +67,17 @@
       list.appendChild(li);
     }
   }
+  const PHASES = {
+    starting: "starting", playing: "playing", tallying: "all matches played: tallying the final standings…",
+    finished: "finished", interrupted: "interrupted", stopped: "stopped: the run ended without standings"};
   function draw(s) {
-    last = s; heard = Date.now();
+    last = s; heard = performance.now();
     $("name").textContent = s.name;
     $("bar").max = s.total || 1; $("bar").value = s.done;
     $("done").textContent = s.done + " of " + s.total + " matches booked, " + s.hands.toLocaleString() + " of " + s.hands_total.toLocaleString() + " hands";
     const state = $("state");
-    state.className = "state " + (s.over || "playing");
-    state.textContent = {finished: "finished", interrupted: "interrupted", stopped: "stopped: the run ended without standings"}[s.over] || "playing";
+    state.className = "state " + s.phase;
+    state.textContent = PHASES[s.phase] || s.phase;
     standings(s.standings);
     lastHands(s.last);
     if (s.over === "finished") {
@@ -77,7 +89,8 @@
       $("resume").replaceChildren("Interrupted after " + clock(s.elapsed) + ": " + s.kept + " of " + s.total + " matches kept. Resume with: ");
       const code = document.createElement("code"); code.textContent = s.resume; $("resume").appendChild(code);
       $("clock").textContent = "";
-    } else tick();
+    } else if (s.over) $("clock").textContent = "stopped after " + clock(s.elapsed);
+    else tick();
   }
   const source = new EventSource("events");
   source.onmessage = e => {

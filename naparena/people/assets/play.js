@@ -1,10 +1,13 @@
 /* The web table: the person's seat at the bottom of the drawn table. The server pushes the
    table at each of the person's decisions; between two, the tricks and hands that ended
-   are shown for a pause (the server's --pause) before the cards can be played again. */
+   are shown for a pause (the server's --pause) before the cards can be played again. A
+   hand's end is drawn from the hand itself (the server's frame of it): its own header, its
+   last trick, the cards left; never the next hand's. */
 "use strict";
 (function () {
   const T = window.NapTable, $ = id => document.getElementById(id);
-  let state = {}, picked = new Set(), shownTricks = -1, shownHand = null, frames = [], busy = false, closed = false;
+  let state = {}, picked = new Set(), shownTricks = -1, shownHand = null, shownEnd = null, frames = [], busy = false,
+    closed = false;
   function post(path, body) {
     return fetch(path, {method: "POST", body: JSON.stringify(body || {})}).then(r => r.json()).catch(() => ({}));
   }
@@ -13,6 +16,7 @@
   const several = () => ["exchange", "garnet_discard"].includes(kind());
   const mine = () => !state.waiting && !state.over && !busy && !closed;
   const signed = x => (x >= 0 ? "+" : "") + x;
+  const named = (t, s, name) => s === t.seat && name !== "you" ? name + " (you)" : name;
   // Cards each other seat still holds: the hand's size less what it has played (none when it sits out).
   function held(t, s) {
     const v = t.view || {};
@@ -20,13 +24,21 @@
     const plays = (v.tricks || []).flatMap(x => x[1]).concat(v.trick || []);
     return Math.max(0, (t.hand_size || 5) - plays.filter(p => p[0] === s).length);
   }
+  // Each seat's bid, on the felt until the first card is led.
+  function bids(v) {
+    const out = {};
+    if ((v.tricks || []).length || (v.trick || []).length) return out;
+    for (const [s, b] of v.bids || []) out[s] = b;
+    return out;
+  }
   function model(t, trick, winner, caption) {
-    const v = t.view || {}, you = t.seat;
+    const v = t.view || {}, you = t.seat, bid = trick ? {} : bids(v);
     const seats = t.seats.map((name, s) => ({
-      name: s === you && name !== "you" ? name + " (you)" : name,
+      name: named(t, s, name),
       chips: (t.won || [])[s],
       note: [s === v.dealer ? "dealer" : "", s === v.bidder && v.contract ? "bidder" : "",
              (v.peeps || []).includes(s) ? "peeped" : "", v.garnet_taker === s ? "Sir Garnet" : "", (v.won || [])[s] ? (v.won[s] + " trick" + (v.won[s] > 1 ? "s" : "")) : ""].filter(Boolean).join(" · "),
+      bid: bid[s],
       cards: s === you ? (t.hand || []).map(c => c.card) : null,
       hidden: s === you ? 0 : held(t, s),
       turn: s === you && !trick && mine(),
@@ -39,8 +51,24 @@
     if ((v.exchanges || []).length) info.push({label: "bought", text: v.exchanges.map(([s, n]) => t.seats[s] + " " + n).join(", ")});
     const legal = (v.legal || []).filter(x => typeof x === "number");
     return {seats, bottom: you, trick: trick || v.trick || [], winner: trick ? winner : null, info, caption,
-      play: {seat: you, legal: kind() === "play" ? legal : [], picked: [...picked], active: mine() && (kind() === "play" || several()),
-             pick: c => choose(c)}};
+      play: {seat: you, legal: kind() === "play" ? legal : [], picked: [...picked], active: !trick && mine() && (kind() === "play" || several()),
+             choosing: several(), pick: c => choose(c)}};
+  }
+  // A finished hand as it stood at its end, from the server's frame of it.
+  function ended(t, h) {
+    const seats = t.seats.map((name, s) => ({
+      name: named(t, s, name), chips: (h.won || [])[s],
+      note: [s === h.dealer ? "dealer" : "", s === h.bidder && h.contract ? "bidder" : "",
+             h.tricks[s] ? h.tricks[s] + " trick" + (h.tricks[s] > 1 ? "s" : "") : ""].filter(Boolean).join(" · "),
+      cards: s === t.seat ? h.yours : null, hidden: s === t.seat ? 0 : h.held[s], turn: false}));
+    const info = [{label: "match", text: h.match + ", hand " + (h.n + 1) + " of " + h.hands}];
+    if (h.contract) info.push({label: "contract", text: h.contract + " by " + t.seats[h.bidder]});
+    if (h.trumps !== null && h.trumps !== undefined) info.push({label: "trumps", text: T.suit(h.trumps)});
+    info.push({label: "kitty", text: String(h.kitty || 0)});
+    const caption = "hand " + (h.n + 1) + " over: " + (h.contract ? h.contract + " by " + t.seats[h.bidder] + ", " + h.result : h.result)
+      + " — " + t.seats.map((a, i) => a + " " + signed(h.chips[i])).join(", ");
+    return {seats, bottom: t.seat, trick: h.trick || [], winner: h.winner, info, caption,
+      play: {seat: t.seat, legal: [], picked: [], active: false, pick: () => {}}};
   }
   function choose(c) {
     if (!mine()) return;
@@ -49,14 +77,13 @@
     if (kind() === "play") answer(name);
   }
   function draw() {
-    const t = state.table;
+    const t = state.table, h = state.hand_over;
     document.body.dataset.turn = mine() && t ? (t.match + "." + t.turn) : "";
-    $("message").textContent = closed ? "the table has closed" : (state.message || "");
+    $("message").textContent = closed ? (state.message ? state.message + " (the table has closed)" : "the table has closed")
+      : (state.message || "");
     $("error").textContent = state.error || "";
-    const h = state.hand_over;
-    if (t && !busy && state.over && h && h.trick && h.match === t.match) {  // the match's end: its last trick
-      T.draw($("table"), model(t, h.trick[1], h.trick[2], "hand " + (h.n + 1) + " over: "
-        + (h.contract ? h.contract + " by " + t.seats[h.bidder] + ", " + h.result : h.result)));
+    if (t && !busy && state.over && h && h.match === t.match) {  // the match's end: its last hand as it ended
+      T.draw($("table"), ended(t, h));
     } else if (t && !busy) {
       const happened = (t.happened || []).join("; ");
       T.draw($("table"), model(t, null, null, mine() ? (happened ? "since your turn: " + happened : t.ask) : (state.message || "")));
@@ -90,9 +117,9 @@
       $("resume").replaceChildren("Go on with: ");
       const code = document.createElement("code"); code.textContent = state.resume; $("resume").appendChild(code);
     }
-    const ended = $("ended"); ended.replaceChildren();
+    const endedText = $("ended"); endedText.replaceChildren();
     for (const text of (state.ended || []).slice().reverse()) {
-      const p = document.createElement("pre"); p.className = "ended"; p.textContent = text; ended.appendChild(p);
+      const p = document.createElement("pre"); p.className = "ended"; p.textContent = text; endedText.appendChild(p);
     }
     if (mine() && kind() === "play" && !document.activeElement.closest("#table")) {
       const first = $("table").querySelector("button.nt-card.legal");
@@ -103,19 +130,20 @@
   }
   // Before a new decision: the trick that ended meanwhile, and the hand that ended, each held still a while.
   function queue(s) {
-    const t = s.table, v = (t && t.view) || {}, pause = (s.pause || 0) * 1000;
+    const t = s.table, v = (t && t.view) || {}, pause = (s.pause || 0) * 1000, h = s.hand_over;
     const hand = t ? t.match + "." + (v.hand_no || 0) : null;
-    if (s.hand_over && shownHand !== null && hand !== shownHand && s.hand_over.trick && t) {
-      const h = s.hand_over, tr = h.trick;
-      frames.push({t, trick: tr[1], winner: tr[2], ms: pause * 1.5,
-        caption: "hand " + (h.n + 1) + " over: " + (h.contract ? h.contract + " by " + t.seats[h.bidder] + ", " + h.result : h.result)
-          + " — " + t.seats.map((a, i) => a + " " + signed(h.chips[i])).join(", ")});
+    const end = h ? h.match + "." + h.n : null;
+    // A hand's end is shown once, when it is news (not the one a page opened late finds);
+    // at the match's end it stays (draw shows it).
+    if (h && t && shownHand !== null && end !== shownEnd && !s.over) {
+      frames.push({model: ended(t, h), ms: pause * 1.5});
       shownTricks = 0;
     }
+    if (h) shownEnd = end;
     const tricks = v.tricks || [];
     if (t && hand === shownHand && tricks.length > shownTricks && tricks.length) {
       const tr = tricks[tricks.length - 1];
-      frames.push({t, trick: tr[1], winner: tr[2], ms: pause, caption: "trick " + tricks.length + " to " + t.seats[tr[2]]});
+      frames.push({model: model(t, tr[1], tr[2], "trick " + tricks.length + " to " + t.seats[tr[2]]), ms: pause});
     }
     if (t) { shownHand = hand; shownTricks = tricks.length; }
   }
@@ -124,8 +152,9 @@
     const f = frames.shift();
     if (!f.ms) { play(); return; }
     busy = true;
-    T.draw($("table"), model(f.t, f.trick, f.winner, f.caption));
-    setTimeout(() => { busy = false; play(); }, f.ms);
+    document.body.dataset.frame = f.model.caption;
+    T.draw($("table"), f.model);
+    setTimeout(() => { busy = false; delete document.body.dataset.frame; play(); }, f.ms);
   }
   function typed() { answer($("typed").value); $("typed").value = ""; }
   $("send").onclick = typed;

@@ -1,13 +1,16 @@
-/* The hand viewer: loads a run's data files as it needs them (the index, summaries for the
-   filters, one match at a time) and steps through a hand on the drawn table. */
+/* The hand viewer: loads a run's data files as it needs them (the index, the filters' index a
+   few hundred matches at a time, one match at a time) and steps through a hand on the drawn
+   table. */
 "use strict";
 (function () {
   const T = window.NapTable, $ = id => document.getElementById(id);
   const BASE = JSON.parse($("v-config").textContent).base;
-  const waiting = {}, cache = new Map();
+  const waiting = {}, cache = new Map(), kept = new Map();
   window.naparenaData = (name, data) => { if (waiting[name]) waiting[name](data); };
-  // A data file as a promise; the last few are kept, so stepping through a match reads it once.
-  function load(name) {
+  // A data file as a promise; the last few matches are kept, so stepping through a match reads
+  // it once, and the filters' index for good (`keep`).
+  function load(name, keep) {
+    if (kept.has(name)) return kept.get(name);
     if (cache.has(name)) return cache.get(name);
     const p = new Promise((resolve, reject) => {
       waiting[name] = data => { delete waiting[name]; resolve(data); };
@@ -17,7 +20,8 @@
       s.onerror = () => { s.remove(); delete waiting[name]; reject(new Error("cannot load " + BASE + name + ".js")); };
       document.head.appendChild(s);
     });
-    p.catch(() => cache.delete(name));
+    p.catch(() => { cache.delete(name); kept.delete(name); });
+    if (keep) { kept.set(name, p); return p; }
     cache.set(name, p);
     if (cache.size > 24) cache.delete(cache.keys().next().value);
     return p;
@@ -35,12 +39,12 @@
     const n = seats.length, deal = h.deal || [];
     const held = deal.map(c => (c || []).slice()), out = seats.map(() => []), fresh = seats.map(() => []);
     const notes = seats.map(() => []);
-    let contract = null, trumps = null, bidder = null, trick = [], winner = null, now = null;
+    let contract = null, trumps = null, bidder = null, trick = [], winner = null, now = null, bids = {};
     const played = new Set(), list = [];
     const push = (text, extra) => list.push(Object.assign({
       text, held: held.map(x => x.slice()), out: out.map(x => x.slice()), fresh: fresh.map(x => x.slice()),
       notes: notes.map(x => x.slice()), contract, trumps, bidder, trick: trick.slice(), winner, now,
-      played: new Set(played)}, extra || {}));
+      played: new Set(played), bids: Object.assign({}, bids)}, extra || {}));
     const drop = (s, cards) => { held[s] = held[s].filter(c => !cards.includes(c)); out[s].push(...cards); };
     const take = (s, cards) => { held[s].push(...cards); fresh[s].push(...cards); held[s].sort((a, b) => a - b); };
     const bought = {};
@@ -85,6 +89,7 @@
     while (pre.length && BEFORE.has(pre[0][1])) push(decision(pre.shift()));
     for (const [s, b] of h.bids || []) {
       while (pre.length && TURN.has(pre[0][1]) && pre[0][0] === s) push(decision(pre.shift()));
+      bids[s] = b;
       push(who(s) + (b === "pass" ? " passes" : " bids " + b));
     }
     if (h.contract) {
@@ -101,7 +106,7 @@
     tricks.forEach(([, plays, won], i) => {
       trick = []; winner = null;
       for (const [s, c] of plays) {
-        trick.push([s, c]); played.add(c); now = c;
+        trick.push([s, c]); played.add(c); now = c; bids = {};  // the bids stay on the felt until the first lead
         push("trick " + (i + 1) + ": " + who(s) + " plays " + T.text(c));
       }
       now = null;
@@ -128,7 +133,7 @@
       name, chips: now.end ? before[s] + h.chips[s] : before[s],
       note: [s === h.dealer ? "dealer" : "", ...now.notes[s], now.end ? signed(h.chips[s]) + " this hand" : ""].filter(Boolean).join(" · "),
       cards: (h.deal[s] || []).length ? now.held[s].concat(now.out[s]).sort((a, b) => a - b) : null,
-      gone: [...now.played], fresh: now.fresh[s], out: now.out[s],
+      gone: [...now.played], fresh: now.fresh[s], out: now.out[s], bid: now.bids[s],
       turn: false,
     }));
     seats.forEach((s, i) => { if (!s.cards) s.note = (s.note ? s.note + " · " : "") + "sits out"; });
@@ -184,49 +189,72 @@
     timer = setTimeout(tick, Number($("v-speed").value));
   }
 
-  // --- filters, over the summaries a file at a time ------------------------------------------
+  // --- filters, over the index a file at a time ---------------------------------------------
+  // A hand's code (viewer.py's `packed`): bidder + 1, contract + 1, result, faulted, Nap bidders.
+  const decode = code => ({bidder: (code & 15) - 1, contract: ((code >>> 4) & 63) - 1, result: (code >>> 10) & 15,
+                         faulted: (code >>> 14) & 1, naps: code >>> 15});
   function filters() {
     return {bot: $("f-bot").value, with: $("f-with").value, variant: $("f-variant").value, contract: $("f-contract").value,
             role: $("f-role").value, result: $("f-result").value, faults: $("f-faults").checked};
   }
-  function fits(f, entry, row) {
-    const [, variant, seats] = entry, [, bidder, contract, result, faulted] = row;
-    if (f.variant && variant !== f.variant) return false;
-    if (f.bot && !seats.includes(f.bot)) return false;
-    if (f.with && !seats.includes(f.with)) return false;
-    if (f.contract && contract !== f.contract) return false;
-    if (f.result && result !== f.result) return false;
-    if (f.faults && !faulted) return false;
-    if (f.role === "bot" && f.bot && seats[bidder] !== f.bot) return false;
+  // A match a filter may find hands in: its variant and its seats.
+  const candidate = (f, entry) => !(f.variant && entry[1] !== f.variant) && !(f.bot && !entry[2].includes(f.bot))
+    && !(f.with && !entry[2].includes(f.with));
+  function fits(f, entry, h) {
+    if (f.contract && index.contracts[h.contract] !== f.contract) return false;
+    if (f.result && index.results[h.result] !== f.result) return false;
+    if (f.faults && !h.faulted) return false;
+    if (f.role === "bot" && f.bot && entry[2][h.bidder] !== f.bot) return false;
     return true;
   }
+  // Match i's hands from its part of the index: [[code, hand number], …].
+  function hands(part, i) {
+    const row = part[i % index.chunk], codes = Array.isArray(row[0]) ? row[0] : row;
+    return codes.map((code, k) => [code, Array.isArray(row[0]) ? row[1][k] : k]);
+  }
+  const part = k => load("f" + pad(k, 4), true);
   const PAGE = 60;
+  // What a search shows while it reads the index: how far it has come, on the page.
+  function searching(done) {
+    const box = $("v-found"), bar = document.createElement("progress"), text = document.createElement("span");
+    bar.id = "v-progress"; bar.max = index.matches.length; bar.value = done;
+    text.id = "v-count"; text.setAttribute("role", "status");
+    text.textContent = "searching: " + done.toLocaleString() + " of " + index.matches.length.toLocaleString() + " matches…";
+    box.replaceChildren(text, bar);
+  }
   async function search(more) {
     const f = filters();
     if (!more) { found = []; searchAt = 0; }
-    const box = $("v-found"), chunk = index.chunk, shown = found.length;
-    while (searchAt < index.matches.length && found.length < shown + PAGE) {
-      const k = Math.floor(searchAt / chunk), rows = await load("s" + pad(k, 4));
-      for (let i = searchAt; i < Math.min((k + 1) * chunk, index.matches.length); i++) {
-        const entry = index.matches[i];
-        if ((f.variant && entry[1] !== f.variant) || (f.bot && !entry[2].includes(f.bot))) continue;
-        for (const row of rows[i - k * chunk]) if (fits(f, entry, row)) found.push([i, row]);
+    const box = $("v-found"), chunk = index.chunk, shown = found.length, n = index.matches.length;
+    while (searchAt < n && found.length < shown + PAGE) {
+      const k = Math.floor(searchAt / chunk), end = Math.min((k + 1) * chunk, n);
+      let any = false;
+      for (let i = searchAt; i < end && !any; i++) any = candidate(f, index.matches[i]);
+      if (any) {  // a part without a match the filter could find hands in is not read at all
+        searching(searchAt);
+        const data = await part(k);
+        for (let i = searchAt; i < end; i++) {
+          const entry = index.matches[i];
+          if (!candidate(f, entry)) continue;
+          for (const [code, hn] of hands(data, i)) { const h = decode(code); if (fits(f, entry, h)) found.push([i, hn, h]); }
+        }
       }
-      searchAt = (k + 1) * chunk;
+      searchAt = end;
     }
     box.replaceChildren();
     const head = document.createElement("span");
-    head.textContent = found.length + (searchAt < index.matches.length ? "+ hands found so far" : " hands found");
-    head.id = "v-count";
+    head.textContent = found.length + (searchAt < n ? "+ hands found so far" : " hands found");
+    head.id = "v-count"; head.setAttribute("role", "status");
     box.appendChild(head);
-    for (const [i, row] of found.slice(0, shown + PAGE)) {
+    for (const [i, hn, h] of found.slice(0, shown + PAGE)) {
       const entry = index.matches[i], b = document.createElement("button");
+      const contract = h.contract >= 0 ? index.contracts[h.contract] : null, result = index.results[h.result];
       b.type = "button"; b.className = "v-hit";
-      b.textContent = entry[1] + " m" + entry[0] + " h" + row[0] + ": " + (row[2] ? row[2] + " by " + entry[2][row[1]] + ", " + row[3] : row[3]);
-      b.onclick = () => { stop(); open(i, row[0]).catch(fail); };
+      b.textContent = entry[1] + " m" + entry[0] + " h" + hn + ": " + (contract ? contract + " by " + entry[2][h.bidder] + ", " + result : result);
+      b.onclick = () => { stop(); open(i, hn).catch(fail); };
       box.appendChild(b);
     }
-    if (searchAt < index.matches.length) {
+    if (searchAt < n) {
       const b = document.createElement("button"); b.type = "button"; b.textContent = "more…"; b.id = "v-more";
       b.onclick = () => search(true).catch(fail);
       box.appendChild(b);
@@ -238,12 +266,15 @@
     stop();
     const bot = $("f-bot").value, chunk = index.chunk;
     for (let i = match.pos; i < index.matches.length; i++) {
-      const entry = index.matches[i], rows = (await load("s" + pad(Math.floor(i / chunk), 4)))[i % chunk];
-      for (const row of rows) {
-        if (i === match.pos && row[0] <= match.hands[hand].n) continue;
-        const naps = row[5].filter(s => !bot || entry[2][s] === bot);
+      const entry = index.matches[i];
+      if (bot && !entry[2].includes(bot)) continue;
+      if (i % chunk === 0 || i === match.pos) say("looking for a Nap bid: match " + entry[0] + " of " + index.matches.length.toLocaleString() + "…");
+      for (const [code, hn] of hands(await part(Math.floor(i / chunk)), i)) {
+        if (i === match.pos && hn <= match.hands[hand].n) continue;
+        const naps = [];
+        for (let s = 0, m = decode(code).naps; m; s++, m >>>= 1) if (m & 1 && (!bot || entry[2][s] === bot)) naps.push(s);
         if (!naps.length) continue;
-        await open(i, row[0]);
+        await open(i, hn);
         const bid = steps.findIndex(x => / bids /.test(x.text) && naps.some(s => x.text.startsWith(entry[2][s] + " bids ")) && index.naps.some(n => x.text.includes(" bids " + n)));
         step = bid < 0 ? 0 : bid; draw();
         return;
@@ -267,7 +298,7 @@
       const q = new URLSearchParams(many[1]);
       for (const k of ["bot", "with", "variant", "contract", "result"]) if (q.has(k)) $("f-" + k).value = q.get(k);
       $("viewer").scrollIntoView();
-      search(false).then(hits => { if (hits.length) open(hits[0][0], hits[0][1][0]); }).catch(fail);
+      search(false).then(hits => { if (hits.length) open(hits[0][0], hits[0][1]); }).catch(fail);
       return true;
     }
     return false;

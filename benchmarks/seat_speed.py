@@ -332,7 +332,7 @@ def one_round(args: argparse.Namespace, label: str, checkout: Path, folder: Path
                     note(f"start ms/seat {label} {bot} {sandbox} {start}", ms)
     if "hands" in only or "bar" in only:
         hands = args.matches // 24 * 24 * 150
-        cpu, _ = run_tournament(checkout, folder, "inline", "off", "cold", args.matches)
+        cpu, _ = run_tournament(checkout, folder, "inline", "off", "cold", args.matches, new=label == "now")
         note(f"hands us/hand {label} inline", 1e6 * cpu / hands)
         for sandbox in sandboxes:
             for start in starts:

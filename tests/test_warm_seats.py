@@ -351,10 +351,11 @@ def results(run: Path) -> dict[str, bytes]:
 
 def test_warm_and_cold_seats_play_the_same_bytes_in_every_sandbox_mode(tmp_path, bots_dir):
     """Reference bots and a drop-in (one that cannot be forked warm among them: its seats
-    start cold, said once in run.log), duplicate seatings on two workers."""
+    start cold, said once in run.log), duplicate seatings on two workers; warm on one
+    worker too (one server per bot there, two here)."""
     bots_dir(threaded=THREADED)
     bots = [{"name": "random"}, {"name": "heuristic"}, {"name": "threaded"}, {"name": "cautious"}]
-    played = {}
+    played: dict[tuple[Any, ...], dict[str, bytes]] = {}
     for sandbox in ("off",) + (("required",) if NO_BWRAP is None else ()):
         for start in ("warm", "cold"):
             run = tmp_path / f"{sandbox}-{start}" / "run"
@@ -363,6 +364,9 @@ def test_warm_and_cold_seats_play_the_same_bytes_in_every_sandbox_mode(tmp_path,
             log = (run / "run.log").read_text()
             said = "seat server (threaded): its seats start cold: _Refused: its import left 1 Python thread(s)"
             assert (said in log) == (start == "warm"), log[-2000:]
+    one = tmp_path / "one-worker" / "run"
+    Session.open(tournament(tmp_path / "one-worker", "off", "warm", bots), one, workers=1).play()
+    played["off", "warm", 1] = results(one)
     assert len(played["off", "warm"]) == 24 + 1, "every seating played"
     first = next(iter(played.values()))
     assert all(p == first for p in played.values())

@@ -216,3 +216,59 @@ def live_members(pgid: int) -> list[int]:
 def wait_until_gone(pgid: int, seconds: float = WAIT) -> None:
     """Wait for every process of the group to end: workers must not outlive their run."""
     wait_for(lambda: not live_members(pgid), "the run's worker processes to end", seconds)
+
+
+# --- runtimes an organizer installs -------------------------------------------------------
+
+#: A statically linked CPython whose copy, with its standard library, is a Python of its own.
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+_LEFT_OUT = shutil.ignore_patterns("test", "tests", "__pycache__", "site-packages", "dist-packages", "idlelib",
+                                   "tkinter", "turtledemo", "lib2to3", "ensurepip", "config-*")
+
+
+def organizer_python(prefix: Path) -> Path | None:
+    """A Python installation at `prefix` as an installer lays one out (bin/python3.X, its
+    standard library in lib/python3.X), copied from the system's; its `python3`, or None
+    where the copy does not run as a Python of its own (no such Python, or one that needs
+    its own libpython)."""
+    if not SYSTEM_PYTHON.exists():
+        return None
+    real = Path(os.path.realpath(SYSTEM_PYTHON))
+    asked = subprocess.run([str(real), "-c", "import sysconfig; print(sysconfig.get_path('stdlib'))"],
+                           capture_output=True, text=True, check=False)
+    stdlib = Path(asked.stdout.strip())
+    if asked.returncode != 0 or not (stdlib / "os.py").is_file():
+        return None
+    shutil.copytree(stdlib, prefix / "lib" / stdlib.name, ignore=_LEFT_OUT, symlinks=True)
+    (prefix / "bin").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(real, prefix / "bin" / real.name)
+    os.symlink(real.name, prefix / "bin" / "python3")
+    said = subprocess.run([str(prefix / "bin" / "python3"), "-c", "import sys; print(sys.prefix)"],
+                          capture_output=True, text=True, check=False)
+    return prefix / "bin" / "python3" if said.stdout.strip() == str(prefix) else None
+
+
+def python_version(python: Path) -> str:
+    """X.Y.Z of the Python `python`."""
+    return subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+MISE = shutil.which("mise")
+needs_mise = pytest.mark.skipif(MISE is None, reason="no mise (npm install -g @jdxcode/mise)")
+
+
+def mise_for(root: Path, monkeypatch: pytest.MonkeyPatch, links: Mapping[str, Path]) -> Path:
+    """mise as an organizer sets it up in a container image (its folders under `root`, named
+    by MISE_DATA_DIR and the like, its shims first on PATH), each `links` version
+    (`python@X.Y.Z`) linked to a folder of the organizer's (`mise link`); its shims folder."""
+    assert MISE is not None
+    for what in ("data", "config", "state", "cache"):
+        monkeypatch.setenv(f"MISE_{what.upper()}_DIR", str(root / what))
+    monkeypatch.delenv("MISE_TRUSTED_CONFIG_PATHS", raising=False)
+    for tool, folder in links.items():
+        subprocess.run([MISE, "link", "--force", tool, str(folder)], check=True, capture_output=True)
+    subprocess.run([MISE, "reshim"], check=True, capture_output=True)
+    shims = root / "data" / "shims"
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    return shims

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from naparena.arena.match import bot_files, sandbox
 from naparena.arena.records.rundir import MATCHES
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
-from tests.helpers import flat, invoke
+from tests.helpers import flat, invoke, mise_for, needs_mise, organizer_python
 
 PROBER = Path(__file__).parent / "seat_programs" / "prober.py"
 NO_BWRAP = sandbox.unavailable()
@@ -222,6 +223,143 @@ def test_a_version_managers_answer_naming_the_log_folder_shows_it_nothing(arena,
     assert found.argv[0] == "evilpython" and not any(p.startswith(str(arena / "logs")) for p in found.paths)
     assert any(p == f"{planted}/python3" for p, _ in found.refused)
     assert attack(arena, ["evilpython", str(evil(arena))], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+# --- the real mise, asked from the bot's folder ------------------------------------------------------
+
+MISE_ATTACKS = {
+    "a version linked to the log folder": (".tool-versions", "python 6.6.6\n"),
+    "a version linked to the organizer's home": ("mise.toml", '[tools]\npython = "6.6.7"\n'),
+    "a path: version in the log folder": (".tool-versions", "python path:{logs}\n"),
+    "a path: version in the organizer's home": ("mise.toml", '[tools]\npython = "path:{home}"\n'),
+}
+
+
+@pytest.fixture
+def planted_mise(arena, monkeypatch):
+    """The organizer's mise (its folders beside the arena) with two versions linked where
+    no runtime is: 6.6.6 to the earlier run in the log folder, 6.6.7 to the organizer's
+    home, each holding a bin/python3 (a link to the system's Python)."""
+    home = arena.parent / "home"
+    planted = arena / "logs" / "earlier"
+    for folder in (planted, home):
+        (folder / "bin").mkdir()
+        os.symlink(PYTHON, folder / "bin" / "python3")
+    mise_for(arena.parent / "mise", monkeypatch, {"python@6.6.6": planted, "python@6.6.7": home})
+    return {"logs": planted, "home": home}
+
+
+@needs_mise
+@pytest.mark.parametrize("mode", ["auto", "off"])
+@pytest.mark.parametrize("case", list(MISE_ATTACKS))
+def test_a_bots_mise_version_file_shows_it_nothing(arena, planted_mise, case, mode):
+    """The bot's `.tool-versions` or `mise.toml` names a version the organizer's mise links
+    to the log folder or the home, or a `path:` there: mise answers it, the wall refuses
+    it (or shows only a link to the system's Python), and the seat reads no secret."""
+    file, text = MISE_ATTACKS[case]
+    script = evil(arena)
+    (script.parent / file).write_text(text.format(**planted_mise))
+    found = bot_files.footprint(("python3", str(script)), (), (str(arena / "logs"), str(arena / "t.toml")))
+    for path in found.paths:
+        if not path.startswith(str(script.parent)):
+            assert bot_files.runtime_installation(os.path.realpath(path)) is not None, (path, found)
+        assert not path.startswith((str(arena / "logs"), str(planted_mise["home"]) + "/lib")), found
+    if "linked" in case or "log folder" in case:
+        assert found.argv[0] == "python3" and found.refused, found
+    assert attack(arena, ["python3", str(script)], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+@needs_mise
+def test_check_v_names_the_refused_mise_answer_and_why(arena, planted_mise):
+    """`naparena check evil -v` with the tournament: the bot's folder and script shown by
+    the organizer's word, mise's answer for the version linked to the log folder listed
+    as named by the bot's files and not shown, with the reason."""
+    script = evil(arena)
+    (script.parent / ".tool-versions").write_text("python 6.6.6\n")
+    config = {"tournament": {"name": "hostile", "seed": 3, "seeds": 1, "hands": 1, "table": 2},
+              "bots": [{"alias": "evil", "name": "evil", "command": ["python3", "bots/evil/prober.py", "--brief"]},
+                       {"name": "random"}], "variants": [{"name": "classic"}]}
+    (arena / "t.toml").write_text(tomli_w.dumps(config))
+    result = invoke("check", "evil", "--tournament", str(arena / "t.toml"), "--hands", "1", "-v")
+    said = flat(result.output)
+    assert result.exit_code == 0, said
+    assert f"{script.parent} (the bot's folder: the command names {script} (the organizer's word))" in said
+    assert "not shown, though the bot's own files name them" in said
+    answer = f"{arena.parent / 'mise' / 'data'}/installs/python/6.6.6/bin/python3"
+    assert f"{answer} (the version manager's answer for python3 from the bot's folder: a place of the run " \
+           "or another bot's, which no seat may see)" in said, said
+
+
+@needs_mise
+def test_asking_mise_runs_none_of_the_bots_config(arena, planted_mise, monkeypatch):
+    """A bot's mise.toml with a template that runs a command, and an `[env]` that sources
+    a script of its own: asked from the bot's folder, mise runs neither, even where the
+    organizer's environment trusts config files (CI, MISE_TRUSTED_CONFIG_PATHS). The
+    control: mise asked with that whole environment runs the bot's command."""
+    ran = arena.parent / "ran"
+    script = evil(arena)
+    (script.parent / "mise.toml").write_text(
+        f'[env]\n_.source = "./env.sh"\n[tools]\npython = "{{{{ exec(command=\'touch {ran}\') }}}}6.6.6"\n')
+    (script.parent / "env.sh").write_text(f"touch {ran}\n")
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("MISE_TRUSTED_CONFIG_PATHS", str(arena))
+    found = bot_files.footprint(("python3", str(script)), (), (str(arena / "logs"),))
+    assert found.argv[0] == "python3" and not ran.exists()
+    subprocess.run(["mise", "which", "python3"], cwd=script.parent, capture_output=True, check=False)
+    assert ran.exists()
+
+
+# --- a runtime's layout where no runtime may be -------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_conda_layout_in_the_bots_folder_shows_it_nothing(arena, mode):
+    """The bot's folder holds a conda environment (conda-meta/, a Python with its library)
+    whose site-packages has a .pth naming the log folder, the home and /etc: the bot's
+    own bytes, shown as its folder and nothing more."""
+    env = arena / "bots" / "evil" / "env"
+    python = organizer_python(env)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a conda environment")
+    (env / "conda-meta").mkdir()
+    packages = next((env / "lib").glob("python3*")) / "site-packages"
+    packages.mkdir()
+    (packages / "evil.pth").write_text(f"{arena / 'logs'}\n{arena.parent / 'home'}\n/etc\n")
+    script = evil(arena)
+    found = bot_files.footprint((str(python), str(script)), (), (str(arena / "logs"),))
+    assert all(p.startswith(str(script.parent)) for p in found.paths), found
+    assert attack(arena, [str(python), str(script)], mode) == (set() if mode == "auto" else set(secrets(arena)))
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+@pytest.mark.parametrize("where", ["home", "arena"])
+def test_a_python_layout_at_a_home_or_the_tournament_folder_reached_by_the_bots_link_shows_nothing(
+        arena, mode, where):
+    """The organizer's home (or the tournament folder) laid out as a Python installation
+    (bin/python3, lib/python3.X/os.py, as one installed with --prefix=$HOME is), reached
+    from the bot's venv through a link of the bot's (its pyvenv.cfg home): no runtime may
+    be there, so the sandboxed bot cannot start, and no hint names the place; unsandboxed
+    (the control), it starts and reads every secret."""
+    place = arena.parent / "home" if where == "home" else arena
+    python = organizer_python(place)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a prefix")
+    venv = arena / "bots" / "evil" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    os.symlink(place, arena / "bots" / "evil" / "py")
+    (venv / "pyvenv.cfg").write_text(f"home = {arena / 'bots' / 'evil' / 'py' / 'bin'}\n")
+    os.symlink("../../py/bin/python3", venv / "bin" / "python")
+    script = evil(arena)
+    command = [str(venv / "bin" / "python"), str(script)]
+    found = bot_files.footprint(tuple(command), (), (str(arena / "logs"), str(arena / "t.toml")))
+    assert all(p.startswith(str(script.parent)) for p in found.paths), found
+    if mode == "off":
+        assert attack(arena, command, mode) == set(secrets(arena))
+        return
+    with pytest.raises(ConfigError) as e:
+        attack(arena, command, mode)
+    hinted = re.findall(r'files = \["([^"]+)"\]', str(e.value))
+    assert "failed its handshake" in str(e.value), str(e.value)
+    assert all(h.startswith(str(script.parent)) or not h.startswith(str(place)) for h in hinted), hinted
 
 
 # --- symlinks, and a folder swapped during the run -----------------------------------------------

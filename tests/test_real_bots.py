@@ -24,6 +24,7 @@ from naparena.arena.match import bot_files, cgroups, sandbox
 from naparena.arena.records.rundir import MATCHES, STANDINGS
 from naparena.arena.session import Session
 from naparena.errors import ConfigError
+from tests.helpers import MISE, flat, invoke, mise_for, needs_mise, organizer_python, python_version
 
 OWNER = Path(__file__).parent / "seat_programs" / "owner.py"
 NO_BWRAP = sandbox.unavailable()
@@ -506,6 +507,153 @@ def test_a_python_version_file_in_the_bots_folder_picks_its_python_in_both_modes
     _, off = play(tmp_path / "off", bot, mode="off")
     _, boxed = play(tmp_path / "boxed", bot)
     assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"].endswith(f"/versions/{version}"), boxed[0]
+
+
+# --- mise: a version file in the bot's folder, asked of the real tool ----------------------------
+
+VERSION_FILES = {".tool-versions": "python {version}\n", "mise.toml": '[tools]\npython = "{version}"\n',
+                 ".python-version": "{version}\n"}  # read once the organizer's mise settings say so
+
+
+@pytest.fixture
+def mise_python(tmp_path, monkeypatch):
+    """An organizer's Python (a copy of the system's, in a folder of its own) that mise
+    knows by `mise link`, with mise's shims first on PATH; (its version, its prefix)."""
+    python = organizer_python(tmp_path / "opt" / "python")
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a prefix of its own")
+    version = python_version(python)
+    mise_for(tmp_path / "mise", monkeypatch, {f"python@{version}": python.parent.parent})
+    return version, python.parent.parent
+
+
+def mise_bot(folder: Path, file: str, version: str) -> dict:
+    (folder / "bot").mkdir(parents=True)
+    shutil.copy(OWNER, folder / "bot" / "owner.py")
+    (folder / "bot" / file).write_text(VERSION_FILES[file].format(version=version))
+    return {"name": "owner", "command": ["python3", str(folder / "bot" / "owner.py"), "--report"]}
+
+
+@needs_mise
+@pytest.mark.parametrize("file", list(VERSION_FILES))
+def test_python3_through_mises_shim_runs_the_version_the_bots_folder_names(tmp_path, mise_python, file):
+    """mise's `python3` shim, asked from the bot's folder (its `.tool-versions`, its
+    `mise.toml`, or its `.python-version` where the organizer's settings enable it): the
+    Python mise links to plays sandboxed as unsandboxed, with only that installation
+    shown beside the bot's folder."""
+    version, prefix = mise_python
+    bot = mise_bot(tmp_path, file, version)
+    if file == ".python-version":  # the organizer's own setting, in its MISE_CONFIG_DIR
+        subprocess.run([MISE, "settings", "add", "idiomatic_version_file_enable_tools", "python"], check=True,
+                       capture_output=True)
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0], (off, boxed)
+    assert os.path.realpath(boxed[0]["prefix"]) == str(prefix), boxed[0]
+    found = bot_files.footprint(tuple(bot["command"]))
+    outside = {p for p in found.paths if not p.startswith(str(tmp_path / "bot"))}
+    assert outside == {str(prefix), f"{tmp_path / 'mise' / 'data'}/installs/python/{version}/bin/python3"}, found
+
+
+@needs_mise
+def test_control_mises_shim_unasked_plays_silently_on_another_python(tmp_path, mise_python, monkeypatch):
+    """The control: mise not asked (its shim taken for a plain program), the sandboxed
+    seat runs the shim from its empty home, where no version is active, and mise falls
+    through to the next `python3` on PATH: the bot plays, on a Python it did not name."""
+    monkeypatch.setattr(bot_files, "_MANAGERS", ())
+    _, boxed = play(tmp_path, mise_bot(tmp_path, ".tool-versions", mise_python[0]))
+    assert boxed and os.path.realpath(boxed[0]["prefix"]) != str(mise_python[1]), boxed[0]
+
+
+@needs_mise
+def test_check_v_says_mises_answer_shows_its_python_and_who_asked(tmp_path, mise_python):
+    version, prefix = mise_python
+    bot = mise_bot(tmp_path, ".tool-versions", version)
+    result = invoke("check", "owner", "--command", " ".join(bot["command"]), "--hands", "1", "-v")
+    said = flat(result.output)
+    assert result.exit_code == 0, said
+    answer = f"{tmp_path / 'mise' / 'data'}/installs/python/{version}/bin/python3"
+    assert f"{prefix} (a Python installation on this machine: the version manager's answer for python3 " \
+           "from the bot's folder)" in said, said
+    assert f"{answer} (the version manager's answer for python3 from the bot's folder (a link to a Python " \
+           "installation))" in said, said
+
+
+# --- conda and uv-managed Pythons, laid out on disk as their installers lay them out --------------
+
+def conda_env(prefix: Path) -> Path | None:
+    """A conda environment as conda lays one out (conda-meta/, bin/python3, lib/python3.X),
+    its Python copied from the system's: no conda channel is needed to test the wall."""
+    python = organizer_python(prefix)
+    if python is not None:
+        (prefix / "conda-meta").mkdir()
+        (prefix / "conda-meta" / "history").write_text("==> 2026-01-01 00:00:00 <==\n")
+    return python
+
+
+def uv_managed(home: Path) -> Path | None:
+    """A uv-managed Python as `uv python install` lays one out under the organizer's home,
+    its Python copied from the system's (no download host is needed)."""
+    root = home / ".local" / "share" / "uv" / "python"
+    root.mkdir(parents=True)
+    python = organizer_python(root / "staging")
+    if python is None:
+        return None
+    prefix = root / f"cpython-{python_version(python)}-linux-x86_64-gnu"
+    shutil.rmtree(root / "staging")
+    return organizer_python(prefix)
+
+
+def shown_outside(command: list[str], folder: Path) -> set[str]:
+    """What the wall shows the command outside `folder`, besides the system folders."""
+    return {p for p in bot_files.footprint(tuple(command)).paths if not p.startswith(str(folder))}
+
+
+@pytest.mark.parametrize("rule", ["now", "before"])
+def test_a_bot_on_a_conda_environments_python_plays_with_only_that_environment_shown(tmp_path, rule, monkeypatch):
+    """`command = [".../envs/napenv/bin/python3", "bot/owner.py"]`: the environment is shown,
+    nothing else outside the bot's folder; before (the control), the seat could not start."""
+    python = conda_env(tmp_path / "miniconda" / "envs" / "napenv")
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a conda environment")
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    bot = {"name": "owner", "command": [str(python), str(tmp_path / "bot" / "owner.py"), "--report"]}
+    assert shown_outside(bot["command"], tmp_path / "bot") == {str(python), str(python.parent.parent)}
+    if rule == "before":
+        monkeypatch.setattr("naparena.arena.match.channel.footprint", lambda argv, files=(), avoid=():
+                            bot_files.Footprint.showing(tuple(argv), [(str(tmp_path / "bot"), "its folder")]))
+        with pytest.raises(ConfigError, match="failed its handshake"):
+            play(tmp_path / "boxed", bot)
+        return
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0] == boxed[0] and boxed[0]["prefix"] == str(python.parent.parent), boxed[0]
+
+
+def test_a_bots_venv_made_from_a_uv_managed_python_plays_with_only_that_python_shown(tmp_path, monkeypatch):
+    """A bot's `.venv` made from a uv-managed Python under the organizer's home (as `uv
+    venv` makes one): its pyvenv.cfg, the bot's own byte, names that Python, which is a
+    runtime installation; it is shown, the home around it is not."""
+    home = tmp_path / "home"
+    python = uv_managed(home)
+    if python is None:
+        pytest.skip("no statically linked system Python to copy into a uv-managed layout")
+    (home / "secret.txt").write_text("the organizer's\n")
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "bot").mkdir()
+    shutil.copy(OWNER, tmp_path / "bot" / "owner.py")
+    subprocess.run([str(python), "-m", "venv", "--without-pip", str(tmp_path / "bot" / ".venv")], check=True)
+    venv_python = tmp_path / "bot" / ".venv" / "bin" / "python"
+    bot = {"name": "owner", "command": [str(venv_python), str(tmp_path / "bot" / "owner.py"), "--report",
+                                        f"@{home / 'secret.txt'}"]}
+    assert shown_outside(bot["command"], tmp_path / "bot") == {str(python.parent.parent)}
+    _, off = play(tmp_path / "off", bot, mode="off")
+    _, boxed = play(tmp_path / "boxed", bot)
+    assert off and boxed and off[0]["base_prefix"] == boxed[0]["base_prefix"] == str(python.parent.parent)
+    assert off[0]["executable"] == boxed[0]["executable"] == str(venv_python), boxed[0]
+    assert off[0][f"@{home / 'secret.txt'}"] == "the organizer's"  # the control: unsandboxed, the home is there
+    assert boxed[0][f"@{home / 'secret.txt'}"].startswith("OSError"), boxed[0]
 
 
 # --- uv ----------------------------------------------------------------------------------------

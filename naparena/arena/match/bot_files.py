@@ -52,6 +52,14 @@ _EXEC = re.compile(r"""^\s*exec\s+(?:-a\s+\S+\s+)?["']?(/[^\s"']+)["']?""", re.M
 _PYENV = re.compile(r"""exec\s+["']?(/[^\s"']+)/libexec/pyenv["']?\s+exec\b""")
 _ASDF = re.compile(r"""exec\s+["']?([^\s"']*asdf)["']?\s+exec\b""")
 _MANAGERS = ("mise", "rtx")
+#: Where the organizer keeps a manager's versions and settings, when not in the default
+#: places under HOME (a container image's MISE_DATA_DIR=/mise, say): the manager is asked
+#: with these as naparena has them, so it answers as it does in the organizer's shell.
+#: Nothing else of naparena's environment: a variable that trusts config files (CI,
+#: MISE_TRUSTED_CONFIG_PATHS) would let the bot's own mise.toml run its templates here.
+_MANAGER_HOMES = ("MISE_DATA_DIR", "MISE_CONFIG_DIR", "MISE_STATE_DIR", "MISE_CACHE_DIR", "MISE_GLOBAL_CONFIG_FILE",
+                  "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+                  "ASDF_DATA_DIR", "ASDF_DIR", "ASDF_CONFIG_FILE")
 _SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
 _DEPTH = 4  # shims and wrappers followed at most this deep
 _JDK_ENTRIES = 5000  # a JDK's files looked through for its links into /etc, at most
@@ -87,8 +95,14 @@ class Footprint:
             except OSError:
                 continue
             exact.setdefault(real)
-            links.update(chain)
+            links.update(_made_links(chain))
         return cls(argv, mounts, tuple(refused), tuple(exact), tuple(links.items()))
+
+
+def _made_links(chain: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The links of `chain` the sandbox makes again: not those in the system folders,
+    which every seat sees as they are (bubblewrap cannot make a link where a file is)."""
+    return [(where, text) for where, text in chain if not _lexically_system(where)]
 
 
 def in_system(path: str) -> bool:
@@ -179,7 +193,7 @@ class _Door:
         for path in self.found:
             chain, real = self.resolved[path]
             exact.setdefault(real)
-            links.update(chain)
+            links.update(_made_links(chain))
         return Footprint(argv, tuple(self.found.items()), tuple(self.refused.items()), tuple(exact),
                          tuple(links.items()))
 
@@ -223,8 +237,8 @@ class _Door:
         except OSError:
             return False
         real = resolved[1]
-        if any(_inside(path, a) or _inside(real, a) for a in self.avoid):
-            self.refused.setdefault(path, f"{why}: a place of the run or another bot's, which no seat may see")
+        if (problem := self._off_limits(path, resolved)) is not None:
+            self.refused.setdefault(path, f"{why}: {problem}")
             return False
         if _in_system(real) and (_inside(path, self.folder) or _lexically_system(path)):
             return True
@@ -240,6 +254,22 @@ class _Door:
         if not _inside(path, found[0]) and not _inside(path, self.folder):
             self._show(path, f"{why} (a link to {found[1]})", resolved)
         return True
+
+    def _off_limits(self, path: str, resolved: tuple[list[tuple[str, str]], str]) -> str | None:
+        """Why the bot's word may not reach `path` (None: it may, if it is its own or a
+        runtime's): it, or a link on its way, lies in a place of the run (the link would be
+        made again inside the sandbox, naming the place), or a link on its way leads to a
+        folder no runtime may be (a version linked to the organizer's home, say)."""
+        links, real = resolved
+        if any(_inside(p, a) for p in (path, real, *(where for where, _ in links)) for a in self.avoid):
+            return "a place of the run or another bot's, which no seat may see"
+        for where, _ in links:
+            target = os.path.realpath(where)
+            if not os.path.isdir(target) or (self.folder_real and _inside(self.folder_real, target)):
+                continue  # a file, or the way to the bot's own folder (checked as the folder is)
+            if (problem := self._not_a_runtime(target)) is not None:
+                return f"the link {where} on its way leads to a folder no runtime may be: {problem}"
+        return None
 
     def _not_a_runtime(self, prefix: str | None) -> str | None:
         """Why `prefix` may not be shown as a runtime installation (None: it may)."""
@@ -538,7 +568,8 @@ def _manager_target(program: str, name: str, folder: str) -> str | None:
     manager itself (`which`) from the bot's `folder`, with the environment a seat
     starts with."""
     ask: list[str] | None = None
-    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/")}
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/"),
+           **{key: value for key, value in os.environ.items() if key in _MANAGER_HOMES}}
     if os.path.basename(os.path.realpath(program)) in _MANAGERS:
         ask = [os.path.realpath(program), "which", name]
     else:

@@ -76,7 +76,8 @@ class Table:
     def __init__(self, seats: Sequence[Seat | None], watch: Supervisor):
         self.seats, self.watch = list(seats), watch
         self.bots = [(i, s) for i, s in enumerate(seats) if s is not None]
-        self.told = [s.bot for _, s in self.bots if s.remote]  # seat processes: each is sent the hand's end
+        # Seat processes that asked for the hand's end (every one, unless its hello said not).
+        self.told = [s.bot for _, s in self.bots if s.remote and s.bot.hand_end_wanted]
         self.counts = [0] * len(self.seats)  # decisions the lean loop asked, per seat
         self.listeners: list[tuple[int, Seat]] = []  # this hand's seats that asked for events
         self.mark = _mark(None)

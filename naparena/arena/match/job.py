@@ -39,6 +39,7 @@ class SeatRecord:
     # registry: its seat imports that module alone (None: the seat loads the registry).
     serves: str | None = None
     version: str = ""
+    preload: tuple[str, ...] = ()  # modules its seat server imports first (a served Python bot)
 
     @property
     def in_process(self) -> bool:
@@ -54,22 +55,27 @@ class SeatRecord:
                 out["command"] = list(self.command)
             if self.files or self.hidden:
                 out.update(files=list(self.files), hidden=list(self.hidden))
+            if self.preload:
+                out["preload"] = list(self.preload)
         return out
 
 
-def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,
+def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,  # noqa: PLR0913 (every field)
                 isolation: Isolation | str = Isolation.INLINE, command: Sequence[str] | None = None,
                 files: Sequence[str] = (), hidden: Sequence[str] = (),
-                serves: tuple[str, str] | None = None) -> SeatRecord:
+                serves: tuple[str, str] | None = None, preload: Sequence[str] = ()) -> SeatRecord:
     """The one builder of a seat: the session's, `naparena check`'s and the environments'.
     An external bot (a `command`) always plays in a process of its own; `isolation` given
     as a word is read by the [tournament] setting's own rule (ValueError names it).
-    `serves`: a served Python bot's (`module:qualname`, version), as the registry found it."""
+    `serves`: a served Python bot's (`module:qualname`, version), as the registry found it;
+    `preload`: the modules its seat server imports first."""
     mode = isolation if isinstance(isolation, Isolation) else parse_isolation(isolation)
     if command is not None:
         mode = Isolation.PROCESS
+    served = serves if serves and command is None else None
     return SeatRecord(alias, name, dict(params), seed, mode, None if command is None else tuple(command),
-                      tuple(files), tuple(hidden), *(serves if serves and command is None else (None, "")))
+                      tuple(files), tuple(hidden), served[0] if served else None, served[1] if served else "",
+                      tuple(preload) if command is None else ())
 
 
 @dataclass(frozen=True, slots=True)

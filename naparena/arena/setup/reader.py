@@ -7,10 +7,12 @@ Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-b
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
 import re
 import stat
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -40,6 +42,7 @@ from naparena.arena.setup.settings import (
     SETTINGS,
     SPRT_DEFAULTS,
     SPRT_KEYS,
+    START_MODES,
     TOP_LEVEL,
     Confinement,
     Format,
@@ -365,8 +368,31 @@ def _bots(data: Table, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, ..
         command, isolation = _bot_process(entry, path, where)
         if command is not None and not NAME.fullmatch(name):
             raise ConfigError(path, f"{where}.name", f"{NAME_RULE}, got {_show(name)}")
-        bots.append(BotSpec(name, alias, dict(params), command, isolation, _bot_files(entry, path, where)))
+        bots.append(BotSpec(name, alias, dict(params), command, isolation, _bot_files(entry, path, where),
+                            _preload(entry, command, path, where)))
     return tuple(bots)
+
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _preload(entry: Table, command: tuple[str, ...] | None, path: str, where: str) -> tuple[str, ...]:
+    """An entry's `preload`: modules a Python bot's seat server imports first, each one this
+    interpreter can find (its top-level package: nothing is imported to check)."""
+    if "preload" not in entry:
+        return ()
+    value = entry["preload"]
+    if not isinstance(value, list) or not all(isinstance(m, str) and _MODULE.fullmatch(m) for m in value):
+        raise ConfigError(path, f"{where}.preload", 'must be an array of module names, e.g. ["numpy"], '
+                          f"got {_show(value)}")
+    if command is not None:
+        raise ConfigError(path, f"{where}.preload", "is for a Python bot naparena serves; an external bot "
+                          "(a command) imports what it imports itself")
+    for i, module in enumerate(value):
+        if importlib.util.find_spec(module.partition(".")[0]) is None:
+            raise ConfigError(path, f"{where}.preload[{i}]", f"no module named '{module.partition('.')[0]}' "
+                              f"where naparena runs ({sys.executable})")
+    return tuple(value)
 
 
 def _bot_files(entry: Table, path: str, where: str) -> tuple[str, ...]:
@@ -417,7 +443,7 @@ def _seat_limits(data: Table, path: str) -> Confinement:
         return Confinement()
     if not isinstance(table, Mapping):
         raise ConfigError(path, "seats", f"must be a table ([seats]), got {_show(table)}")
-    _check_keys(table, (*SEAT_KEYS, "sandbox", "cores"), path, "seats")
+    _check_keys(table, (*SEAT_KEYS, "sandbox", "cores", "start"), path, "seats")
     values: dict[str, Any] = {}
     for key, (kind, ok, rule) in SEAT_KEYS.items():
         if key in table:
@@ -431,6 +457,10 @@ def _seat_limits(data: Table, path: str) -> Confinement:
         if table["cores"] not in CORE_MODES:
             raise ConfigError(path, "seats.cores", f'must be "match" or "any", got {_show(table["cores"])}')
         values["cores"] = table["cores"]
+    if "start" in table:
+        if table["start"] not in START_MODES:
+            raise ConfigError(path, "seats.start", f'must be "warm" or "cold", got {_show(table["start"])}')
+        values["start"] = table["start"]
     return Confinement(**values)
 
 

@@ -33,7 +33,7 @@ NAME_RULE = ("must be a short name of letters, digits and . _ + -"
 TOP_LEVEL = ("tournament", "bots", "variants", "sprt", "seats")
 SPRT_KEYS = ("a", "b", "delta", "alpha", "beta", "variant")
 SPRT_DEFAULTS = {"alpha": 0.05, "beta": 0.05}  # error rates of the sequential test
-BOT_KEYS = ("name", "alias", "params", "command", "isolation", "files")
+BOT_KEYS = ("name", "alias", "params", "command", "isolation", "files", "preload")
 REQUIRED = object()
 
 
@@ -259,6 +259,10 @@ DISK_MB = 256
 #: [seats] cores: where seat processes run (`arena/match/cores.py` says why "match").
 CORE_MODES = ("match", "any")
 
+#: [seats] start: "warm" forks a Python bot's seats from a server that imported it once
+#: (`arena/match/warm.py`); "cold" starts each in a fresh interpreter. The same bytes either way.
+START_MODES = ("warm", "cold")
+
 class Sandbox(StrEnum):
     """[seats] sandbox as a word. A run resolves AUTO and REQUIRED once, before any job is
     built, to BWRAP (bubblewrap works) or OFF, which the manifest records (in a file "bwrap"
@@ -297,6 +301,7 @@ class Confinement:
     start_timeout: float = 10.0    # seconds from start to the bot's hello
     cores: str = "match"           # "match": seats share their match's core; "any": the kernel places them
     disk_mb: int = DISK_MB         # each private folder's size (sandboxed) and any one file's; 0 = no limit
+    start: str = "warm"            # "warm": Python seats forked from their bot's server; "cold": each its own start
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
@@ -307,6 +312,8 @@ class Confinement:
             out["cores"] = self.cores
         if self.disk_mb != DISK_MB:
             out["disk_mb"] = self.disk_mb
+        if self.start != "warm":
+            out["start"] = self.start
         return out
 
     @classmethod

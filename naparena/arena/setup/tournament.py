@@ -28,6 +28,7 @@ class BotSpec:
     command: tuple[str, ...] | None = None
     isolation: Isolation | None = None
     files: tuple[str, ...] = ()   # more paths its seat sandbox shows, as written in the file
+    preload: tuple[str, ...] = ()  # modules its seat server imports before it (a served Python bot)
 
     def as_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "alias": self.alias, "params": dict(self.params)}
@@ -37,6 +38,8 @@ class BotSpec:
             out["isolation"] = self.isolation.value
         if self.files:
             out["files"] = list(self.files)
+        if self.preload:
+            out["preload"] = list(self.preload)
         return out
 
 

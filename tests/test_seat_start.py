@@ -27,6 +27,9 @@ from naparena.arena.session import Session
 from naparena.bots.plugins import importable, load_registry
 
 HEAVY = ("importlib.metadata", "naparena.bots.plugins", "naparena.bots.pimc", "naparena.bots.solver")
+#: Modules the seat runtime needs not: the command line's parser, a JSON library beside the
+#: standard library's (orjson imports uuid and more: milliseconds of every cold start).
+LEAN = ("argparse", "orjson", "uuid")
 
 
 def loaded_by(call: str) -> dict[str, bool]:
@@ -40,6 +43,22 @@ def loaded_by(call: str) -> dict[str, bool]:
 def test_a_seat_told_its_class_imports_that_bot_alone():
     told = loaded_by("serve.imported('random', 'naparena.bots.reference:RandomBot', 'v')")
     assert not any(told.values()), told
+
+
+def test_the_seat_runtime_imports_only_what_the_protocol_needs():
+    code = ("import sys, json; from naparena.bots import serve, warm; "
+            "serve.seat_args(['random', '--entry', 'naparena.bots.reference:RandomBot', '--version', 'v']); "
+            f"print(json.dumps({{m: m in sys.modules for m in {LEAN!r}}}))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                       check=True).stdout)
+    assert not any(loaded.values()), loaded
+    # Control: the match's side (its logs' writer) does load orjson, and the check sees it.
+    control = code.replace("from naparena.bots import serve, warm", "import naparena.arena.records.logs")
+    control = control.replace("serve.seat_args(['random', '--entry', 'naparena.bots.reference:RandomBot', "
+                              "'--version', 'v']); ", "")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", control], capture_output=True, text=True,
+                                       check=True).stdout)
+    assert loaded["orjson"], loaded
     # Control: finding the bot by name loads every plug-in.
     by_name = loaded_by("serve.registered('random', None)")
     assert all(by_name.values()), by_name
@@ -54,10 +73,10 @@ def test_a_seat_told_a_class_that_is_no_bot_is_refused():
         imported("x", "naparena.bots.nowhere:Bot", "")
 
 
-def tournament(folder: Path, bots: list[dict], mode: str = "off") -> Path:
+def tournament(folder: Path, bots: list[dict], mode: str = "off", start: str = "warm") -> Path:
     config = {"tournament": {"name": "starts", "seed": 5, "seeds": 1, "hands": 2, "table": 2, "workers": 2,
                              "timeout": 30.0, "isolation": "process", "bots_dir": str(folder / "bots")},
-              "seats": {"sandbox": mode}, "bots": bots, "variants": [{"name": "classic"}]}
+              "seats": {"sandbox": mode, "start": start}, "bots": bots, "variants": [{"name": "classic"}]}
     file = folder / "t.toml"
     file.write_text(tomli_w.dumps(config))
     return file
@@ -137,7 +156,8 @@ def register_bots(register):
 def test_a_worker_starts_no_seats_for_a_match_that_will_not_come(tmp_path, monkeypatch):
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "counted.py").write_text(COUNTER)
-    file = tournament(tmp_path, [{"name": "counted"}, {"name": "random"}])
+    # Cold: each seat process imports the bot, which counts it (warm, only its server does).
+    file = tournament(tmp_path, [{"name": "counted"}, {"name": "random"}], start="cold")
     sent: list[tuple[int, bool]] = []
     send = Dispatch._send
 

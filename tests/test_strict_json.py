@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,18 +18,19 @@ import tomli_w
 from naparena.arena.records.jsontext import NotJson, dumps, loads
 from naparena.arena.records.rundir import MANIFEST, MATCHES, STANDINGS, WHERE
 from naparena.arena.session import Session
-from tests.helpers import errors, flat, invoke, write_tournament
+from tests.helpers import errors, invoke, write_tournament
 
 NODE = shutil.which("node")
 
 
 def one_board_league(folder: Path) -> Path:
-    """12 bots, 4 rounds of tables of 5, one hand a match: 10 boards for 12 ratings."""
+    """12 bots (three aliases each of four), 4 rounds of tables of 5, one hand a match: one
+    board a line-up's deal set."""
     folder.mkdir(parents=True, exist_ok=True)
     data = {"tournament": {"name": "lg", "seed": 3, "hands": 1, "table": 5, "format": "league", "rounds": 4,
                            "timeout": 5.0},
-            # Twelve different bots (ratings book aliases of one bot as one bot).
-            "bots": [{"name": "heuristic", "alias": f"r{i}", "params": {"aggression": (i - 6) / 4}} for i in range(12)],
+            "bots": [{"name": n, "alias": f"{n}{i}"} for n in ("random", "heuristic", "bold", "cautious")
+                     for i in range(3)],
             "variants": [{"name": "classic"}]}
     path = folder / "lg.toml"
     path.write_text(tomli_w.dumps(data))
@@ -83,15 +83,18 @@ def test_every_json_output_is_strict_json_and_valid_against_its_schema(runs, run
 
 
 def test_a_league_too_small_for_intervals_says_why_in_null_and_words(runs):
+    # One hand a line-up's deal set: no chips-per-100 interval, null with its reason. The
+    # ratings rest on the league's boards (four deal sets a table of five, 40 for 12
+    # bots), so they have theirs; a fit with fewer boards than bots is tests/test_no_interval.py's.
     standings = loads((runs["one-board league"] / STANDINGS).read_bytes())
+    for row in standings["variants"]["classic"]["bots"]:
+        assert row["ci95"] is None and "single board" in row["no_interval"]
     fit = standings["strength"]["classic"]
-    assert fit["boards"] == 10 and fit["df"] is None
-    for row in fit["bots"]:
-        assert row["se"] is None and row["ci95"] is None
-        assert row["no_interval"] == "10 boards for 12 bots: an interval needs at least as many boards as bots"
+    assert fit["boards"] == 40 and fit["df"] == 29 and "no_interval" not in fit
+    assert all(row["no_interval"] is None and row["ci95"] is not None for row in fit["bots"])
+    # ratings pools a bot's aliases (one identity): four bots, each over its three aliases' boards
     listed = json.loads(invoke("ratings", "--json", runs["one-board league"]).stdout)
-    rows = listed["lists"][0]["bots"]
-    assert len(rows) == 12 and all(row["no_interval"] for row in rows)
+    assert [row["no_interval"] for row in listed["lists"][0]["bots"]] == [None] * 4
 
 
 def test_a_rating_with_an_interval_has_no_reason_and_a_finite_error(runs):
@@ -99,34 +102,6 @@ def test_a_rating_with_an_interval_has_no_reason_and_a_finite_error(runs):
     listed = json.loads(invoke("ratings", "--json", runs["round robin"]).stdout)
     for row in listed["lists"][0]["bots"]:
         assert row["no_interval"] is None and math.isfinite(row["se"]) and row["ci95"] is not None
-
-
-@pytest.mark.parametrize("command", ["report", "ratings"])
-def test_a_table_whose_intervals_cannot_exist_says_why_in_words(runs, command):
-    """The tables printed "—" in every interval column with no reason; the reason the JSON
-    carries is printed under them, once for every bot it holds for."""
-    said = flat(invoke(command, runs["one-board league"]).stdout)
-    assert re.search(r"classic[^:]*: no 95% CI for (r\d+, ){11}r\d+: 10 boards for 12 bots: an interval needs at "
-                     r"least as many boards as bots", said), said[-1500:]
-    if command == "report":  # the per-bot table's own reason, from standings.json's no_interval
-        assert re.search(r"classic: no 95% CI for (r\d+, ){11}r\d+: too few boards: a line-up it sat in played one "
-                         r"board only \(an interval needs two boards or more of each line-up, to measure their "
-                         r"spread\)", said), said[-1500:]
-    # Control: a round robin has every interval, and no such line.
-    assert "no 95% CI for" not in flat(invoke(command, runs["round robin"]).stdout)
-
-
-def test_a_rating_list_of_aliases_of_one_bot_says_why_it_is_empty(tmp_path):
-    """Twelve aliases of one bot are one bot to `ratings`: the table was printed empty, with
-    no word; the rated league above is the control."""
-    data = {"tournament": {"name": "same", "seed": 3, "hands": 1, "table": 4, "format": "league", "rounds": 2},
-            "bots": [{"name": "random", "alias": f"r{i}"} for i in range(6)], "variants": [{"name": "classic"}]}
-    (tmp_path / "same.toml").write_text(tomli_w.dumps(data))
-    Session.open(tmp_path / "same.toml", tmp_path / "run", workers=1).play()
-    said = flat(invoke("ratings", tmp_path / "run").stdout)
-    assert said.startswith("classic, tables of 4 (1 run): one bot only (aliases of a bot with the same name, "
-                           "version and settings are one bot here): a rating needs at least two different bots"), said
-    assert "┏" not in said  # no empty table under it
 
 
 def test_the_one_writer_refuses_what_json_cannot_hold_and_names_where():
@@ -149,7 +124,7 @@ def test_the_checks_above_can_fail():
                               input=written.encode(), capture_output=True, timeout=60)
         assert done.returncode != 0
     row = {"rank": 1, "bot": "a", "rating": 1.0, "se": 1.0, "ci95": None, "no_interval": "why", "boards": 1}
-    fit = {"model": "margins", "boards": 1, "connected": True, "df": 1.0, "bots": [row]}
+    fit = {"model": "margins", "estimator": "plain", "boards": 1, "connected": True, "df": 1.0, "bots": [row]}
     minimal = {"matches": 0, "unit": "board", "variants": {}, "skipped": [], "disqualified": {}}
     assert errors("standings", {**minimal, "strength": {"classic": fit}}) == []
     assert errors("standings", {**minimal, "strength": {"classic": {**fit, "df": -1.0}}})

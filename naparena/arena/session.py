@@ -35,6 +35,7 @@ from naparena.arena.match.job import Fault, Job, SeatRecord, seat_record
 from naparena.arena.match.preflight import preflight
 from naparena.arena.match.spares import close_spares
 from naparena.arena.match.wall import Places, sandbox_own
+from naparena.arena.match.warm import close_servers
 from naparena.arena.records.checkpoint import saved_hands
 from naparena.arena.records.ledger import STAND_IN_BOT, Ledger
 from naparena.arena.records.rundir import Manifest, RunDir, latest_run_dir, manifest, new_run_dir, run_places
@@ -235,6 +236,7 @@ class Session:
                 return result
             finally:
                 close_spares()  # a run played in this process (NAPARENA_IN_PROCESS) started its own
+                close_servers()  # and its seat servers, after the seats they forked
                 if worker_logs is not None:
                     worker_logs.stop()  # every record the workers sent is in run.log
                 _drop_run_logging()
@@ -276,7 +278,8 @@ class Session:
                    stack=self.t.stack, timing=self.t.timing, bots_dir=self.drop_ins,
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
-                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats, prestart=prestart)
+                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats, prestart=prestart,
+                   luck=self.t.luck_adjusted)
 
     @functools.cached_property
     def drop_ins(self) -> str | None:
@@ -382,7 +385,7 @@ def _seat_plan(t: Tournament, bot: BotSpec, registry: Registry, runs: tuple[str,
         where = importable(entry)
         serves = (where, bot_version(entry)) if where is not None else None
     return functools.partial(seat_record, bot.alias, bot.name, bot.params, isolation=isolation, command=command,
-                             files=files[0], hidden=files[1], serves=serves)
+                             files=files[0], hidden=files[1], serves=serves, preload=bot.preload)
 
 
 def _faults(faults: list[list[Any]]) -> tuple[Fault, ...]:

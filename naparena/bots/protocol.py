@@ -10,9 +10,11 @@ the bots layer because `naparena serve` (a bot's end) needs it as much as the ma
 
 from __future__ import annotations
 
+import json
+import marshal
+import sys
+from operator import itemgetter
 from typing import Any
-
-import orjson
 
 from naparena.game.engine import base_bid
 from naparena.game.rules import TRICKS_NEEDED, Rules, stakes
@@ -34,6 +36,16 @@ _RULES = View._fields.index("rules")
 VIEW_KEYS = tuple(f for f in View._fields if f != "rules")
 VIEW_PROPERTIES = ("led", "pack", "peep_card")
 _KEEP = tuple(i for i in range(len(View._fields)) if i != _RULES)
+_SENT = itemgetter(*_KEEP)  # a view's fields but its rules, as one tuple, in C
+
+#: What a Python seat on the match's own interpreter may ask for instead of JSON lines:
+#: the match's messages as marshal frames (`frame`), which rebuild a view's tuples in C.
+#: marshal's format belongs to one Python version, so the tag names it; any other peer
+#: never sees the offer (it goes only to naparena's own Python seats) and speaks JSON.
+FRAMES = f"marshal-{marshal.version}-{sys.implementation.cache_tag}"
+#: A frame's first byte after its length: what its body is.
+DECIDE, HAND_START, EVENT, LINE = b"d", b"h", b"e", b"j"
+FRAME_HEAD = 4  # bytes of a frame's length (of its kind byte and body), little-endian
 
 
 class ProtocolError(Exception):
@@ -42,8 +54,12 @@ class ProtocolError(Exception):
 
 # --- the match's end ------------------------------------------------------------------
 
-def hello(params: dict[str, Any]) -> bytes:
-    return _line({"type": "hello", "protocol": VERSION, "params": params})
+def hello(params: dict[str, Any], frames: bool = False) -> bytes:
+    """The handshake; `frames` offers `FRAMES` (to naparena's own Python seats only)."""
+    data: dict[str, Any] = {"type": "hello", "protocol": VERSION, "params": params}
+    if frames:
+        data["frames"] = FRAMES
+    return _line(data)
 
 
 def match_start(info: dict[str, Any], seed: int) -> bytes:
@@ -98,16 +114,83 @@ MATCH_END = b'{"type":"match_end"}\n'
 SHUTDOWN = b'{"type":"shutdown"}\n'
 
 
+# --- frames: the same messages to a seat that asked for `FRAMES` -------------------------
+
+def frame(kind: bytes, body: bytes) -> bytes:
+    return (len(body) + 1).to_bytes(FRAME_HEAD, "little") + kind + body
+
+
+#: marshal's version 2, the newest without back-references: writing one needs no table
+#: of the objects already written (a third of the cost of a view's frame).
+_MARSHAL = 2
+
+
+def request_frame(view: View) -> bytes:
+    """A decision as a frame: the view's fields but its rules, marshalled (the seat has the
+    rules from the match message)."""
+    body = marshal.dumps(_SENT(view), _MARSHAL)
+    return (len(body) + 1).to_bytes(FRAME_HEAD, "little") + DECIDE + body
+
+
+def hand_start_frame(view: View) -> bytes:
+    return frame(HAND_START, marshal.dumps(_SENT(view), _MARSHAL))
+
+
+def event_frame(data: dict[str, Any]) -> bytes:
+    """An event as a frame: marshalled, its tuples kept, as an inline bot gets it (an
+    event marshal cannot write, which the engine never makes, goes as its JSON line)."""
+    try:
+        return frame(EVENT, marshal.dumps(data, _MARSHAL))
+    except ValueError:
+        return frame(LINE, event(data))
+
+
+def line_frame(line: bytes) -> bytes:
+    """Any JSON line message as a frame: the match start and end, a hand end, shutdown."""
+    return frame(LINE, line)
+
+
+def view_from_fields(fields: tuple[Any, ...], rules: Rules | None) -> View:
+    """A framed view's fields → the `View` an inline bot would have been given."""
+    return View(fields[:_RULES] + (rules,) + fields[_RULES:])
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+# The standard library's json, held to the protocol's JSON: compact, UTF-8, no NaN or
+# Infinity either way. A seat imports it anyway; orjson would add its own imports (uuid
+# and more: 7 ms of a cold seat's start) for microseconds a message, and decisions to
+# naparena's own seats travel as frames, not JSON.
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_decode = json.JSONDecoder(parse_constant=_no_constant).decode
+
+
+def dumps(data: Any) -> bytes:
+    """`data` as the protocol's compact JSON text."""
+    return _encode(data).encode()
+
+
+def loads(text: bytes) -> Any:
+    """A JSON text → its value; a `ValueError` for anything not JSON (invalid UTF-8,
+    NaN, nesting too deep to read)."""
+    try:
+        return _decode(text.decode())
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+
+
 def _view_json(view: View) -> bytes:
     fields = dict(zip(VIEW_KEYS, [view[i] for i in _KEEP]))
     fields["led"] = view.led
     fields["pack"] = view.pack
     fields["peep_card"] = view.peep_card
-    return orjson.dumps(fields)
+    return dumps(fields)
 
 
 def _line(data: dict[str, Any]) -> bytes:
-    return orjson.dumps(data) + b"\n"
+    return dumps(data) + b"\n"
 
 
 def read_hello(line: bytes) -> dict[str, Any]:
@@ -121,10 +204,15 @@ def read_hello(line: bytes) -> dict[str, Any]:
         raise ProtocolError(f"the bot speaks protocol {data.get('protocol')!r}, not {VERSION}: {_quote(line)}")
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise ProtocolError(f"hello without a name: {_quote(line)}")
-    for key, kind in (("version", str), ("params", dict), ("events", bool), ("hand_start", bool)):
+    for key, kind in (("version", str), ("params", dict), ("events", bool), ("hand_start", bool),
+                      ("hand_end", bool), ("frames", str)):
         if key in data and not isinstance(data[key], kind):
             raise ProtocolError(f"hello field {key!r} has the wrong type: {_quote(line)}")
     return data
+
+
+_ANSWER = b'{"type":"answer","answer":'
+_ANSWER_AT = len(_ANSWER)
 
 
 def read_answer(line: bytes) -> tuple[Any, str | None]:
@@ -133,6 +221,12 @@ def read_answer(line: bytes) -> tuple[Any, str | None]:
     Arrays become tuples, the type the engine's exchanges and discards have, so an
     answer means the same from a process as from an inline bot.
     """
+    # A card as `answer` writes it (most answers): read without a JSON parser. Only
+    # JSON's own form of a number qualifies (no leading zero, at most 18 digits).
+    if line.startswith(_ANSWER) and line.endswith(b"}\n"):
+        number = line[_ANSWER_AT:-2]
+        if number.isdigit() and len(number) < 19 and (number[0] != 48 or len(number) == 1):
+            return int(number), None
     data = _object(line)
     if data.get("type") != "answer":
         raise ProtocolError(f"expected an answer message, got {_quote(line)}")
@@ -148,8 +242,8 @@ def _object(line: bytes) -> dict[str, Any]:
     if len(line) > MAX_LINE:
         raise ProtocolError(f"a line of more than {MAX_LINE} bytes: {_quote(line)}")
     try:
-        data = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        data = loads(line)
+    except ValueError:
         raise ProtocolError(f"not a JSON line: {_quote(line)}") from None
     if not isinstance(data, dict):
         raise ProtocolError(f"not a JSON object: {_quote(line)}")
@@ -193,16 +287,26 @@ def read_record(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(value: object) -> bytes:
-    return b'{"type":"answer","answer":' + orjson.dumps(value) + b"}\n"
+    if type(value) is int:  # a card, most answers
+        return b'{"type":"answer","answer":%d}\n' % value
+    return b'{"type":"answer","answer":' + dumps(value) + b"}\n"
 
 
 def failure(text: str) -> bytes:
     return _line({"type": "answer", "error": text})
 
 
-def bot_hello(name: str, version: str, params: dict[str, Any], events: bool, hand_start: bool) -> bytes:
-    return _line({"type": "hello", "protocol": VERSION, "name": name, "version": version,
-                  "params": params, "events": events, "hand_start": hand_start})
+def bot_hello(name: str, version: str, params: dict[str, Any], events: bool, hand_start: bool,
+              hand_end: bool = True, frames: str | None = None) -> bytes:
+    """The bot's handshake; `hand_end` false asks for no hand_end messages, `frames` takes
+    up the match's offer of frames."""
+    data: dict[str, Any] = {"type": "hello", "protocol": VERSION, "name": name, "version": version,
+                            "params": params, "events": events, "hand_start": hand_start}
+    if not hand_end:
+        data["hand_end"] = False
+    if frames is not None:
+        data["frames"] = frames
+    return _line(data)
 
 
 def refusal(message: str) -> bytes:

@@ -8,24 +8,27 @@ describes the messages.
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import importlib
 import json
+import marshal
 import os
 import random
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
-
-import orjson
 
 from naparena.bots import protocol
 from naparena.bots.bot import Bot, wants_events
 from naparena.errors import PluginError
 from naparena.game.rules import Rules
 from naparena.game.view import View
+
+# A seat imports this module and its bot, nothing else: no argparse, no plug-in manager
+# (pluggy, importlib.metadata). `tests/test_seat_start.py` holds the list, and
+# `benchmarks/seat_speed.py` counts what a seat's start costs.
 
 
 @dataclass(frozen=True)
@@ -72,19 +75,24 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
     """
     if out_fd is None:
         out_fd = _protocol_stdout()
-    stdin = stdin or sys.stdin.buffer
+    try:  # the bot before the hello: a person who names no bot is told so at once
+        bot = resolve(name, entry, version, bots_dir)
+    except PluginError as e:
+        _write_all(out_fd, protocol.refusal(str(e)))
+        raise
+    return play(bot, params, stdin or sys.stdin.buffer, out_fd)
+
+
+def play(bot: Served, params: dict[str, Any] | None, stdin: BinaryIO, out_fd: int) -> int:
+    """The handshake and the match for a bot already imported (`serve`'s, or a warm
+    seat's, whose server imported it before the fork); the exit code."""
 
     def write(data: bytes) -> None:  # one syscall per message
         _write_all(out_fd, data)
 
-    try:  # the bot before the hello: a person who names no bot is told so at once
-        bot = imported(name, entry, version) if entry else registered(name, bots_dir)
-    except PluginError as e:
-        write(protocol.refusal(str(e)))
-        raise
     try:
-        first = orjson.loads(stdin.readline(protocol.MAX_LINE))
-    except orjson.JSONDecodeError:
+        first = protocol.loads(stdin.readline(protocol.MAX_LINE))
+    except ValueError:
         first = None
     if not isinstance(first, dict) or first.get("type") != "hello":
         write(protocol.refusal("the first message must be hello"))
@@ -96,47 +104,83 @@ def serve(name: str, params: dict[str, Any] | None = None, bots_dir: str | None 
         write(protocol.refusal(str(e)))
         return 2
     cls = bot.cls
-    write(protocol.bot_hello(name, bot.version, _plain(full), wants_events(cls),
-                             cls.start_hand is not Bot.start_hand))
-    return _loop(bot, full, stdin, write)
+    # Frames when the match offers them and this is its own Python: the same messages,
+    # a view rebuilt in C instead of from JSON (`protocol.FRAMES`).
+    frames = protocol.FRAMES if first.get("frames") == protocol.FRAMES else None
+    ends = cls.end_hand is not Bot.end_hand  # without an end_hand, no hand's record is sent
+    write(protocol.bot_hello(bot.name, bot.version, _plain(full), wants_events(cls),
+                             cls.start_hand is not Bot.start_hand, ends, frames))
+    seat = _Seat(bot, full, write)
+    return seat.frames(stdin) if frames else seat.lines(stdin)
 
 
-def _loop(entry: Served, params: dict[str, Any], stdin: BinaryIO, write: Callable[[bytes], None]) -> int:
-    bot: Bot | None = None
-    rules: Rules | None = None
-    # A bot without an end_hand skips the hand's record unread: it comes every hand.
-    skip_ends = entry.cls.end_hand is Bot.end_hand
-    readline, loads, max_line = stdin.readline, orjson.loads, protocol.MAX_LINE
-    while line := readline(max_line):
-        if skip_ends and line.startswith(b'{"type":"hand_end"'):
-            continue
-        message = loads(line)
-        kind = message["type"]
-        if kind == "decide":
-            view = protocol.read_view(message["view"], rules)
-            write(_decide(bot, view))
-        elif kind == "match":
-            rules = Rules.from_dict(message["rules"])
+class _Seat:
+    """The bot's end of one match: each message handed to the bot as an inline bot gets it."""
+
+    def __init__(self, entry: Served, params: dict[str, Any], write: Callable[[bytes], None]):
+        self.entry, self.params, self.write = entry, params, write
+        self.bot: Bot | None = None
+        self.rules: Rules | None = None
+
+    def lines(self, stdin: BinaryIO) -> int:
+        """JSON lines until shutdown or the end of input; the exit code."""
+        readline, loads, max_line = stdin.readline, protocol.loads, protocol.MAX_LINE
+        read_view, write = protocol.read_view, self.write
+        while line := readline(max_line):
+            message = loads(line)
+            if message["type"] == "decide":
+                write(_decide(self.bot, read_view(message["view"], self.rules)))
+            elif self.message(message):
+                return 0
+        return 0
+
+    def frames(self, stdin: BinaryIO) -> int:
+        """Frames (`protocol.frame`) until shutdown or the end of input; the exit code."""
+        read, loads, write = stdin.read, marshal.loads, self.write
+        view_from, head = protocol.view_from_fields, protocol.FRAME_HEAD
+        decide, hand_start, event = protocol.DECIDE[0], protocol.HAND_START[0], protocol.EVENT[0]
+        while len(size := read(head)) == head:
+            body = memoryview(read(int.from_bytes(size, "little")))
+            kind = body[0]
+            if kind == decide:
+                write(_decide(self.bot, view_from(loads(body[1:]), self.rules)))
+            elif kind == event:
+                _quietly(self.bot.observe, loads(body[1:]))  # type: ignore[union-attr]  # as in `message`
+            elif kind == hand_start:
+                self.hand_start(view_from(loads(body[1:]), self.rules))
+            elif self.message(protocol.loads(bytes(body[1:]))):
+                return 0
+        return 0
+
+    def message(self, message: dict[str, Any]) -> bool:
+        """Any message but a decision; True at shutdown."""
+        kind, bot = message["type"], self.bot
+        if kind == "match":
+            self.rules = rules = Rules.from_dict(message["rules"])
             info = {key: message[key] for key in MATCH_INFO_KEYS if key in message}
             info["rules"] = rules
-            bot = entry.cls(random.Random(_seed(message)), message["seat"], **params)
-            _quietly(bot.start_match, info)
-        elif kind == "hand_end":
-            assert bot is not None, "a hand ended before the match began"
-            _quietly(bot.end_hand, protocol.read_record(message["record"]))
+            self.bot = self.entry.cls(random.Random(_seed(message)), message["seat"], **self.params)
+            _quietly(self.bot.start_match, info)
         elif kind == "event":
             assert bot is not None, "an event came before the match began"
             _quietly(bot.observe, message["event"])
         elif kind == "hand_start":
-            assert bot is not None, "a hand started before the match began"
-            _quietly(bot.start_hand, protocol.read_view(message["view"], rules))
+            self.hand_start(protocol.read_view(message["view"], self.rules))
+        elif kind == "hand_end":
+            assert bot is not None, "a hand ended before the match began"
+            if self.entry.cls.end_hand is not Bot.end_hand:  # an older match sends it regardless
+                _quietly(bot.end_hand, protocol.read_record(message["record"]))
         elif kind == "match_end":
             assert bot is not None, "a match ended before it began"
             _quietly(bot.end_match)
         elif kind == "shutdown":
-            return 0
+            return True
         # Any other type is from a later protocol version: ignored, as the protocol says.
-    return 0
+        return False
+
+    def hand_start(self, view: View) -> None:
+        assert self.bot is not None, "a hand started before the match began"
+        _quietly(self.bot.start_hand, view)
 
 
 #: What an inline bot's `start_match(info)` holds, and so what a served one is given.
@@ -191,6 +235,16 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    seat = seat_args(args)
+    if seat is not None and _control_socket():  # a seat server, started as its seats would be
+        from naparena.bots import warm
+
+        return warm.main(args)
+    if seat is not None:  # as a match starts a seat: no argparse to import
+        return serve(seat[0], None, seat[3], entry=seat[1], version=seat[2])
+    import argparse
+
     parser = argparse.ArgumentParser(prog="naparena serve", description=__doc__.splitlines()[0])
     parser.add_argument("bot")
     parser.add_argument("--params", default="{}", help="the bot's parameters as a JSON object")
@@ -199,8 +253,37 @@ def main(argv: list[str] | None = None) -> int:
     # module alone. Without it, the seat loads every plug-in to find the bot by name.
     parser.add_argument("--entry", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--version", dest="bot_version", default="", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    return serve(args.bot, parse_params(args.params), args.bots_dir, entry=args.entry, version=args.bot_version)
+    parsed = parser.parse_args(args)
+    return serve(parsed.bot, parse_params(parsed.params), parsed.bots_dir, entry=parsed.entry,
+                 version=parsed.bot_version)
+
+
+def _control_socket() -> bool:
+    """Whether stdin is a socket: a seat server's control socket (a seat's stdin is a pipe)."""
+    try:
+        return stat.S_ISSOCK(os.fstat(0).st_mode)
+    except OSError:
+        return False
+
+
+def seat_args(args: list[str]) -> tuple[str, str | None, str, str | None] | None:
+    """(bot, entry, version, bots folder) when `args` are exactly what
+    `channel.serve_command` writes; None for anything else (argparse reads it)."""
+    if not args or args[0].startswith("-"):
+        return None
+    if len(args) == 5 and args[1] == "--entry" and args[3] == "--version":
+        return args[0], args[2], args[4], None
+    if len(args) == 3 and args[1] == "--bots-dir":
+        return args[0], None, "", args[2]
+    if len(args) == 1:
+        return args[0], None, "", None
+    return None
+
+
+def resolve(name: str, entry: str | None, version: str, bots_dir: str | None) -> Served:
+    """The bot `seat_args` names, imported (a `PluginError` if it cannot be)."""
+    bot = imported(name, entry, version) if entry else registered(name, bots_dir)
+    return Served(name, bot.cls, bot.version)  # the hello names it as asked for
 
 
 def parse_params(text: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from naparena.arena.setup.settings import (
     SETTINGS,
     SPRT_DEFAULTS,
     SPRT_KEYS,
+    START_MODES,
     Confinement,
     Lineups,
 )
@@ -132,6 +133,8 @@ BOT_HELP = {
                   "bot always runs in its own process"),
     "files": ("array of str", "`[]`", "more paths (files or folders, relative to the tournament file) its "
               "seat sandbox shows read-only, beside its own folder and runtime; each must exist"),
+    "preload": ("array of str", "`[]`", "a Python bot in a seat process: modules its seat server imports once, "
+                "before the bot, for every seat it forks (`[seats] start = \"warm\"`), e.g. `[\"numpy\"]`"),
 }
 FORMAT_HELP = {
     "format": ("str", "`round-robin`", '`"round-robin"`, `"gauntlet"` or `"league"`: who meets whom '
@@ -153,6 +156,8 @@ SEAT_HELP = {
                "refuse to play without it (`required`), none (`off`), or your own confinement",
     "cores": " or ".join(f"`{m}`" for m in CORE_MODES) + ": a match's seats share its core, "
              "or the kernel places them",
+    "start": " or ".join(f"`{m}`" for m in START_MODES) + ": a Python bot's seats forked from a server that "
+             "imported it once, sandboxed as any seat, or each started in a fresh interpreter (the same results)",
 }
 SPRT_HELP: dict[str, tuple[str, str | None, str]] = {
     "a": ("str", "required", "one bot (alias) of the pair"),
@@ -206,8 +211,9 @@ def tournament_markdown() -> str:
     seats = {f.name: f.default for f in fields(Confinement)}
     out += ["", "## `[seats]`", "", "Optional: how every seat process is confined.", "",
             "| key | type | default | meaning |", "|---|---|---|---|"]
-    for key in (*SEAT_KEYS, "sandbox", "cores"):
-        typed = SEAT_KEYS[key][0].__name__ if key in SEAT_KEYS else "str" if key == "cores" else "str or array"
+    for key in (*SEAT_KEYS, "sandbox", "cores", "start"):
+        typed = SEAT_KEYS[key][0].__name__ if key in SEAT_KEYS else "str" if key in ("cores", "start") else \
+            "str or array"
         out.append(f"| `{key}` | {typed} | {_toml(seats[key])} | {_cell(SEAT_HELP[key])} |")
     assert tuple(SPRT_HELP) == SPRT_KEYS
     out += ["", "## `[sprt]`", "", "Optional: stop a head-to-head once a sequential test decides it.", "",

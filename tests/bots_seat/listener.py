@@ -1,5 +1,5 @@
-"""A drop-in bot that wants every lifecycle message (events, hand starts), so the protocol
-tests see each kind of message; it plays a seeded random legal answer."""
+"""A drop-in bot that wants every lifecycle message (events, hand starts and ends), so the
+protocol tests see each kind of message; it plays a seeded random legal answer."""
 
 import naparena
 from naparena import Bot
@@ -7,7 +7,7 @@ from naparena import Bot
 
 class Listener(Bot):
     name = "listener"
-    description = "Random legal answers; listens to every event and hand start."
+    description = "Random legal answers; listens to every event, hand start and hand end."
 
     def start_match(self, info):
         self.events = 0
@@ -17,6 +17,9 @@ class Listener(Bot):
 
     def observe(self, event):
         self.events += 1
+
+    def end_hand(self, record):
+        assert record["chips"], "a hand's record holds its chips"
 
     def bid(self, view):
         return self.rng.choice(view.legal)

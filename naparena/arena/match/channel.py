@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import logging
 import math
 import os
@@ -21,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from naparena.arena.match import sandbox
 from naparena.arena.match.bot_files import FOLDER_LINKED, footprint, in_system, program_path, runtime_installation
@@ -46,6 +47,22 @@ _CAUSE = re.compile(r"^\s*(Caused by:|Error occurred|Error:|Exception in thread)
 #: What a sandboxed seat sees besides its command's footprint: (files shown, folders
 #: shown empty, paths masked wherever the rest would show them).
 Mounts = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+class SeatProcess(Protocol):
+    """A seat's process as a channel uses it: a `Popen`, or a seat a server forked."""
+
+    @property
+    def pid(self) -> int: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+class Forks(Protocol):
+    """A server that forks seats (`warm.SeatServer`): one on these pipes (its stdin's read
+    end, its stdout's and stderr's write ends), in these cgroups, with this home."""
+
+    def fork(self, pipes: tuple[int, int, int], groups: SeatGroups | None, home: str) -> SeatProcess: ...
 
 
 class _Broken(Exception):
@@ -134,6 +151,26 @@ def memory_hint(stderr: Iterable[str], memory_mb: int, address_bound: bool) -> s
             "tournament (a JVM starts from 768)")
 
 
+def _wanted_limits(c: Confinement, groups: SeatGroups | None) -> list[tuple[int, int, str]]:
+    """A seat's rlimits, (kind, value within this process's hard limit, the setting's name)."""
+    wanted = [(resource.RLIMIT_CORE, 0, "core dumps off (RLIMIT_CORE 0)")]
+    if c.memory_mb and not (groups is not None and groups.bounds_memory):
+        wanted.append((resource.RLIMIT_AS, c.memory_mb << 20, f"memory_mb = {c.memory_mb} (RLIMIT_AS)"))
+    if c.cpu_seconds:
+        wanted.append((resource.RLIMIT_CPU, c.cpu_seconds, f"cpu_seconds = {c.cpu_seconds} (RLIMIT_CPU)"))
+    if c.open_files:
+        wanted.append((resource.RLIMIT_NOFILE, c.open_files, f"open_files = {c.open_files} (RLIMIT_NOFILE)"))
+    if c.disk_mb:
+        wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20, f"disk_mb = {c.disk_mb} (RLIMIT_FSIZE)"))
+    hard = {kind: resource.getrlimit(kind)[1] for kind, _, _ in wanted}
+    return [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k]), label) for k, v, label in wanted]
+
+
+def seat_limits(c: Confinement, groups: SeatGroups | None = None) -> list[tuple[int, int]]:
+    """A seat's rlimits, (kind, value): what a forked seat sets itself (`naparena.bots.warm`)."""
+    return [(k, v) for k, v, _ in _wanted_limits(c, groups)]
+
+
 class _Limits:
     """The child's limits, set between fork and exec (and its cgroups joined): called as
     the seat's `preexec_fn`. Only setrlimit and writes run there: nothing that could take
@@ -142,19 +179,11 @@ class _Limits:
     name as prepared here, to a pipe the parent reads (`failure`): subprocess itself says
     only "Exception occurred in preexec_fn"."""
 
-    def __init__(self, c: Confinement, groups: SeatGroups | None = None):
-        wanted = [(resource.RLIMIT_CORE, 0, "core dumps off (RLIMIT_CORE 0)")]
-        if c.memory_mb and not (groups is not None and groups.bounds_memory):
-            wanted.append((resource.RLIMIT_AS, c.memory_mb << 20, f"memory_mb = {c.memory_mb} (RLIMIT_AS)"))
-        if c.cpu_seconds:
-            wanted.append((resource.RLIMIT_CPU, c.cpu_seconds, f"cpu_seconds = {c.cpu_seconds} (RLIMIT_CPU)"))
-        if c.open_files:
-            wanted.append((resource.RLIMIT_NOFILE, c.open_files, f"open_files = {c.open_files} (RLIMIT_NOFILE)"))
-        if c.disk_mb:
-            wanted.append((resource.RLIMIT_FSIZE, c.disk_mb << 20, f"disk_mb = {c.disk_mb} (RLIMIT_FSIZE)"))
-        hard = {kind: resource.getrlimit(kind)[1] for kind, _, _ in wanted}
-        self.limits = [(k, v if hard[k] == resource.RLIM_INFINITY else min(v, hard[k]), label.encode())
-                       for k, v, label in wanted]
+    def __init__(self, c: Confinement, groups: SeatGroups | None = None, per_seat: bool = True):
+        """`per_seat` false: a seat server's own limits, without the CPU bound (each seat
+        it forks sets its own, for its match alone)."""
+        self.limits = [(k, v, label.encode()) for k, v, label in _wanted_limits(c, groups)
+                       if per_seat or k != resource.RLIMIT_CPU]
         self.groups = groups
         self.prctl = _prctl()
         self.told, self.tell = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
@@ -235,7 +264,7 @@ def seat_shown(argv: list[str], python: bool, mounts: Mounts) -> tuple[list[str]
 
 
 def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
-             mounts: Mounts = ((), (), ()), stdout: str | None = None) -> sandbox.Wrapped:
+             mounts: Mounts = ((), (), ()), stdout: str | None = None, caps: tuple[str, ...] = ()) -> sandbox.Wrapped:
     """`argv` as the sandbox mode starts it: inside bubblewrap with the seat's own files
     (`mounts`: files shown, folders shown empty, paths masked), behind an argv prefix, or
     as it is. A path the wall refuses to show is a seat that cannot start (`_Broken`)."""
@@ -258,14 +287,14 @@ def confined(argv: list[str], confinement: Confinement, python: bool, home: str,
         raise _Broken(f"crash: the seat sandbox will not show {e}") from None
     except OSError as e:
         raise _Broken(f"crash: the seat sandbox cannot open {e.filename or e}: {e.strerror or e}") from None
-    return sandbox.wrap(argv, view, home, confinement.disk_mb, stdout)
+    return sandbox.wrap(argv, view, home, confinement.disk_mb, stdout, caps)
 
 
 class Channel:
     """The pipes to one seat process: writes and line reads that never wait past a deadline."""
 
     def __init__(self, argv: list[str], confinement: Confinement, python: bool, tag: str,
-                 mounts: Mounts = ((), (), ())):
+                 mounts: Mounts = ((), (), ()), server: Forks | None = None):
         self.tag = tag
         self.home = tempfile.mkdtemp(prefix="naparena-seat-")
         self.buf = bytearray()
@@ -278,25 +307,50 @@ class Channel:
         self.stderr_lines = 0
         self.memory_mb = confinement.memory_mb
         self.sandboxed = sandboxed(confinement)
+        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
+        self._view = (argv, python, mounts)
+        self.hidden = mounts[2]
+        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
+        self.address_bound = bool(confinement.memory_mb) and not (self.groups is not None and self.groups.bounds_memory)
+        # A sandboxed forked seat's group holds its PID 1 alone: the bot and everything it
+        # starts die with that namespace (`naparena.bots.warm`), never left in the group.
+        self.group_alone = server is not None and self.sandboxed
+        if server is None:
+            self._start(argv, confinement, python, mounts)
+        else:
+            self._fork(server)
+        if self.groups is not None:
+            self.groups.started()
+        for fd in (self.wfd, self.rfd, self.efd):
+            os.set_blocking(fd, False)
+        self.readable = select.poll()
+        self.readable.register(self.rfd, select.POLLIN)
+        self.readable.register(self.efd, select.POLLIN)
+        self.oom = self.groups.oom if self.groups is not None else None
+        if self.oom is not None:
+            self.readable.register(self.oom, select.POLLIN)
+        self.writable = select.poll()
+        self.writable.register(self.wfd, select.POLLOUT)
+        self.closed = False
+
+    def _start(self, argv: list[str], confinement: Confinement, python: bool, mounts: Mounts) -> None:
+        """A cold start: the seat's own process, started from its argv."""
         # Sandboxed, the bot's stdout is a FIFO here that only the bot holds: its end is seen at once.
         fifo = os.path.join(self.home, "stdout") if self.sandboxed else None
         if fifo is not None:
             os.mkfifo(fifo, 0o600)
             self.rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        # What the sandbox shows and masks, to say so when a seat fails for want of a file.
-        shown = seat_shown(argv, python, mounts)[1] if self.sandboxed else sandbox.Shown()
-        self.shown, self.refused, self.hidden = shown.named, shown.refused, mounts[2]
         try:
             wrapped = confined(argv, confinement, python, self.home, mounts, fifo)
         except _Broken:
+            if self.groups is not None:
+                self.groups.release()
             self._undo(fifo)
             raise
         argv = wrapped.argv
-        self.groups = SeatGroups(confinement.memory_mb) if self.sandboxed else None
         limits = _Limits(confinement, self.groups)
-        self.address_bound = bool(confinement.memory_mb) and not (self.groups is not None and self.groups.bounds_memory)
         try:
-            self.proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL if fifo else subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.home,
                 env=seat_environment(python, self.home, confinement.memory_mb if self.address_bound else 0),
@@ -314,31 +368,54 @@ class Channel:
         finally:
             wrapped.started()
             limits.close()
-        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        self.proc: SeatProcess = proc
+        stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
         assert stdin is not None and stderr is not None  # both are pipes
-        if self.groups is not None:
-            self.groups.started()
         if stdout is not None:
             self.rfd = stdout.fileno()
         self.files = [f for f in (stdin, stdout, stderr) if f is not None]
         self.wfd, self.efd = stdin.fileno(), stderr.fileno()
-        for fd in (self.wfd, self.rfd, self.efd):
-            os.set_blocking(fd, False)
-        self.readable = select.poll()
-        self.readable.register(self.rfd, select.POLLIN)
-        self.readable.register(self.efd, select.POLLIN)
-        self.oom = self.groups.oom if self.groups is not None else None
-        if self.oom is not None:
-            self.readable.register(self.oom, select.POLLIN)
-        self.writable = select.poll()
-        self.writable.register(self.wfd, select.POLLOUT)
-        self.closed = False
 
     def _undo(self, fifo: str | None) -> None:
         """What a seat that could not start leaves: its FIFO's end and its home."""
         if fifo is not None:
             os.close(self.rfd)
         shutil.rmtree(self.home, ignore_errors=True)
+
+    def _fork(self, server: Forks) -> None:
+        """A warm start: the seat forked by its bot's server, on pipes made here."""
+        stdin, self.wfd = os.pipe2(os.O_CLOEXEC)
+        self.rfd, stdout = os.pipe2(os.O_CLOEXEC)
+        self.efd, stderr = os.pipe2(os.O_CLOEXEC)
+        try:
+            self.proc = server.fork((stdin, stdout, stderr), self.groups, self.home)
+        except _Broken:
+            for fd in (self.wfd, self.rfd, self.efd):
+                os.close(fd)
+            if self.groups is not None:
+                self.groups.release()
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise
+        finally:
+            for fd in (stdin, stdout, stderr):
+                os.close(fd)
+        # Closed with the channel, as a Popen's pipes are.
+        self.files = [open(fd, mode, buffering=0)  # noqa: SIM115
+                      for fd, mode in ((self.wfd, "wb"), (self.rfd, "rb"), (self.efd, "rb"))]
+
+    @functools.cached_property
+    def _shown(self) -> sandbox.Shown:
+        """What the seat's sandbox shows (nothing unsandboxed), worked out when asked:
+        only a seat that failed for want of a file needs it."""
+        return seat_shown(*self._view)[1] if self.sandboxed else sandbox.Shown()
+
+    @property
+    def shown(self) -> list[str]:
+        return list(self._shown.named)
+
+    @property
+    def refused(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self._shown.refused)
 
     def pin(self, cpus: set[int]) -> None:
         """Hold the seat to `cpus` where its cpuset makes that binding (else advisory)."""
@@ -347,7 +424,32 @@ class Channel:
 
     # --- one exchange ----------------------------------------------------------------
 
-    def send(self, data: bytes | bytearray, deadline: float) -> None:
+    def ask(self, data: bytes | bytearray, deadline: float) -> bytes:
+        """`send` the request, then `receive` the answer line, the usual case kept short:
+        the request written at once, the answer alone in the one read that follows."""
+        try:
+            written = os.write(self.wfd, data)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Broken(self._exit_reason()) from None
+        if written < len(data):
+            self.send(memoryview(data)[written:], deadline)
+        remaining = deadline - time.monotonic()
+        if self.buf or remaining <= 0:
+            return self.receive(deadline)
+        ready = self.readable.poll(math.ceil(remaining * 1000))
+        if len(ready) == 1 and ready[0][0] == self.rfd:
+            chunk = self._read(self.rfd)
+            if chunk and chunk.find(b"\n") == len(chunk) - 1:
+                return chunk
+            if chunk:
+                self.buf += chunk
+        else:
+            self._ready(ready)
+        return self.receive(deadline)
+
+    def send(self, data: bytes | bytearray | memoryview, deadline: float) -> None:
         view = memoryview(data)
         while view:
             try:
@@ -377,19 +479,23 @@ class Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Broken("time-out")
-            for fd, _ in self.readable.poll(math.ceil(remaining * 1000)):
-                if fd == self.efd:
-                    self._drain_stderr()
-                    continue
-                if fd == self.oom:
-                    self._out_of_memory()
-                    continue
-                chunk = self._read(self.rfd)
-                if chunk is None:
-                    continue
-                if not chunk:
-                    raise _Broken(self._exit_reason())
-                buf += chunk
+            self._ready(self.readable.poll(math.ceil(remaining * 1000)))
+
+    def _ready(self, ready: list[tuple[int, int]]) -> None:
+        """Take in what `poll` found: stderr logged, an out-of-memory event, the bot's output."""
+        for fd, _ in ready:
+            if fd == self.efd:
+                self._drain_stderr()
+                continue
+            if fd == self.oom:
+                self._out_of_memory()
+                continue
+            chunk = self._read(self.rfd)
+            if chunk is None:
+                continue
+            if not chunk:
+                raise _Broken(self._exit_reason())
+            self.buf += chunk
 
     def _read(self, fd: int) -> bytes | None:
         try:
@@ -536,15 +642,19 @@ class Channel:
     def kill(self) -> None:
         """The whole process group: a bot's own children go with it, and are gone when
         this returns (within `_GROUP_END` seconds)."""
+        group = self.proc.pid  # 0 only for a forked seat its server never made
+        if group <= 0:
+            return
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(group, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
             pass
-        _await_group_end(self.proc.pid, time.monotonic() + _GROUP_END)
+        if not self.group_alone:
+            _await_group_end(group, time.monotonic() + _GROUP_END)
 
     def abandon(self) -> None:
         """Kill now: the seat is broken."""
@@ -605,7 +715,7 @@ def _spawn(argv: list[str], python: bool, params: dict[str, Any], confinement: C
     except _Broken as e:
         return None, e.reason
     try:
-        channel.send(protocol.hello(params), time.monotonic() + confinement.start_timeout)
+        channel.send(protocol.hello(params, frames=python), time.monotonic() + confinement.start_timeout)
     except _Broken as e:
         channel.abandon()
         return None, e.reason

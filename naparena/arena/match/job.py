@@ -14,6 +14,7 @@ from typing import Any
 from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing, parse_isolation
 from naparena.game.rules import Rules
+from naparena.table.luck import KNOWN
 
 #: A bot call a match replays or takes as given: (hand, seat, decision, reason).
 Fault = tuple[int, int, int, str]
@@ -38,6 +39,7 @@ class SeatRecord:
     # registry: its seat imports that module alone (None: the seat loads the registry).
     serves: str | None = None
     version: str = ""
+    preload: tuple[str, ...] = ()  # modules its seat server imports first (a served Python bot)
 
     @property
     def in_process(self) -> bool:
@@ -53,22 +55,27 @@ class SeatRecord:
                 out["command"] = list(self.command)
             if self.files or self.hidden:
                 out.update(files=list(self.files), hidden=list(self.hidden))
+            if self.preload:
+                out["preload"] = list(self.preload)
         return out
 
 
-def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,
+def seat_record(alias: str, name: str, params: Mapping[str, Any], seed: int, *,  # noqa: PLR0913 (every field)
                 isolation: Isolation | str = Isolation.INLINE, command: Sequence[str] | None = None,
                 files: Sequence[str] = (), hidden: Sequence[str] = (),
-                serves: tuple[str, str] | None = None) -> SeatRecord:
+                serves: tuple[str, str] | None = None, preload: Sequence[str] = ()) -> SeatRecord:
     """The one builder of a seat: the session's, `naparena check`'s and the environments'.
     An external bot (a `command`) always plays in a process of its own; `isolation` given
     as a word is read by the [tournament] setting's own rule (ValueError names it).
-    `serves`: a served Python bot's (`module:qualname`, version), as the registry found it."""
+    `serves`: a served Python bot's (`module:qualname`, version), as the registry found it;
+    `preload`: the modules its seat server imports first."""
     mode = isolation if isinstance(isolation, Isolation) else parse_isolation(isolation)
     if command is not None:
         mode = Isolation.PROCESS
+    served = serves if serves and command is None else None
     return SeatRecord(alias, name, dict(params), seed, mode, None if command is None else tuple(command),
-                      tuple(files), tuple(hidden), *(serves if serves and command is None else (None, "")))
+                      tuple(files), tuple(hidden), served[0] if served else None, served[1] if served else "",
+                      tuple(preload) if command is None else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +104,9 @@ class Job:
     # Whether the worker starts the seat processes of its next match while this one plays
     # (`spares.prestart`): not for the run's last matches, after which no match comes.
     prestart: bool = False
+    # Whether the match log carries each hand's luck (`naparena.table.luck`): the run's
+    # estimator is "adjusted".
+    luck: bool = False
 
     def deal_boards(self) -> tuple[int, ...] | None:
         """Each hand's deal seed under duplicate boards: as given, or derived from the
@@ -115,6 +125,11 @@ class Job:
     def isolated(self) -> bool:
         """Whether any seat plays in a process of its own."""
         return any(s.in_process for s in self.seats)
+
+    def luck_bots(self) -> list[tuple[str, Mapping[str, Any]] | None]:
+        """Each seat's (bot name, params) where a rollout can play it as its bot would (one
+        of naparena's own, played by name, not a program), else None: `table.luck`'s input."""
+        return [(s.name, s.params) if s.command is None and s.name in KNOWN else None for s in self.seats]
 
     def match_entry(self) -> dict[str, Any]:
         """The log header's "match": the schedule's entry, and the stand-in's seats if any."""

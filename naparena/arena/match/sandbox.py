@@ -107,16 +107,20 @@ class Wrapped:
             os.close(self.options)
 
 
-def wrap(argv: list[str], shown: View, home: str | None, disk_mb: int = 0, stdout: str | None = None) -> Wrapped:
+def wrap(argv: list[str], shown: View, home: str | None, disk_mb: int = 0, stdout: str | None = None,
+         caps: tuple[str, ...] = ()) -> Wrapped:
     """`argv` inside bubblewrap, the one place a seat's sandbox is drawn: the system
     folders and the view `shown` (the organizer's paths, opened and checked once, the
     run's places carved out) read-only; `/`, `/run` and `/dev` read-only too; `home` (if
     given) a private folder and the working directory; home, /tmp and /dev/shm the only
     writable places, in-memory folders of at most `disk_mb` MB each (no cap at 0);
     `stdout`, a FIFO, becomes the bot's stdout. A function of its arguments alone, so a
-    process that starts seats itself (a fork server) wraps them the same way."""
+    process that starts seats itself (a fork server) wraps them the same way; `caps`, the
+    capabilities (in the sandbox's own user namespace) a seat server keeps for its first
+    steps alone (`naparena.bots.warm`), before any of a bot's code runs."""
     size = ["--size", str(disk_mb << 20)] if disk_mb else []
-    options = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "seat",
+    options = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               *(a for cap in caps for a in ("--cap-add", cap)), "--hostname", "seat",
                *system_view().args(),
                "--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp",
                *shown.args()]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from naparena.arena.match.channel import (
@@ -32,6 +32,7 @@ from naparena.arena.match.channel import (
 )
 from naparena.arena.match.job import SeatRecord
 from naparena.arena.match.spares import _greeted
+from naparena.arena.match.warm import confirmed
 from naparena.arena.setup.settings import Confinement
 from naparena.bots import protocol
 from naparena.bots.protocol import ProtocolError
@@ -64,6 +65,13 @@ class RemoteBot:
         self.hello = hello or {}
         self.events = bool(self.hello.get("events"))
         self.hand_start_wanted = bool(self.hello.get("hand_start"))
+        self.hand_end_wanted = self.hello.get("hand_end", True) is not False
+        # A seat that took up the offer of frames gets the same messages marshalled.
+        framed = self.hello.get("frames") == protocol.FRAMES
+        self._request = protocol.request_frame if framed else protocol.request
+        self._hand_start = protocol.hand_start_frame if framed else protocol.hand_start
+        self._event = protocol.event_frame if framed else protocol.event
+        self._line: Callable[[bytes], bytes] = protocol.line_frame if framed else bytes
         self.pending = bytearray()
         self.broken = broken          # why the seat cannot play, told at its next decision
         self.dead = False             # played by the fallback from now on
@@ -87,16 +95,15 @@ class RemoteBot:
         self.asked_count += 1
         if self.asked is not None and view.kind is not None:  # a decision's view always names its kind
             self.asked[view.kind] += 1
-        self.pending += protocol.request(view)
+        pending = self.pending
+        pending += self._request(view)
         # The time charged: from sending the request to holding the whole answer.
         start = time.monotonic()
-        deadline = start + self.timeout
         try:
-            channel.send(self.pending, deadline)
-            self.pending.clear()
-            line = channel.receive(deadline)
+            line = channel.ask(pending, start + self.timeout)
             if self.times is not None:
                 self.times.append(time.monotonic() - start)
+            pending.clear()
             answer, error = protocol.read_answer(line)
         except _Broken as e:
             self._hint(e.reason, channel)
@@ -138,10 +145,12 @@ class RemoteBot:
         self.queue(protocol.match_start(info, self.seed))
 
     def start_hand(self, view: View) -> None:
-        self.queue(protocol.hand_start(view))
+        if not self.dead and self.broken is None:
+            self.pending += self._hand_start(view)
 
     def observe(self, event: dict[str, Any]) -> None:
-        self.queue(protocol.event(event))
+        if not self.dead and self.broken is None:
+            self.pending += self._event(event)
 
     def end_hand(self, record: dict[str, Any]) -> None:
         self.queue(protocol.hand_end(record))
@@ -150,9 +159,9 @@ class RemoteBot:
         self.queue(protocol.MATCH_END)
 
     def queue(self, message: bytes) -> None:
-        """Send `message` with the next request (or at the match's end)."""
+        """Send `message`, a JSON line, with the next request (or at the match's end)."""
         if not self.dead and self.broken is None:
-            self.pending += message
+            self.pending += self._line(message)
 
 
 def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: float,
@@ -169,7 +178,13 @@ def start_seats(job_seats: Sequence[SeatRecord], bots_dir: str | None, timeout: 
             continue
         argv, python = seat_argv(seat, bots_dir)
         started[i] = _greeted(argv, python, dict(seat.params), confinement,
-                              f"{tag} seat {i} ({seat.alias})", seat_mounts(seat, bots_dir))
+                              f"{tag} seat {i} ({seat.alias})", seat_mounts(seat, bots_dir), seat.preload)
+    for i, (channel, _) in started.items():  # forked seats: each up, or started cold instead
+        if channel is not None:
+            seat = job_seats[i]
+            argv, python = seat_argv(seat, bots_dir)
+            started[i] = confirmed(channel, argv, python, dict(seat.params), confinement, channel.tag,
+                                   seat_mounts(seat, bots_dir), seat.preload)
     deadline = time.monotonic() + confinement.start_timeout
     bots = {}
     for i, (started_channel, started_broken) in started.items():
@@ -197,7 +212,7 @@ def close_seats(bots: dict[int, RemoteBot], grace: float = 2.0) -> None:
     live = [b.channel for b in bots.values() if b.channel is not None and not b.dead and not b.channel.closed]
     for bot in bots.values():
         if bot.channel is not None and not bot.dead:
-            bot.channel.begin_close(bytes(bot.pending) + protocol.SHUTDOWN)
+            bot.channel.begin_close(bytes(bot.pending) + bot._line(protocol.SHUTDOWN))
     deadline = time.monotonic() + grace
     for channel in live:
         channel.finish_close(deadline)

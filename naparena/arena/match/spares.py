@@ -11,31 +11,38 @@ from typing import Any
 
 import orjson
 
-from naparena.arena.match.channel import Channel, Mounts, _spawn, seat_argv, seat_mounts
+from naparena.arena.match.channel import Channel, Mounts, seat_argv, seat_mounts
 from naparena.arena.match.job import SeatRecord
+from naparena.arena.match.warm import spawn
 from naparena.arena.setup.settings import Confinement
-from naparena.bots import protocol
 
 
 def _greeted(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
-             tag: str, mounts: Mounts = ((), (), ())) -> tuple[Channel | None, str | None]:
-    """A seat process sent its hello, unread: a spare `prestart` started, or a new one;
+             tag: str, mounts: Mounts = ((), (), ()), preload: Sequence[str] = ()) -> tuple[Channel | None, str | None]:
+    """A seat process sent its hello, unread: a spare `prestart` started, or a new one
+    (forked from its bot's server where it starts warm: `warm.confirmed` waits for it);
     or (None, why it could not start)."""
-    spare = _spares.take(_spare_key(argv, python, params, confinement, mounts))
+    spare = _spares.take(_spare_key(argv, python, params, confinement, mounts, preload))
     if spare is not None:
         spare.tag = tag  # its stderr is logged from here on, under its seat's name
         return spare, None
-    return _spawn(argv, python, params, confinement, tag, mounts)
+    return spawn(argv, python, params, confinement, tag, mounts, preload)
 
 
 
 # --- the next match's seats, started while this one plays ------------------------------
 
 def _spare_key(argv: list[str], python: bool, params: dict[str, Any], confinement: Confinement,
-               mounts: Mounts) -> bytes:
+               mounts: Mounts, preload: Sequence[str] = ()) -> bytes:
     """What makes two seat processes interchangeable before their match begins: the same
-    program, greeted with the same params, under the same limits, seeing the same files."""
-    return orjson.dumps([argv, python, params, confinement.as_dict(), mounts], option=orjson.OPT_SORT_KEYS)
+    program, greeted with the same params, under the same limits, seeing the same files
+    (forked warm: from a server that imported the same modules first)."""
+    return orjson.dumps([argv, python, params, confinement.as_dict(), mounts, list(preload)],
+                        option=orjson.OPT_SORT_KEYS)
+
+
+#: A spare wanted: argv, whether naparena serves it, params, confinement, mounts, preload, how many.
+Wanted = tuple[list[str], bool, dict[str, Any], Confinement, Mounts, tuple[str, ...], int]
 
 
 class _Spares:
@@ -63,16 +70,16 @@ class _Spares:
         waiting = self.ready.get(key)
         return waiting.pop() if waiting else None
 
-    def stock(self, wanted: dict[bytes, tuple[list[str], bool, dict[str, Any], Confinement, Mounts, int]]) -> None:
+    def stock(self, wanted: dict[bytes, Wanted]) -> None:
         """Keep, for each key, as many spares as `wanted` says; close the others."""
         self._mine()
         for key in list(self.ready):
             if key not in wanted:
                 self._close(self.ready.pop(key))
-        for key, (argv, python, params, confinement, mounts, count) in wanted.items():
+        for key, (argv, python, params, confinement, mounts, preload, count) in wanted.items():
             waiting = self.ready.setdefault(key, [])
             while len(waiting) < count:
-                channel, _ = _spawn(argv, python, params, confinement, mounts=mounts)
+                channel, _ = spawn(argv, python, params, confinement, mounts=mounts, preload=preload)
                 if channel is None:
                     break  # it will fail again at its match, which then says why
                 waiting.append(channel)
@@ -90,7 +97,7 @@ class _Spares:
     @staticmethod
     def _close(channels: list[Channel]) -> None:
         for channel in channels:
-            channel.begin_close(protocol.SHUTDOWN)
+            channel.begin_close(b"")  # its input's end: whether it reads lines or frames, it exits
         deadline = time.monotonic() + 1.0
         for channel in channels:
             channel.finish_close(deadline)
@@ -102,15 +109,15 @@ _spares = _Spares()
 def prestart(job_seats: Sequence[SeatRecord], bots_dir: str | None, confinement: Confinement) -> None:
     """Start (and greet) fresh processes for the seats of a match like this one, so the
     next match this worker plays, usually with the same bots, finds them ready."""
-    wanted: dict[bytes, tuple[list[str], bool, dict[str, Any], Confinement, Mounts, int]] = {}
+    wanted: dict[bytes, Wanted] = {}
     for seat in job_seats:
         if not seat.in_process:
             continue
         argv, python = seat_argv(seat, bots_dir)
         params, mounts = dict(seat.params), seat_mounts(seat, bots_dir)
-        key = _spare_key(argv, python, params, confinement, mounts)
-        count = wanted[key][5] + 1 if key in wanted else 1
-        wanted[key] = (argv, python, params, confinement, mounts, count)
+        key = _spare_key(argv, python, params, confinement, mounts, seat.preload)
+        count = wanted[key][6] + 1 if key in wanted else 1
+        wanted[key] = (argv, python, params, confinement, mounts, seat.preload, count)
     _spares.stock(wanted)
 
 

@@ -7,17 +7,19 @@ Errors are `ConfigError(path, key, message)`; keys are dotted, array entries 1-b
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
 import re
 import stat
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from naparena.arena.setup.league import gauntlet_size, league_size
-from naparena.arena.setup.seating import seatings
+from naparena.arena.setup.seating import deal_sets, seatings
 from naparena.arena.setup.settings import (
     BOT_KEYS,
     CORE_MODES,
@@ -40,6 +42,7 @@ from naparena.arena.setup.settings import (
     SETTINGS,
     SPRT_DEFAULTS,
     SPRT_KEYS,
+    START_MODES,
     TOP_LEVEL,
     Confinement,
     Format,
@@ -161,7 +164,52 @@ def caveats(t: Tournament) -> list[str]:
         if v.rules.purchase == "ecarte" and active > 4:
             out.append(f"{t.shown}: variants[{i}]: Écarté Nap with {active} players: the source "
                        "recommends at most four, as the stock runs short")
+    return out + interval_caveats(t)
+
+
+def interval_caveats(t: Tournament) -> list[str]:
+    """Designs in which an interval cannot exist, said before play with the setting to
+    change: the standings' intervals need two boards in each line-up's deal set (with
+    duplicate a board is a hand; without, a round of as many hands as seats), and a
+    league's or gauntlet's ratings need at least as many boards as bots (the fit spends
+    one on each)."""
+    out = []
+    slots = _first_table(t)
+    if t.duplicate:
+        per_set, sets = t.seeds * t.hands, max(deal_sets(slots)) + 1
+        need = f"hands = {math.ceil(2 / t.seeds)}" + ("" if t.seeds > 1 else " (or seeds = 2)")
+        what = f"{t.hands} hand{'s' if t.hands > 1 else ''} × {t.seeds} seed stream{'s' if t.seeds > 1 else ''}"
+    else:
+        per_set, sets = t.seeds * (t.hands // t.table), len(seatings(slots))
+        need = f"hands = {t.table * math.ceil(2 / t.seeds)}"
+        what = f"rounds of {t.table} hands (without duplicate a board is a round) × {t.seeds} seed streams"
+    if per_set < 2:
+        out.append(f"{t.shown}: tournament.hands: each line-up's deal set gets {per_set} board ({what}), and an "
+                   f"interval needs two: the standings will give no chips-per-100 interval ('—'); set {need} "
+                   "or more")
+    if t.lineups.format is not Format.ROUND_ROBIN:
+        boards = _tables_of(t, t.lineups.rounds) * t.seeds * sets * (t.hands if t.duplicate else t.hands // t.table)
+        if boards <= len(t.bots) - 1:
+            out.append(f"{t.shown}: tournament.rounds: this {t.lineups.format.value} deals {boards} boards for "
+                       f"{len(t.bots)} bots, and the ratings' intervals need at least as many boards as "
+                       "bots (the fit spends one on each): no rating will have an interval; set rounds, hands "
+                       "or seeds higher")
     return out
+
+
+def _first_table(t: Tournament) -> list[str]:
+    """The slots of a table as the schedule fills them: `table` different bots, or fewer
+    bots repeated (`schedule.tables`)."""
+    aliases = [b.alias for b in t.bots]
+    if len(aliases) >= t.table or t.lineups.format is not Format.ROUND_ROBIN:
+        return [f"slot{i}" for i in range(t.table)]
+    return [aliases[i % len(aliases)] for i in range(t.table)]
+
+
+def _tables_of(t: Tournament, rounds: int) -> int:
+    if t.lineups.format is Format.LEAGUE:
+        return league_size(len(t.bots), t.table, rounds)
+    return gauntlet_size(len(t.bots), len(t.lineups.challengers), t.table, rounds)
 
 
 def check_bots(t: Tournament, registry: Any) -> Tournament:
@@ -320,8 +368,31 @@ def _bots(data: Table, path: str, limit: int = MAX_ENTRIES) -> tuple[BotSpec, ..
         command, isolation = _bot_process(entry, path, where)
         if command is not None and not NAME.fullmatch(name):
             raise ConfigError(path, f"{where}.name", f"{NAME_RULE}, got {_show(name)}")
-        bots.append(BotSpec(name, alias, dict(params), command, isolation, _bot_files(entry, path, where)))
+        bots.append(BotSpec(name, alias, dict(params), command, isolation, _bot_files(entry, path, where),
+                            _preload(entry, command, path, where)))
     return tuple(bots)
+
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _preload(entry: Table, command: tuple[str, ...] | None, path: str, where: str) -> tuple[str, ...]:
+    """An entry's `preload`: modules a Python bot's seat server imports first, each one this
+    interpreter can find (its top-level package: nothing is imported to check)."""
+    if "preload" not in entry:
+        return ()
+    value = entry["preload"]
+    if not isinstance(value, list) or not all(isinstance(m, str) and _MODULE.fullmatch(m) for m in value):
+        raise ConfigError(path, f"{where}.preload", 'must be an array of module names, e.g. ["numpy"], '
+                          f"got {_show(value)}")
+    if command is not None:
+        raise ConfigError(path, f"{where}.preload", "is for a Python bot naparena serves; an external bot "
+                          "(a command) imports what it imports itself")
+    for i, module in enumerate(value):
+        if importlib.util.find_spec(module.partition(".")[0]) is None:
+            raise ConfigError(path, f"{where}.preload[{i}]", f"no module named '{module.partition('.')[0]}' "
+                              f"where naparena runs ({sys.executable})")
+    return tuple(value)
 
 
 def _bot_files(entry: Table, path: str, where: str) -> tuple[str, ...]:
@@ -372,7 +443,7 @@ def _seat_limits(data: Table, path: str) -> Confinement:
         return Confinement()
     if not isinstance(table, Mapping):
         raise ConfigError(path, "seats", f"must be a table ([seats]), got {_show(table)}")
-    _check_keys(table, (*SEAT_KEYS, "sandbox", "cores"), path, "seats")
+    _check_keys(table, (*SEAT_KEYS, "sandbox", "cores", "start"), path, "seats")
     values: dict[str, Any] = {}
     for key, (kind, ok, rule) in SEAT_KEYS.items():
         if key in table:
@@ -386,6 +457,10 @@ def _seat_limits(data: Table, path: str) -> Confinement:
         if table["cores"] not in CORE_MODES:
             raise ConfigError(path, "seats.cores", f'must be "match" or "any", got {_show(table["cores"])}')
         values["cores"] = table["cores"]
+    if "start" in table:
+        if table["start"] not in START_MODES:
+            raise ConfigError(path, "seats.start", f'must be "warm" or "cold", got {_show(table["start"])}')
+        values["start"] = table["start"]
     return Confinement(**values)
 
 

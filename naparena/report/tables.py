@@ -320,6 +320,11 @@ def strength_table(console: Console, title: str, rated: Json) -> None:
         console.print(f"[yellow]{escape(title)}: the bots do not form one field (some never met the others "
                       "through any table): no ratings[/]", highlight=False)
         return
+    if not rated["bots"]:  # `stats.strength.rate` rates a list of two bots or more
+        console.print(f"[yellow]{escape(title)}: one bot only (aliases of a bot with the same name, version "
+                      "and settings are one bot here): a rating needs at least two different bots[/]",
+                      highlight=False)
+        return
     cols = [Col("rank"), Col("bot", "left", True), Col("boards"), Col("rating"), Col("95% CI")]
     cells = [[str(r["rank"]), escape(r["bot"]), str(r["boards"]), f"{r['rating']:+.2f}", _ci(r["ci95"])]
              for r in rated["bots"]]

@@ -79,6 +79,8 @@ FIELDS = {
     "R7": [("random", {}), ("random", {}), ("heuristic", {}), ("bold", {}), ("cautious", {}),
            ("heuristic", {"aggression": 1.0}), ("heuristic", {"aggression": -1.0})],
     "H5": [("heuristic", {})] * 5,  # five aliases of one deterministic bot (no duplicate: it is no test with)
+    # Two aliases of a deterministic bot beside random, whose luck the adjusted estimator takes out.
+    "Hb": [("heuristic", {}), ("heuristic", {}), ("random", {}), ("bold", {})],
 }
 # name: (field, table, duplicate, seeds, hands per match)
 MIXED = {
@@ -104,6 +106,20 @@ MIXED = {
     "R7 (7 bots): table 7, no dup, seeds 1": ("R7", 7, False, 1, 14),
     "H5 (5 heuristic aliases): table 5, no dup, seeds 1": ("H5", 5, False, 1, 20),
 }
+# The luck-adjusted estimator's designs (`--designs luck`, with `--estimator adjusted`): the
+# mixed fields at 3 to 7 seats, duplicate and not, kept short (its rollouts cost CPU).
+LUCK = {
+    "R: table 3, dup, seeds 1, 10 hands": ("R", 3, True, 1, 10),
+    "R: table 4, dup, seeds 1, 10 hands": ("R", 4, True, 1, 10),
+    "R5 (5 bots): table 5, dup, seeds 1, 8 hands": ("R5", 5, True, 1, 8),
+    "R7 (7 bots): table 7, dup, seeds 1, 4 hands": ("R7", 7, True, 1, 4),
+    "R: table 3, no dup, seeds 1, 12 hands": ("R", 3, False, 1, 12),
+    "R: table 4, no dup, seeds 1, 12 hands": ("R", 4, False, 1, 12),
+    "R5 (5 bots): table 5, no dup, seeds 1, 10 hands": ("R5", 5, False, 1, 10),
+    "Hb: table 4, dup, seeds 1, 10 hands": ("Hb", 4, True, 1, 10),
+}
+MIXED.update(LUCK)
+_estimator = "auto"  # the estimator every tournament is played with (`--estimator`)
 
 _registry = None
 
@@ -125,7 +141,7 @@ def mixed_tournament(design: str, seed: int):
             for i, (name, params) in enumerate(FIELDS[field])]
     data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
                            "table": table, "duplicate": duplicate, "max_fault_share": 1.0,
-                           "timeout": 60.0},
+                           "timeout": 60.0, "estimator": _estimator},
             "bots": bots, "variants": [{"name": "classic"}]}
     return parse_tournament(data, None, _registry)
 
@@ -148,7 +164,7 @@ def play(t, watch=None) -> tuple[dict, Standings]:
                           for s, a in enumerate(spec.seats))
             boards = board_seeds(spec.seed, spec.hands) if spec.boards else None
             job = Job(index=spec.index, seed=spec.seed, variant=spec.variant, rules=rules[spec.variant],
-                      seats=seats, hands=spec.hands, spec=spec, boards=boards)
+                      seats=seats, hands=spec.hands, spec=spec, boards=boards, luck=t.luck_adjusted)
             ledger.book(spec, play_job(job, _registry).summary, ())
         ledger.end_of_unit(spec, specs[i + 1] if i + 1 < len(specs) else None)
     return ledger.result(), ledger.standings
@@ -157,8 +173,8 @@ def play(t, watch=None) -> tuple[dict, Standings]:
 def one_rep(args) -> dict:
     """One repetition of one design: does the first alias's interval cover 0, does the
     first pair's test reject, and the first pair's board differences (for the SPRT pool)."""
-    global _registry
-    design, rep, hands, bot = args
+    global _registry, _estimator
+    design, rep, hands, bot, _estimator = args
     if _registry is None:
         os.environ.setdefault("NAPARENA_DISABLE_PLUGIN_AUTOLOAD", "1")
         _registry = load_registry(None)
@@ -170,8 +186,11 @@ def one_rep(args) -> dict:
     row = next(r for r in data["bots"] if r["bot"] == first)
     pair = next(p for p in data["pairs"] if {p["a"], p["b"]} == {first, second})
     covers = None if design in MIXED else row["ci95"][0] <= 0 <= row["ci95"][1]
+    plain = pair["plain"] or pair  # the plain estimator's figures, where the adjusted one is shown
     return {"design": design, "bot_covers": covers,
             "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
+            "plain_covers": plain["ci95"][0] <= 0 <= plain["ci95"][1], "estimator": data["estimator"],
+            "width": pair["ci95"][1] - pair["ci95"][0], "plain_width": plain["ci95"][1] - plain["ci95"][0],
             "identity": data["identity"]}
 
 
@@ -189,16 +208,22 @@ def main() -> None:
     parser.add_argument("--sprt-reps", type=int, default=2000)
     parser.add_argument("--sprt-real", type=int, default=0,
                         help="also this many real tournaments with an [sprt] table per unit (alpha)")
-    parser.add_argument("--designs", nargs="*", default=list(DESIGNS) + list(MIXED),
-                        help="designs to repeat (none: only the SPRT simulation); 'mixed' = every mixed field")
+    parser.add_argument("--designs", nargs="*", default=list(DESIGNS) + [d for d in MIXED if d not in LUCK],
+                        help="designs to repeat (none: only the SPRT simulation); 'mixed' = every mixed field; "
+                             "'luck' = the luck-adjusted estimator's")
+    parser.add_argument("--estimator", default="auto", choices=("auto", "adjusted", "plain"),
+                        help="the tournaments' estimator (adjusted: each alias pair's plain interval is "
+                             "measured from the same runs too)")
     parser.add_argument("--no-sprt", action="store_true", help="skip the sequential-test simulation")
     parser.add_argument("--warmups", nargs="*", type=int, default=[WARMUP],
                         help="SPRT warm-ups (boards) to simulate, e.g. 20 200")
     args = parser.parse_args()
     if args.designs == ["mixed"]:
-        args.designs = list(MIXED)
+        args.designs = [d for d in MIXED if d not in LUCK]
+    if args.designs == ["luck"]:
+        args.designs = list(LUCK)
     start = time.perf_counter()
-    jobs = [(d, r, args.hands, args.bot) for d in args.designs for r in range(args.reps)]
+    jobs = [(d, r, args.hands, args.bot, args.estimator) for d in args.designs for r in range(args.reps)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         results = pool.map(one_rep, jobs, chunksize=8)
     if not args.designs:
@@ -217,6 +242,12 @@ def main() -> None:
         print(f"{d:42} {bot:>24} "
               f"{share(sum(r['pair_covers'] for r in rs), n):>24} {share(sum(r['rejects'] for r in rs), n):>24}"
               f"  {shown}")
+        adjusted = [r for r in rs if r.get("estimator") == "adjusted"]
+        if adjusted:
+            width = sum(r["width"] for r in adjusted) / sum(r["plain_width"] for r in adjusted)
+            print(f"{'':42} {'plain, same runs:':>24} {share(sum(r['plain_covers'] for r in rs), n):>24} "
+                  f"{share(n - sum(r['plain_covers'] for r in rs), n):>24}  adjusted in {len(adjusted)} runs; "
+                  f"alias pair's interval {width:.2f} of plain's width")
     games = time.perf_counter() - start
     print(f"tournament repetitions: {games:.0f} s")
     if not args.no_sprt:

@@ -47,7 +47,7 @@ from naparena.arena.setup.settings import MAX_LEAGUE_BOTS
 from naparena.arena.setup.tournament import Tournament
 from naparena.bots.plugins import Registry, load_registry
 from naparena.errors import NaparenaError
-from naparena.stats.distributions import binom_ci
+from naparena.stats.distributions import binom_ci, t_quantile
 from naparena.stats.strength import MODELS, Lineup, LineupSums, rate
 
 BLEND = '''
@@ -134,8 +134,8 @@ def one_null(job: tuple[argparse.Namespace, int]) -> dict[str, Any] | None:
     for model in MODELS:
         rated = rate(lineups, model)
         # By alias, a00 first: the first alias is the one whose repetitions are independent.
-        out[model] = sorted((r["bot"], r["rating"], r["se"], r["ci95"]) for r in rated["bots"]
-                            if r["bot"].startswith("a"))
+        out[model] = sorted((r["bot"], r["rating"], r["se"], r["ci95"], r.get("df", math.inf), r["boards"])
+                            for r in rated["bots"] if r["bot"].startswith("a") and r["ci95"] is not None)
     out["boards"] = rate(lineups)["bots"][0]["boards"]
     return out
 
@@ -191,13 +191,20 @@ def _coverage(args: argparse.Namespace, done: list[dict[str, Any]], took: float)
         wlo, whi = wilson(first, n)
         ratings = [r[1] for r in firsts]
         mean = math.fsum(ratings) / n
+        # The quantile a bot's interval used before its own Satterthwaite degrees of freedom:
+        # its own boards less one.
+        before = sum(abs(r[1] - truth) <= t_quantile(r[5] - 1) * r[2] for r in firsts if r[5] > 1)
+        normal = sum(abs(r[1] - truth) <= 1.959964 * r[2] for r in firsts)
+        df = sorted(r[4] for r in firsts)[n // 2]
         spread = math.sqrt(math.fsum((x - mean) ** 2 for x in ratings) / max(1, n - 1))
         se = math.fsum(r[2] for r in firsts) / n
         print(f"  {model:8s} {n} leagues rated; first alias covers {'the truth' if args.field else '0'}: "
               f"{first / n:.3f} [{lo:.3f}, {hi:.3f}] (Clopper-Pearson 95%; Wilson [{wlo:.3f}, {whi:.3f}]); "
               f"all aliases: {every / len(rows):.3f}; "
               f"first alias's ratings spread {spread:.2f}, its mean se {se:.2f}"
-              + (f"; truth (mean of the aliases) {truth:+.2f}" if args.field else ""), flush=True)
+              + (f"; truth (mean of the aliases) {truth:+.2f}" if args.field else "")
+              + f"; median df {df:.1f}; with t(own boards − 1) {before / n:.3f}, with the normal quantile "
+              f"{normal / n:.3f}", flush=True)
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:

@@ -527,6 +527,10 @@ def compare(
     if result["design_differences"]:
         say("[yellow]warning:[/] the two runs' designs differ, so a difference may be the design's, not the "
             "bots': {}", "; ".join(result["design_differences"]))
+    if result["shared_matches"]:
+        say("[yellow]warning:[/] {} of B's matches were played in A too (the same seeds and bots, whatever their "
+            "names): the intervals below treat A and B as independent samples, which they are not; compare runs "
+            "with other seeds", result["shared_matches"])
     if as_json:
         typer.echo(_json(result))
     else:
@@ -650,13 +654,17 @@ def ratings(
                               "(default: one list per variant's rules and table size)"),
     model: str = typer.Option("margins", "--model", help="margins (chip margins, shown by default) or "
                               "places (Bradley-Terry on board places)"),
+    estimator: str = typer.Option("auto", "--estimator", help="auto (luck-adjusted where every run of a "
+                                  "list was) or plain (chips as they fell)"),
 ) -> None:
     """One rating list across runs: the same bot (name, version, params) is one entry."""
     from naparena.api import open_run
     from naparena.tools.ratings import rating_lists
     if html is not None:
         _check_output(html, "--html")  # before the lists: a bad path must not print them first
-    lists = rating_lists([open_run(path) for path in run_dirs], pool, model)
+    if estimator not in ("auto", "plain"):
+        raise RunError(f"--estimator must be auto or plain, got {estimator!r}")
+    lists = rating_lists([open_run(path) for path in run_dirs], pool, model, estimator)
     for run in lists["runs"]:
         if run["played_before"]:
             say("{}: {} of its {} matches were played in {} too (the same seeds and bots, whatever their "
@@ -666,7 +674,8 @@ def ratings(
     else:
         for entry in lists["lists"]:
             table = f", tables of {entry['table']}" if entry["table"] else ""
-            render.strength_table(out, f"{entry['variant']}{table} ({len(entry['runs'])} runs)", entry)
+            runs = f"{len(entry['runs'])} run" + ("" if len(entry["runs"]) == 1 else "s")
+            render.strength_table(out, f"{entry['variant']}{table} ({runs})", entry)
     if html is not None:
         from naparena.report.html import ratings_page
         try:

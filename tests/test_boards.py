@@ -39,11 +39,12 @@ def run(tmp_path, variant: str, duplicate: bool = True, hands: int = 30):
 
 
 def deals_by_rotation(run_dir) -> dict[tuple, list]:
-    """(stream, table) → per rotation, the list of (dealer, deal) of every hand, from the logs."""
+    """(stream, table, deal set) → per rotation, the list of (dealer, deal) of every hand,
+    from the logs."""
     out: dict[tuple, list] = {}
     for f in sorted((run_dir / MATCHES).glob("*.json")):
         log = json.loads(f.read_bytes())
-        key = (log["match"]["stream"], log["match"]["table_no"])
+        key = (log["match"]["stream"], log["match"]["table_no"], log["match"].get("deal_set", 0))
         out.setdefault(key, []).append([(h["dealer"], h["deal"]) for h in log["hands"]])
     return out
 
@@ -52,11 +53,17 @@ def deals_by_rotation(run_dir) -> dict[tuple, list]:
 def test_every_rotation_is_dealt_the_same_boards(tmp_path, variant):
     run_dir, standings = run(tmp_path, variant)
     identity = standings["variants"][variant]["identity"]
-    assert {k: identity[k] for k in ("identical", "boards", "share")} == {"identical": 60, "boards": 60, "share": 1.0}
+    # 2 streams × 6 deal sets (one per cyclic order of the table of four) × 30 hands.
+    assert {k: identity[k] for k in ("identical", "boards", "share")} == {"identical": 360, "boards": 360, "share": 1.0}
     assert ("gather-and-cut" in identity["dealing"]) == (variant != "classic")
-    # Checked from the logs too, not only from the deal checksums.
-    for rotations in deals_by_rotation(run_dir).values():
-        assert len(rotations) == 24 and all(r == rotations[0] for r in rotations)
+    # Checked from the logs too, not only from the deal checksums: each deal set's four
+    # rotations share their deals, and the deal sets of a table do not.
+    deal_sets = deals_by_rotation(run_dir)
+    assert len(deal_sets) == 12
+    for rotations in deal_sets.values():
+        assert len(rotations) == 4 and all(r == rotations[0] for r in rotations)
+    firsts = [rotations[0][0] for rotations in deal_sets.values()]
+    assert len({json.dumps(f) for f in firsts}) == len(firsts)
     manifest = json.loads((run_dir / "manifest.json").read_bytes())
     assert manifest.get("duplicate_boards", {}).get("variants") == (None if variant == "classic" else [variant])
     matches, hands, problems, missing = verify_run(run_dir)
@@ -106,8 +113,11 @@ def test_without_duplicate_gather_and_cut_stays_and_nothing_is_claimed(tmp_path)
 
 def test_classic_match_specs_are_unchanged_by_boards(tmp_path):
     run_dir, _ = run(tmp_path, "classic", hands=5)
-    log = json.loads(next((run_dir / MATCHES).glob("*.json")).read_bytes())
-    assert set(log["match"]) == {"index", "variant", "stream", "table_no", "rotation", "seed", "seats", "hands"}
+    logs = [json.loads(f.read_bytes()) for f in sorted((run_dir / MATCHES).glob("*.json"))]
+    # The first deal set of a table keeps the schedule entry logs had before deal sets;
+    # the others name theirs.
+    assert set(logs[0]["match"]) == {"index", "variant", "stream", "table_no", "rotation", "seed", "seats", "hands"}
+    assert [log["match"].get("deal_set", 0) for log in logs[:24]] == [i // 4 for i in range(24)]
 
 
 # --- the board book on hand-made summaries ---------------------------------------------
@@ -238,3 +248,46 @@ def test_the_sequential_test_judges_the_units_the_intervals_do(duplicate):
     assert len(diffs) == pair.n == (7 if duplicate else 3)  # a part round is left out, as in the interval
     # Per 100 hands: the interval's unit value (scaled by its seats) is the same difference.
     assert math.fsum(diffs) == pytest.approx(100 * pair.s1 / pair.scale)
+
+
+@pytest.mark.parametrize("replays, effect", [("together", 2.0), ("independent", 1.0), ("opposite", 0.0)])
+def test_the_design_effect_measures_how_a_bots_replays_of_a_deal_go_together(replays, effect):
+    # Two rotations of one deal set, 2,000 boards: bot a's two hands of a board are the same
+    # (its board varies twice as much as two independent hands), unrelated, or cancel.
+    rng = random.Random(7)
+    book = BoardBook(["v"], ["a", "b"], duplicate=True)
+    unit = ("v", 0, 0)
+    first = [rng.choice([-6, -2, 1, 3, 9]) for _ in range(2000)]
+    second = {"together": first, "opposite": [-x for x in first],
+              "independent": [rng.choice([-6, -2, 1, 3, 9]) for _ in first]}[replays]
+    book.add(unit, spec(0, ["a", "b"]), summary([[x, -x] for x in first], [1] * 2000))
+    book.add(unit, spec(1, ["b", "a"]), summary([[-x, x] for x in second], [1] * 2000))
+    book.close(unit)
+    assert book.design_effect("v", "a") == pytest.approx(effect, abs=0.1)
+    assert book.design_effect("v", "a") == pytest.approx(book.design_effect("v", "b"))  # zero-sum: the same
+
+
+def test_the_standings_say_where_duplicate_widened_a_bots_interval(tmp_path):
+    # cautious seldom bids: in hoyle at five its replays of a deal in other seats go together.
+    data = {"tournament": {"name": "h5", "seed": 40000, "seeds": 2, "hands": 24, "table": 5, "duplicate": True},
+            "bots": [{"name": "heuristic"}, {"name": "random"}, {"name": "cautious"}, {"name": "bold"},
+                     {"name": "heuristic", "alias": "heuristic+1", "params": {"aggression": 1.0}}],
+            "variants": [{"name": "hoyle"}]}
+    path = tmp_path / "h5.toml"
+    path.write_text(tomli_w.dumps(data))
+    from typer.testing import CliRunner
+
+    from naparena.cli import app
+    done = CliRunner().invoke(app, ["run", str(path), "--workers", "1", "--log-dir", str(tmp_path / "logs")])
+    assert done.exit_code == 0, done.output
+    rows = {r["bot"]: r for r in json.loads(next((tmp_path / "logs").iterdir()).joinpath("standings.json")
+                                           .read_text())["variants"]["hoyle"]["bots"]}
+    assert rows["cautious"]["duplicate_effect"] > 1.05 > rows["heuristic"]["duplicate_effect"]
+    text = " ".join(done.output.split())
+    assert "hoyle: duplicate widened the interval of cautious" in text
+    assert "heuristic " not in text[text.index("duplicate widened"):text.index("docs/explanation")]
+    # Control: without duplicate there is no design effect to speak of.
+    data["tournament"]["duplicate"] = False
+    path.write_text(tomli_w.dumps(data))
+    done = CliRunner().invoke(app, ["run", str(path), "--workers", "1", "--log-dir", str(tmp_path / "plain")])
+    assert done.exit_code == 0 and "duplicate widened" not in done.output

@@ -69,7 +69,7 @@ def bad_seat(log: dict) -> int | None:
 
 def deal_set(log: dict) -> tuple:
     m = log["match"]
-    return m["variant"], m["stream"], m["table_no"]
+    return m["variant"], m["stream"], m["table_no"], m.get("deal_set", 0)
 
 
 def check_books(run_dir: Path, result: dict) -> None:
@@ -120,7 +120,8 @@ def test_a_garbage_seat_program_is_never_credited_and_ranks_last(garbage):
     # The other bots keep every board of the tables they shared with it.
     for alias in ("p1", "p2", "p3", "p4"):
         r = row(result, "classic", alias)
-        assert r["boards_left_out"] == 0 and r["units"] == HANDS * 4 and r["ci95"] is not None
+        # four tables, each with six deal sets (one per cyclic order of four seats)
+        assert r["boards_left_out"] == 0 and r["units"] == HANDS * 4 * 6 and r["ci95"] is not None
     assert all("bad" not in (p["a"], p["b"]) for p in result["variants"]["classic"]["pairs"])
 
 
@@ -132,7 +133,7 @@ def test_the_terminal_tables_show_the_dead_bot_without_a_rate(garbage):
     assert line.split("│")[4].strip() == "—" and "+0.00" not in line  # per 100: no hands, no rate
     text = " ".join(shown.stdout.split())
     assert "bad: *no hands of its own" in text
-    assert "the stand-in held it): bad 80;" in text  # its boards left out
+    assert "the stand-in held it): bad 480;" in text  # its boards left out: 4 tables × 6 deal sets
     assert "faults = every fault: illegal answers (in play a revoke), exceptions, time-outs, hangs, crashes" in text
 
 
@@ -174,7 +175,7 @@ def test_a_worker_crash_mid_match_books_the_rest_to_the_stand_in(crashing):
                 assert p["units"] == sum(c for k, c in cut.items() if k[0] == v and other in line_ups[k])
         for alias in ("p1", "p2", "p3", "p4"):  # the others keep every board
             r = row(result, v, alias)
-            assert r["boards_left_out"] == 0 and r["units"] == HANDS * 4
+            assert r["boards_left_out"] == 0 and r["units"] == HANDS * 4 * 6  # four tables, six deal sets each
 
 
 def test_a_disqualified_bot_shows_its_real_rate_below_better_bots(disqualified):

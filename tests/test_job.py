@@ -43,14 +43,17 @@ def test_a_job_travels_pickled_as_it_is_and_writes_the_schedule_entry_as_before(
         job.seats[0].seed = 1  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("boards", [False, True])
-def test_a_schedule_entry_as_a_log_records_it_has_every_field_in_order(boards):
+@pytest.mark.parametrize("boards, deal_set", [(False, 0), (True, 0), (False, 2), (True, 5)])
+def test_a_schedule_entry_as_a_log_records_it_has_every_field_in_order(boards, deal_set):
     # Written by hand (the dispatch asks for it six times a match): a field added to MatchSpec
-    # must reach the logs too, in the order asdict gives, `boards` only where it is set.
-    spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5, boards)
+    # must reach the logs too, in the order asdict gives, `boards` and `deal_set` only where
+    # set (a table's first deal set is logged as before deal sets were).
+    spec = MatchSpec(3, "classic", 0, 1, 2, 99, ("a", "b"), 5, boards, deal_set)
     expected = {**dataclasses.asdict(spec), "seats": ["a", "b"]}
     if not boards:
         del expected["boards"]
+    if not deal_set:
+        del expected["deal_set"]
     assert list(spec.as_dict().items()) == list(expected.items())
     assert spec.as_dict() is not spec.as_dict()  # fresh each time: a caller may change its copy
 

@@ -33,6 +33,7 @@ from naparena.game.rules import (
     STANDARD_LADDER,
     VARIANTS,
 )
+from naparena.stats.boards import SEATINGS_MAX
 from naparena.stats.standings import Standings
 from tests.helpers import (
     REPO,
@@ -475,7 +476,8 @@ def test_standings_memory_grows_with_deal_sets_not_with_hands_or_matches():
     assert state(many_matches) == state(few_hands)
     assert state(more_sets) > state(few_hands)  # the measure does see what is kept
     assert many_matches.matches == 600 and len(many_matches.book.bots["classic"]["a"]) == 3
-    assert many_hands.book.bots["classic"]["a"][(2, 4)].n == 20_000  # every board was counted
+    # every board was counted (a stratum: table × SEATINGS_MAX + deal set, then the seats held)
+    assert many_hands.book.bots["classic"]["a"][(2 * SEATINGS_MAX, 4)].n == 20_000
 
 
 class StopAfter(Quiet):

@@ -153,7 +153,9 @@ def _dense_sandwich(b: list, meat: list, tables: list, n: int) -> tuple[list[flo
     g = sum(s.n for _, s in tables)
     var = [sum(b[i][idx[p]] * d[p][q] * b[i][idx[q]] for idx, d in meat
                for p in range(len(idx)) for q in range(len(idx))) for i in range(n)]
-    return [math.sqrt(max(v, 0.0) * g / (g - n + 1)) for v in var], float(g - n + 1)
+    values = sum(s.n * (len(idx) - 1) for idx, s in tables)
+    factor = g / (g - 1) * values / (values - n + 1)  # CR1, written out again
+    return [math.sqrt(max(v, 0.0) * factor) for v in var], float(g - n + 1)
 
 
 def _dense_newton_step(h: list, g: list) -> list | None:

@@ -24,11 +24,14 @@ NODE = shutil.which("node")
 
 
 def one_board_league(folder: Path) -> Path:
-    """12 bots, 4 rounds of tables of 5, one hand a match: 10 boards for 12 ratings."""
+    """12 bots (three aliases each of four), 4 rounds of tables of 5, one hand a match: one
+    board a line-up's deal set."""
     folder.mkdir(parents=True, exist_ok=True)
     data = {"tournament": {"name": "lg", "seed": 3, "hands": 1, "table": 5, "format": "league", "rounds": 4,
                            "timeout": 5.0},
-            "bots": [{"name": "random", "alias": f"r{i}"} for i in range(12)], "variants": [{"name": "classic"}]}
+            "bots": [{"name": n, "alias": f"{n}{i}"} for n in ("random", "heuristic", "bold", "cautious")
+                     for i in range(3)],
+            "variants": [{"name": "classic"}]}
     path = folder / "lg.toml"
     path.write_text(tomli_w.dumps(data))
     return path
@@ -80,14 +83,18 @@ def test_every_json_output_is_strict_json_and_valid_against_its_schema(runs, run
 
 
 def test_a_league_too_small_for_intervals_says_why_in_null_and_words(runs):
+    # One hand a line-up's deal set: no chips-per-100 interval, null with its reason. The
+    # ratings rest on the league's boards (four deal sets a table of five, 40 for 12
+    # bots), so they have theirs; a fit with fewer boards than bots is tests/test_no_interval.py's.
     standings = loads((runs["one-board league"] / STANDINGS).read_bytes())
+    for row in standings["variants"]["classic"]["bots"]:
+        assert row["ci95"] is None and "single board" in row["no_interval"]
     fit = standings["strength"]["classic"]
-    assert fit["boards"] == 10 and fit["df"] is None
-    for row in fit["bots"]:
-        assert row["se"] is None and row["ci95"] is None
-        assert row["no_interval"] == "10 boards for 12 bots: an interval needs at least as many boards as bots"
+    assert fit["boards"] == 40 and fit["df"] == 29 and "no_interval" not in fit
+    assert all(row["no_interval"] is None and row["ci95"] is not None for row in fit["bots"])
+    # ratings pools a bot's aliases (one identity): four bots, each over its three aliases' boards
     listed = json.loads(invoke("ratings", "--json", runs["one-board league"]).stdout)
-    assert all(row["no_interval"] for row in listed["lists"][0]["bots"])
+    assert [row["no_interval"] for row in listed["lists"][0]["bots"]] == [None] * 4
 
 
 def test_a_rating_with_an_interval_has_no_reason_and_a_finite_error(runs):
@@ -117,7 +124,7 @@ def test_the_checks_above_can_fail():
                               input=written.encode(), capture_output=True, timeout=60)
         assert done.returncode != 0
     row = {"rank": 1, "bot": "a", "rating": 1.0, "se": 1.0, "ci95": None, "no_interval": "why", "boards": 1}
-    fit = {"model": "margins", "boards": 1, "connected": True, "df": 1.0, "bots": [row]}
+    fit = {"model": "margins", "estimator": "plain", "boards": 1, "connected": True, "df": 1.0, "bots": [row]}
     minimal = {"matches": 0, "unit": "board", "variants": {}, "skipped": [], "disqualified": {}}
     assert errors("standings", {**minimal, "strength": {"classic": fit}}) == []
     assert errors("standings", {**minimal, "strength": {"classic": {**fit, "df": -1.0}}})

@@ -389,19 +389,33 @@ def test_seatings_repeating_unequally_are_all_played():
 
 
 @pytest.mark.parametrize("n_bots, table, seatings", [(4, 4, 24), (5, 3, 6), (7, 7, 42), (3, 2, 2)])
-def test_duplicate_seatings_share_a_seed_and_seat_each_bot_everywhere_alike(n_bots, table, seatings):
+def test_duplicate_seatings_share_a_seed_per_cyclic_order_and_seat_each_bot_everywhere_alike(n_bots, table, seatings):
+    # With duplicate, each cyclic order's `table` rotations replay one deal set: every bot
+    # holds each deal in every seat once, and the table's orders balance the offsets.
     t = make(n_bots=n_bots, table=table, seeds=2)
-    groups: dict = {}
+    tables: dict = {}
     for m in schedule(t):
-        groups.setdefault((m.variant, m.stream, m.table_no), []).append(m)
-    for group in groups.values():
+        tables.setdefault((m.variant, m.stream, m.table_no), []).append(m)
+    for group in tables.values():
         assert len(group) == seatings
-        assert len({m.seed for m in group}) == 1
         assert [m.rotation for m in group] == list(range(seatings))
+        assert [m.deal_set for m in group] == [r // table for r in range(seatings)]
         for seat in range(table):
             assert Counter(m.seats[seat] for m in group) == dict.fromkeys(group[0].seats, seatings // table)
-    # different tables and streams get different deals
-    assert len({g[0].seed for g in groups.values()}) == len(groups)
+        for d in range(seatings // table):
+            deal_set = [m for m in group if m.deal_set == d]
+            assert len({m.seed for m in deal_set}) == 1
+            for seat in range(table):
+                assert sorted(m.seats[seat] for m in deal_set) == sorted(group[0].seats)
+    # different deal sets, tables and streams get different deals
+    seeds = {(m.variant, m.stream, m.table_no, m.deal_set): m.seed for m in schedule(t)}
+    assert len(set(seeds.values())) == len(seeds)
+
+
+def test_a_table_whose_bots_repeat_is_one_deal_set():
+    # Two bots in four seats: the 6 distinct seatings, not 6 orders' rotations, so one deal set.
+    t = make(n_bots=2, table=4)
+    assert {m.deal_set for m in schedule(t)} == {0} and len({m.seed for m in schedule(t)}) == 1
 
 
 def test_without_duplicate_every_match_has_its_own_seed():

@@ -7,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -141,6 +143,38 @@ def test_compare_says_when_the_two_designs_differ(league_run, tmp_path):
     said = json.loads(differ.stdout)["design_differences"]
     assert "'table' is 3 in A, 4 in B" in said and "'duplicate' is True in A, False in B" in said
     assert "the two runs' designs differ" in flat(differ.stderr)
+
+
+def test_compare_says_when_b_replays_matches_of_a(league_run, tmp_path):
+    """A renamed copy of a run, or a run sharing its seeds, was compared as if it were a
+    second sample ("no real difference", a Welch interval) with no word; the shared
+    matches are now counted by what was played, and said."""
+    copy = tmp_path / "renamed"
+    shutil.copytree(league_run, copy)
+    twice = invoke("compare", league_run, copy, "--json")
+    assert twice.exit_code == 0, twice.output
+    kept = len(list((league_run / "matches").iterdir()))
+    assert json.loads(twice.stdout)["shared_matches"] == kept > 0
+    assert f"warning: {kept} of B's matches were played in A too" in flat(twice.stderr)
+    half = played(league_file(tmp_path / "half", name="other", seeds=2))  # seed stream 0 is A's
+    shared = json.loads(invoke("compare", league_run, half, "--json").stdout)["shared_matches"]
+    assert 0 < shared < len(list((half / "matches").iterdir())), shared
+    # Control: other seeds share nothing, and nothing is said.
+    other = invoke("compare", league_run, played(league_file(tmp_path / "b", seed=12)), "--json")
+    assert json.loads(other.stdout)["shared_matches"] == 0 and "played in A too" not in flat(other.stderr)
+
+
+def test_a_rating_list_of_aliases_of_one_bot_says_why_it_is_empty(tmp_path):
+    """Aliases of one bot are one bot to `ratings`: a league of six aliases of random was
+    printed as an empty table, with no word. The control is any league of two bots or more."""
+    file = league_file(tmp_path, name="same")
+    data = tomllib.loads(file.read_text())
+    data["bots"] = [{"name": "random", "alias": f"r{i}"} for i in range(6)]
+    file.write_text(tomli_w.dumps(data))
+    said = flat(invoke("ratings", played(file)).stdout)
+    assert said.startswith("classic, tables of 3 (1 run): one bot only (aliases of a bot with the same name, "
+                           "version and settings are one bot here): a rating needs at least two different bots"), said
+    assert "┏" not in said  # no empty table under it
 
 
 def test_ratings_under_the_places_model_say_what_places_are(league_run, tmp_path):

@@ -278,7 +278,8 @@ class Session:
                    stack=self.t.stack, timing=self.t.timing, bots_dir=self.drop_ins,
                    path=str(self.run_dir.match_path(entry.index)), spec=entry, stand_ins=tuple(stand_ins),
                    crashes=_faults(hangs + (crashes or [])), given=_faults(time_outs),
-                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats, prestart=prestart)
+                   checkpoint=self._checkpoint(entry.index), confinement=self.t.seats, prestart=prestart,
+                   luck=self.t.luck_adjusted)
 
     @functools.cached_property
     def drop_ins(self) -> str | None:

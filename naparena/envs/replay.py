@@ -12,13 +12,13 @@ import numpy as np
 
 from naparena.arena.records.ledger import STAND_IN_BOT
 from naparena.arena.records.rundir import RunDir
-from naparena.arena.records.verify import feed
 from naparena.arena.rerun import recorded_tournament
 from naparena.arena.setup.schedule import board_seeds, bot_seed
 from naparena.envs.encoding import action_of
 from naparena.envs.single import NapSeatEnv
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
+from naparena.table.play import feed
 
 
 @dataclass

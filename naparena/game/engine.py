@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
-from operator import add, itemgetter
+from operator import add, attrgetter, itemgetter
 from typing import Any, Final
 
 from naparena.game import cards
@@ -218,6 +218,19 @@ class Hand:
         self._post = 0                         # next step between bidding and play
         self._ante()
         self._start()
+
+    def clone(self) -> Hand:
+        """An independent copy of this hand in its present state, to play on from it (a
+        rollout) without touching this one. Tuples are shared: the engine replaces them;
+        the lists it changes in place are copied."""
+        other = Hand.__new__(Hand)
+        for name, value in zip(_SLOTS, _read_slots(self)):
+            setattr(other, name, value)
+        other.hands, other.delta, other.seen = list(self.hands), list(self.delta), list(self.seen)
+        other.stock, other.discards = list(self.stock), list(self.discards)
+        other.garnet = None if self.garnet is None else list(self.garnet)
+        other.pre, other.faults, other._queue = list(self.pre), list(self.faults), list(self._queue)
+        return other
 
     # --- set-up -----------------------------------------------------------------------
 
@@ -697,6 +710,10 @@ class Hand:
         r["chips"] = tuple(self.delta)  # copies: a record must not reach back into the hand
         r["kitty"] = self.kitty
         return r
+
+
+_SLOTS = Hand.__slots__
+_read_slots = attrgetter(*_SLOTS)
 
 
 def _trick_winner(trick: tuple[tuple[int, int], ...], trumps: int | None) -> int:

@@ -326,9 +326,11 @@ def ranking_section(result: dict[str, Any]) -> list[str]:
         leader = _leader(data["bots"], marks)
         gaps = gaps_to(leader, [data["pairs"]]) if leader else {}
         rows = [{**r, "rank": i, "boards": r["units"]} for i, r in enumerate(data["bots"], 1)]
+        adjusted = (" Luck-adjusted: each hand's chips less the luck of random's answers (unbiased; the "
+                    "JSON has the plain figures too)." if data.get("estimator") == "adjusted" else "")
         parts.append(f"<h3>{escape(variant)}</h3><p class='note'>Chips per 100 hands with 95% intervals over "
                      "boards (line-ups as strata); gap: bot − leader on the boards both played, with its "
-                     "interval and p.</p>")
+                     f"interval and p.{adjusted}</p>")
         parts.append(ranking_table(rows, gaps, leader, marks))
         parts.append(gaps_chart(rows, gaps, leader, marks))
     parts.append(f"<p class='note'>{GAPS_NOTE}</p>")

@@ -79,12 +79,12 @@ def standings(console: Console, result: Json, wide: bool = False) -> None:
             console.print(f"- {escape(line)}", highlight=False)
         console.print()
     for variant, data in result["variants"].items():
-        _bot_table(console, variant, data["bots"], wide)
+        _bot_table(console, variant, data["bots"], wide, data.get("estimator"))
         _contract_table(console, variant, data["bots"])
         # A league's pairs are thousands of rows, most of them a few boards: --json has them.
         few = not strength or len(data["bots"]) <= FEW_BOTS
         if data["pairs"] and few:
-            _pairs_table(console, variant, data["pairs"])
+            _pairs_table(console, variant, data["pairs"], data.get("estimator"))
         board_tables(console, variant, data, crosstable=few)
         if variant in strength:
             strength_table(console, variant, strength[variant])
@@ -109,7 +109,16 @@ BOT_LEGEND = ("per 100 = chips per 100 hands; 95% CI of it over boards (a board 
               "revoke), exceptions, time-outs, hangs, crashes and protocol faults")
 
 
-def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = False) -> None:
+def _estimator_note(estimator: str | None) -> str:
+    """The caption's words for a luck-adjusted table (`table.luck`); plain needs none."""
+    if estimator != "adjusted":
+        return ""
+    return ("; luck-adjusted: per 100 and its CI are chips less the luck of random's answers (each "
+            "answer's value less the mean value of its legal answers: unbiased), --json has the plain figures too")
+
+
+def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = False,
+               estimator: str | None = None) -> None:
     cols = [Col("bot", "left"), Col("hands"), Col("chips"), Col("per 100"), Col("95% CI"),
             Col("made"), Col("faults")]
     if wide:
@@ -128,8 +137,28 @@ def _bot_table(console: Console, variant: str, rows: list[Json], wide: bool = Fa
         cells.append(line)
     legend = BOT_LEGEND + ("; seed streams = the lowest and highest per 100 of any seed stream; as "
                            "bidder, as defender = chips won in each role" if wide else "; --wide shows more")
-    print_table(console, f"{variant}: chips per 100 hands", cols, cells, caption=legend)
+    print_table(console, f"{variant}: chips per 100 hands", cols, cells,
+                caption=legend + _estimator_note(estimator))
     _no_interval_notes(console, variant, rows)
+    _duplicate_notes(console, variant, rows)
+
+
+#: A design effect from which a table says duplicate widened a bot's interval: below it the
+#: difference from 1 is within what a run of a few hundred boards estimates it to.
+WIDENED = 1.05
+
+
+def _duplicate_notes(console: Console, variant: str, rows: list[Json]) -> None:
+    """Say where replaying the deals widened a bot's interval, measured on this run
+    (`duplicate_effect`): what duplicate costs such a bot is its boards' spread."""
+    wide = [f"{row['bot']} ({row['duplicate_effect']:.2f})" for row in rows
+            if (row.get("duplicate_effect") or 0) >= WIDENED]
+    if wide:
+        console.print(f"[yellow]{variant}: duplicate widened the interval of {escape(', '.join(wide))}: a "
+                      "board of such a bot varies that many times as much as as many independent hands of its "
+                      "own, as its replays of a deal go together (a bot that seldom bids pays as defender for "
+                      "what the deal holds, in whichever seat); see docs/explanation/statistics.md[/]",
+                      highlight=False)
 
 
 def _rate(row: Json) -> str:
@@ -147,6 +176,11 @@ def _no_interval_notes(console: Console, variant: str, rows: list[Json]) -> None
         if row.get("basis", "boards") != "boards":
             console.print(f"[yellow]{variant}: {escape(row['bot'])}: *{escape(row['no_interval'] or '')}; "
                           "ranked below every bot rated over boards[/]", highlight=False)
+    bare = [row for row in rows if row.get("basis", "boards") == "boards" and row["ci95"] is None]
+    if bare:
+        who = "every bot" if len(bare) == len(rows) else ", ".join(row["bot"] for row in bare)
+        console.print(f"[yellow]{variant}: no 95% interval for {escape(who)}: "
+                      f"{escape(bare[0].get('no_interval') or 'too few boards')}[/]", highlight=False)
     left = [f"{row['bot']} {row['boards_left_out']}" for row in rows if row.get("boards_left_out")]
     if left:
         console.print(f"[yellow]{variant}: boards left out of a bot's own intervals (a seat of it died, or "
@@ -182,7 +216,7 @@ PAIRS_LEGEND = ("A − B = A's chips minus B's per 100 hands over the boards bot
                 "ended ahead of B (ties count half)")
 
 
-def _pairs_table(console: Console, variant: str, pairs: list[Json]) -> None:
+def _pairs_table(console: Console, variant: str, pairs: list[Json], estimator: str | None = None) -> None:
     cols = [Col("A", "left"), Col("B", "left"), Col("boards"), Col("A − B"), Col("95% CI"), Col("p"),
             Col("A won"), Col("verdict", "left", True)]
     cells = []
@@ -192,7 +226,11 @@ def _pairs_table(console: Console, variant: str, pairs: list[Json]) -> None:
         cells.append([p["a"], p["b"], str(p["units"]), f"{p['diff_per100']:+.2f}", _ci(p["ci95"]), pv, sup,
                       pair_verdict(p)])
     print_table(console, f"{variant}: head to head over the same deals", cols, cells, keys=2,
-                caption=PAIRS_LEGEND)
+                caption=PAIRS_LEGEND + _estimator_note(estimator))
+    few = [p for p in pairs if p.get("no_interval")]
+    if few:
+        console.print(f"[yellow]{variant}: {len(few)} pairs have no interval: {escape(few[0]['no_interval'])}[/]",
+                      highlight=False)
 
 
 def comparison(console: Console, name_a: str, name_b: str, result: Json) -> None:
@@ -204,8 +242,10 @@ def comparison(console: Console, name_a: str, name_b: str, result: Json) -> None
             p = _p(r["p_value"])
             cells.append([r["bot"], f"{r['a_per100']:+.2f}", f"{r['b_per100']:+.2f}", f"{r['diff']:+.2f}",
                           _ci(r["ci95"]), p, r["verdict"]])
+        estimators = f"A {data.get('a_estimator', 'plain')}, B {data.get('b_estimator', 'plain')}"
         print_table(console, f"{variant}: chips per 100 hands; Welch 95% CI", cols, cells,
-                    caption=f"A = {name_a}, B = {name_b}")
+                    caption=f"A = {name_a}, B = {name_b}; estimators: {estimators} (luck-adjusted figures take "
+                            "the luck of random's answers out; both estimate the same expected chips)")
         if data["pairs"]:
             cols = [Col("A", "left"), Col("B", "left"), Col("sd in run A"), Col("sd in run B"),
                     Col("variance B / A"), Col("95% CI")]
@@ -280,11 +320,24 @@ def strength_table(console: Console, title: str, rated: Json) -> None:
         console.print(f"[yellow]{escape(title)}: the bots do not form one field (some never met the others "
                       "through any table): no ratings[/]", highlight=False)
         return
+    if not rated["bots"]:  # `stats.strength.rate` rates a list of two bots or more
+        console.print(f"[yellow]{escape(title)}: one bot only (aliases of a bot with the same name, version "
+                      "and settings are one bot here): a rating needs at least two different bots[/]",
+                      highlight=False)
+        return
     cols = [Col("rank"), Col("bot", "left", True), Col("boards"), Col("rating"), Col("95% CI")]
     cells = [[str(r["rank"]), escape(r["bot"]), str(r["boards"]), f"{r['rating']:+.2f}", _ci(r["ci95"])]
              for r in rated["bots"]]
     print_table(console, f"{title}: ratings, line-ups adjusted", cols, cells,
-                caption=STRENGTH_LEGENDS[rated["model"]])
+                caption=STRENGTH_LEGENDS[rated["model"]] + _estimator_note(rated.get("estimator")))
+    if rated.get("no_interval"):
+        console.print(f"[yellow]{escape(title)}: no rating has an interval: {escape(rated['no_interval'])}[/]",
+                      highlight=False)
+    else:
+        for r in rated["bots"]:
+            if r.get("no_interval"):
+                console.print(f"[yellow]{escape(title)}: {escape(r['bot'])} has no interval: "
+                              f"{escape(r['no_interval'])}[/]", highlight=False)
 
 
 def ranking_table(console: Console, result: Json) -> None:

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 from naparena.stats.distributions import t_quantile, t_two_sided_p, welch_df
 from naparena.stats.strength import Lineup, LineupSums
 
-#: A deal set: (variant, seed stream, table number), and the rotation when deals are not shared.
+#: A deal set: (variant, seed stream, table number, and the table's deal set with duplicate,
+#: the rotation without: its own deals); a table's one deal set may leave the last out.
 DealSet = tuple[str, int, int] | tuple[str, int, int, int]
 #: A stratum of one bot, pair or position: the table number, then the seats or rotations behind
 #: each board value (they set its scale).
@@ -55,9 +56,12 @@ class Scheduled(Protocol):
     def seats(self) -> tuple[str, ...]: ...  # the bots the schedule seats, seat by seat
     @property
     def boards(self) -> bool: ...
+    @property
+    def deal_set(self) -> int: ...  # with duplicate, the table's cyclic order of seats (0: the first)
 
 
-# A stratum's line-up number without duplicate: table × this + seating (seatings per table < 1,000).
+# A stratum's number: table × this + the deal set (with duplicate) or the seating (without);
+# seatings per table < 1,000.
 SEATINGS_MAX = 1000
 
 
@@ -137,6 +141,17 @@ def estimate(strata: list[Moments], per: int = 100) -> dict[str, Any]:
     return out
 
 
+def no_interval(strata: list[Moments]) -> str:
+    """Why `estimate` gives these strata no interval, in words: a stratum (a line-up, and
+    with duplicate a deal set of it) holding one board has no spread of its own."""
+    held = [m for m in strata if m.n]
+    if not held:
+        return "no board held in full"
+    single = sum(1 for m in held if m.n < 2)
+    return (f"{single} of its {len(held)} line-ups and deal sets hold a single board, and a spread needs "
+            "two in each: play more hands or seed streams")
+
+
 class _Open:
     """A deal set being played: per board, each bot's chips (by slot), each seat's chips
     over the rotations, and whether every rotation got the same deal.
@@ -146,13 +161,14 @@ class _Open:
     rotation (a seat dies for the rest of its match, so what a bot misses is a suffix of
     the boards); its chips from there on are the stand-in's and never read."""
 
-    def __init__(self, table_no: int, seats: Sequence[str], order: dict[str, int], hands: int):
-        self.table_no, self.players = table_no, len(seats)
+    def __init__(self, table_no: int, seats: Sequence[str], order: dict[str, int], hands: int, unit: int = 1):
+        self.table_no, self.players, self.unit = table_no, len(seats), unit
         self.names = sorted(set(seats), key=order.__getitem__)
         self.slot = {a: i for i, a in enumerate(self.names)}
         self.seats_held = [0] * len(self.names)  # hands a bot holds on each board
         self.played = [hands] * len(self.names)  # boards 0 .. played[i] - 1 bot i held in full
         self.chips = [[0] * len(self.names) for _ in range(hands)]
+        self.squares = [[0] * len(self.names) for _ in range(hands)]  # sum of each hand's square
         self.seat_chips = [[0] * self.players for _ in range(hands)]
         self.dealer: int | None = None
         self.keys: list[int] | None = None
@@ -172,21 +188,27 @@ class _Open:
         if a not in self.slot or b not in self.slot:
             return []
         i, j = self.slot[a], self.slot[b]
-        ka, kb = self.seats_held[i] * span, self.seats_held[j] * span
+        ka, kb = self.seats_held[i] * span * self.unit, self.seats_held[j] * span * self.unit
         shared = min(self.played[i], self.played[j])
         return [row[i] * 100 / ka - row[j] * 100 / kb for row in _boards(self.chips, shared, span)]
 
 
 class BoardBook:
     """Boards of every variant, streamed: a deal set is held until it is closed (schedule
-    order), then folded into per-stratum sums. Memory grows with strata, not hands."""
+    order), then folded into per-stratum sums. Memory grows with strata, not hands.
+    Each hand's result is an integer in units of 1 / `unit` chip: chips (1), or the
+    luck-adjusted estimator's millionths (`naparena.table.luck`)."""
 
-    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool):
-        self.aliases, self.duplicate = aliases, duplicate
+    def __init__(self, variants: list[str], aliases: list[str], duplicate: bool, unit: int = 1):
+        self.aliases, self.duplicate, self.unit = aliases, duplicate, unit
         self.order = {a: i for i, a in enumerate(aliases)}
         self.open: dict[DealSet, _Open] = {}
         self.bots: dict[str, defaultdict[str, dict[Stratum, Moments]]] = {
             v: defaultdict(dict) for v in variants}  # alias → stratum → Moments
+        # alias → stratum → [hands, sum, sum of squares] of its single hands: what as many
+        # independent hands would vary by, against which a board's spread is judged
+        self.hands: dict[str, defaultdict[str, dict[Stratum, list[int]]]] = {
+            v: defaultdict(dict) for v in variants}
         self.pairs: dict[str, defaultdict[tuple[str, str], dict[Stratum, Moments]]] = {
             v: defaultdict(dict) for v in variants}  # (a, b) → stratum → Moments
         self.positions: dict[str, defaultdict[int, dict[Stratum, Moments]]] = {
@@ -200,16 +222,19 @@ class BoardBook:
         # line-up → its boards' sums, for the many-player ratings (`strength`)
         self.lineups: dict[str, dict[Lineup, LineupSums]] = {v: {} for v in variants}
 
-    def add(self, unit: DealSet, match: Scheduled, summary: dict[str, Any], own: list[int] | None = None) -> None:
+    def add(self, unit: DealSet, match: Scheduled, summary: dict[str, Any], own: list[int] | None = None,
+            per_hand: list[list[int]] | None = None) -> None:
         """One match of deal set `unit`: seat `s` is `match.seats[s]` as scheduled, and its
-        bot played the first `own[s]` hands itself (`own_hands`; None: every seat all of them)."""
+        bot played the first `own[s]` hands itself (`own_hands`; None: every seat all of them).
+        `per_hand`: each hand's results per seat in this book's unit (None: the summary's chips)."""
         seats = match.seats
-        per_hand = summary.get("hand_chips")
+        if per_hand is None:
+            per_hand = summary.get("hand_chips")
         if per_hand is None:  # a log from before boards: the whole match is one board
             per_hand = [[s["chips"] for s in summary["seats"]]]
         u = self.open.get(unit)
         if u is None:
-            u = self.open[unit] = _Open(match.table_no, seats, self.order, len(per_hand))
+            u = self.open[unit] = _Open(match.table_no, seats, self.order, len(per_hand), self.unit)
         u.rotations += 1
         if match.boards:
             self.board_seeds[unit[0]] = True
@@ -225,10 +250,11 @@ class BoardBook:
                 if end < played[i]:
                     played[i] = end
         # The hot loop of the parent process: plain lists, one pass per hand.
-        for row, seat_row, chips in zip(u.chips, u.seat_chips, per_hand):
+        for row, seat_row, square, chips in zip(u.chips, u.seat_chips, u.squares, per_hand):
             for s, (i, c) in enumerate(zip(slots, chips)):
                 row[i] += c
                 seat_row[s] += c
+                square[i] += c * c
         if u.dealer is None:
             u.dealer = summary.get("dealer")
         keys = summary.get("deal_keys")
@@ -237,6 +263,29 @@ class BoardBook:
                 u.keys = list(keys)
             else:
                 u.same = [same and k == first_k for same, k, first_k in zip(u.same, keys, u.keys)]
+
+    def design_effect(self, variant: str, alias: str) -> float | None:
+        """How much a bot's board varies against as many independent hands of its own: the
+        within-stratum variance of its boards over what its single hands' variance makes of
+        a board of k hands. 1: a board is worth its k hands; above 1, a bot's hands on one
+        board go together (with duplicate: its replays of a deal in other seats) and its
+        interval is wider than as many independent hands would give. None where a stratum
+        has fewer than two boards."""
+        strata, hands = self.bots[variant].get(alias, {}), self.hands[variant].get(alias, {})
+        spread = expected = within = Fraction(0)
+        count = 0
+        for key, m in strata.items():
+            h = hands.get(key)
+            if m.n < 2 or h is None:
+                return None
+            spread += m.central()[0]  # boards' squared deviations, in (chips a hand)²
+            expected += Fraction(m.n * (m.n - 1), h[0])  # (boards − 1) / hands a board
+            within += Fraction(h[2] * h[0] - h[1] * h[1], h[0])  # single hands', in units²
+            count += h[0] - 1
+        if not strata or count <= 0 or within == 0:
+            return None
+        var = within / count / self.unit ** 2  # a single hand's variance, in chips²
+        return float(spread / (var * expected))
 
     def skip(self, unit: DealSet) -> None:
         """A match of this deal set was not played: its boards are not balanced over seats."""
@@ -276,19 +325,26 @@ class BoardBook:
         # round is then the board: the position effect cancels inside it instead of being
         # counted as noise (mixed fields: intervals covered 0.98, not 0.95, without it).
         # The seating is fixed there too, balanced over the design: a stratum of its own.
+        # With duplicate, a deal set is one cyclic order's rotations: who sits after whom
+        # is fixed in it and balanced over the table's deal sets, so each is a stratum too.
         span = self.span(u)
-        table = u.table_no if self.duplicate else u.table_no * SEATINGS_MAX + int(unit[-1])
+        table = u.table_no * SEATINGS_MAX + (unit[3] if len(unit) > 3 else 0)
         for i, a in enumerate(names):
             k = held[i] * span  # hands bot i holds on a board
             if played[i] >= span:
-                m = _moments(self.bots[variant][a], (table, k), k)
+                m = _moments(self.bots[variant][a], (table, k), k * self.unit)
                 for row in _boards(u.chips, played[i], span):
                     m.add(row[i])
+                h = self.hands[variant][a].setdefault((table, k), [0, 0, 0])
+                boards = played[i] // span * span
+                h[0] += boards * held[i]
+                h[1] += sum(row[i] for row in u.chips[:boards])
+                h[2] += sum(row[i] for row in u.squares[:boards])
         for i, j in combinations(range(len(names)), 2):
             shared = min(played[i], played[j])
             if shared >= span:
                 ki, kj = held[i] * span, held[j] * span
-                m = _moments(self.pairs[variant][(names[i], names[j])], (table, ki, kj), ki * kj)
+                m = _moments(self.pairs[variant][(names[i], names[j])], (table, ki, kj), ki * kj * self.unit)
                 for row in _boards(u.chips, shared, span):
                     m.add(row[i] * kj - row[j] * ki)
         full = min(played, default=0)
@@ -296,12 +352,12 @@ class BoardBook:
             key = (tuple(names), tuple(k * span for k in held))
             sums = self.lineups[variant].get(key)
             if sums is None:
-                sums = self.lineups[variant][key] = LineupSums(key[1])
+                sums = self.lineups[variant][key] = LineupSums(key[1], self.unit)
             for row in _boards(u.chips, full, span):
                 sums.add(row)
         if u.dealer is not None and full:
             players = u.players
-            positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations)
+            positions = [_moments(self.positions[variant][p], (u.table_no, u.rotations), u.rotations * self.unit)
                          for p in range(players)]
             for n, seat_row in enumerate(u.seat_chips[:full]):
                 # Position 0 is the eldest hand (left of the dealer), who bids first.

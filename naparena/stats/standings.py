@@ -2,9 +2,10 @@
 intervals over boards stratified by line-up (see `boards`), contracts, faults, paired
 head-to-head differences, position effects, and the sequential test.
 
-A *deal set* is one (variant, seed stream, table): all duplicate rotations of it share
-the deals; without duplicate each match is its own deal set. A *board* is hand n of a
-deal set, across its rotations: the independent unit of every interval.
+A *deal set* is one (variant, seed stream, table, deal set of the table): the duplicate
+seatings that replay its deals (the rotations of one cyclic order); without duplicate
+each match is its own deal set. A *board* is hand n of a deal set, across its
+rotations: the independent unit of every interval.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Protocol
 
-from naparena.stats.boards import BoardBook, DealSet, Moments, Scheduled, Stratum, estimate, own_hands
+from naparena.stats.boards import BoardBook, DealSet, Moments, Scheduled, Stratum, estimate, no_interval, own_hands
 from naparena.stats.distributions import betainc, t_quantile, t_two_sided_p, welch_df
 from naparena.stats.ratings import rank_key, ranking
 from naparena.stats.sequential import Sprt
@@ -26,6 +27,11 @@ from naparena.stats.strength import rate
 STAND_IN_ALIAS = "stand-in"
 
 __all__ = ["Scheduled", "Standings", "Sprt", "betainc", "compare", "mean_ci", "t95", "t_two_sided_p"]
+
+#: How chips are counted in the intervals: "adjusted" takes out the luck of answers drawn
+#: with known odds (`naparena.table.luck`), "plain" counts chips as they fell.
+ADJUSTED, PLAIN = "adjusted", "plain"
+ESTIMATORS = (ADJUSTED, PLAIN)
 
 
 def t95(df: float) -> float:
@@ -82,7 +88,8 @@ class Standings:
     deal sets still open, not with hands."""
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool = True,
-                 sprt: SprtSettings | None = None, strength: bool = False):
+                 sprt: SprtSettings | None = None, strength: bool = False, estimator: str = PLAIN,
+                 luck_unit: int = 1):
         # The stand-in can take any dead seat: always bookable, shown only once it played.
         aliases = aliases if STAND_IN_ALIAS in aliases else [*aliases, STAND_IN_ALIAS]
         self.variants, self.aliases, self.duplicate = variants, aliases, duplicate
@@ -90,6 +97,13 @@ class Standings:
         self.sprt_variant = sprt.variant if sprt else None
         self.bots = {v: {a: _new_bot() for a in aliases} for v in variants}
         self.book = BoardBook(variants, aliases, duplicate)
+        # The luck-adjusted results, booked beside the chips when the run computes them:
+        # each hand's chips less its logged correction (`hand_luck`, in 1/`luck_unit` of a
+        # chip, as the run's `table.luck` wrote it; none logged: nothing had known odds, and
+        # the correction is 0). stats imports nothing of the table, so the unit is handed in.
+        self.luck_unit = luck_unit
+        self.adjusted = BoardBook(variants, aliases, duplicate, luck_unit) if estimator == ADJUSTED else None
+        self.corrected = dict.fromkeys(variants, 0)  # hands whose luck was corrected
         # variant → seed stream → alias → [chips, hands]: the spread of a bot's rate over streams
         self.streams: dict[str, defaultdict[int, defaultdict[str, list[int]]]] = {
             v: defaultdict(lambda: defaultdict(lambda: [0, 0])) for v in variants}
@@ -100,9 +114,13 @@ class Standings:
         self.strength = strength  # rate the line-ups (leagues, gauntlets): `strength.rate`
 
     def unit_of(self, match: Scheduled) -> DealSet:
-        """The deal set a match belongs to: its rotations share the deals."""
+        """The deal set a match belongs to: with duplicate, the seatings that share its
+        deals (its table's `deal_set`: 0 in logs from before deal sets, when every
+        seating of a table shared them); without, the match alone."""
         if self.duplicate:
-            return (match.variant, match.stream, match.table_no)
+            if not match.deal_set:  # a table's first (or only) deal set
+                return (match.variant, match.stream, match.table_no)
+            return (match.variant, match.stream, match.table_no, match.deal_set)
         return (match.variant, match.stream, match.table_no, match.rotation)
 
     def close_unit(self, unit: DealSet) -> None:
@@ -110,6 +128,8 @@ class Standings:
         watches this pair: one difference per unit both bots played, the intervals' unit
         (a board with duplicate, a round without), so the two judge the same data."""
         closed = self.book.close(unit)
+        if self.adjusted is not None:  # the test judges the estimator the run asked for
+            closed = self.adjusted.close(unit)
         if self.sprt is None or unit[0] != self.sprt_variant or closed is None:
             return
         diffs = closed.diffs(self.sprt.a, self.sprt.b, self.book.span(closed))
@@ -134,8 +154,16 @@ class Standings:
         seats = lineup if booked is None else tuple(booked)
         if duplicate is not None:
             self.duplicate = self.book.duplicate = duplicate
+            if self.adjusted is not None:
+                self.adjusted.duplicate = duplicate
         own = own_hands(match, seats, summary)
-        self.book.add(self.unit_of(match), match, summary, own)
+        unit = self.unit_of(match)
+        self.book.add(unit, match, summary, own)
+        if self.adjusted is not None:
+            luck = summary.get("hand_luck")
+            if luck:
+                self.corrected[variant] += sum(1 for row in luck if any(row))
+            self.adjusted.add(unit, match, summary, own, adjusted_hands(summary, luck, self.luck_unit))
         self.matches += 1
         self.kitty[variant] += summary["kitty"]
         bots, stream = self.bots[variant], self.streams[variant][match.stream]
@@ -167,47 +195,65 @@ class Standings:
     def skip(self, match: Scheduled, reason: str) -> None:
         self.skipped.append({"match": match.index, "reason": reason})
         self.book.skip(self.unit_of(match))
+        if self.adjusted is not None:
+            self.adjusted.skip(self.unit_of(match))
 
     def fault_share(self, alias: str) -> tuple[int, int]:
         """(faults, decisions) of a bot over every variant so far."""
         faults = sum(sum(self.bots[v][alias]["faults"].values()) for v in self.variants)
         return faults, sum(self.bots[v][alias]["decisions"] for v in self.variants)
 
-    def estimate(self, variant: str, alias: str) -> dict[str, Any]:
-        return estimate(list(self.book.bots[variant][alias].values()))
+    def estimator_of(self, variant: str) -> str:
+        """The estimator a variant's figures are shown with: adjusted where the run
+        computed it and some hand's luck was corrected, plain otherwise."""
+        return ADJUSTED if self.adjusted is not None and self.corrected[variant] else PLAIN
+
+    def shown(self, variant: str) -> BoardBook:
+        """The book of the estimator `estimator_of` names."""
+        return self.adjusted if self.adjusted is not None and self.corrected[variant] else self.book
+
+    def estimate(self, variant: str, alias: str, book: BoardBook | None = None) -> dict[str, Any]:
+        return estimate(list((book or self.shown(variant)).bots[variant][alias].values()))
 
     def result(self) -> dict[str, Any]:
         """The standings as plain JSON-able data, bots best first within each variant."""
         out: dict[str, Any] = {"matches": self.matches, "unit": "board",
                "variants": {}, "skipped": self.skipped, "disqualified": self.disqualified}
-        if self.sprt is not None:
-            out["sprt"] = self.sprt.result()
+        if self.sprt is not None:  # judged on the estimator the run asked for, luck or none
+            out["sprt"] = {**self.sprt.result(), "estimator": PLAIN if self.adjusted is None else ADJUSTED}
         for v in self.variants:
             rows = [self._row(v, a) for a in self.aliases if self.bots[v][a]["matches"]]
             rows.sort(key=rank_key)
             out["variants"][v] = {"bots": rows, "pairs": self._pairs(v), "kitty": self.kitty[v],
                                   "positions": self._positions(v), "identity": self.book.identity(v),
-                                  "left_out": self.book.left_out[v]}
+                                  "left_out": self.book.left_out[v], "estimator": self.estimator_of(v),
+                                  "corrected_hands": self.corrected[v]}
         out["ranking"] = ranking(out)
         if self.strength:
-            out["strength"] = {v: rate(self.book.lineups[v]) for v in self.variants}
+            out["strength"] = {v: {**rate(self.shown(v).lineups[v]), "estimator": self.estimator_of(v)}
+                               for v in self.variants}
         return out
 
     def _row(self, variant: str, alias: str) -> dict[str, Any]:
         b = self.bots[variant][alias]
         e = self.estimate(variant, alias)
+        plain = None if self.shown(variant) is self.book else self.estimate(variant, alias, self.book)
         streams = [s[alias][0] * 100 / s[alias][1]
                    for s in self.streams[variant].values() if s[alias][1]]
         tries = sum(c[0] for c in b["contracts"].values())
         made = sum(c[1] for c in b["contracts"].values())
         left_out = self.book.bots_left_out[variant].get(alias, 0)
         per100, basis, why = _rate(b, e, left_out, alias == STAND_IN_ALIAS)
+        if why == TOO_FEW:
+            why = no_interval(list(self.shown(variant).bots[variant][alias].values()))
         return {
             "bot": alias, "hands": b["hands"], "chips": b["chips"], "per100": per100, "basis": basis,
             "ci95": _rounded(e["ci95"]), "no_interval": why, "units": e["boards"],
             "boards_left_out": left_out, "stood_in_hands": b["stood_in_hands"],
             "se": None if e["se"] is None else round(e["se"], 3),
             "df": None if e["df"] is None else _round_df(e["df"]),
+            "plain": None if plain is None else _figures(plain),
+            "duplicate_effect": self._duplicate_effect(variant, alias, e),
             "streams": [round(min(streams), 3), round(max(streams), 3)] if streams else None,
             "bids_won": made, "bid_attempts": tries,
             "contracts": {k: {"bid": t, "made": m, "rate": round(m / t, 3)}
@@ -217,17 +263,30 @@ class Standings:
             "crashes": b["crashes"], "disqualified": alias in self.disqualified,
         }
 
+    def _duplicate_effect(self, variant: str, alias: str, e: dict[str, Any]) -> float | None:
+        """With duplicate, a bot's board variance over what as many independent hands of
+        its own would give (`BoardBook.design_effect`): above 1, replaying the deals
+        widened its interval (docs/explanation/statistics.md); None without duplicate or
+        an interval."""
+        if not self.duplicate or e["ci95"] is None:
+            return None
+        effect = self.shown(variant).design_effect(variant, alias)
+        return None if effect is None else round(effect, 3)
+
     def _pairs(self, variant: str) -> list[dict[str, Any]]:
         """Paired board differences, A − B per 100 hands, over the boards both bots played."""
         out = []
         sprt = self.sprt
         # The pair whose test stopped, if it stopped in this variant.
         stopped = {sprt.a, sprt.b} if sprt is not None and sprt.verdict and variant == self.sprt_variant else None
+        book = self.shown(variant)
         for a, b in combinations(self.aliases, 2):
-            strata = self.book.pairs[variant].get((a, b))
+            strata = book.pairs[variant].get((a, b))
             if not strata:
                 continue
             row = pair_row(a, b, strata)
+            plain = None if book is self.book else estimate(list(self.book.pairs[variant][(a, b)].values()))
+            row["plain"] = None if plain is None else _figures(plain)
             if {a, b} == stopped:
                 row["conditional"] = "after the sequential test stopped: optional stopping biases this interval"
             out.append(row)
@@ -243,13 +302,32 @@ class Standings:
         return out
 
 
+def adjusted_hands(summary: dict[str, Any], luck: list[list[int]] | None, unit: int) -> list[list[int]]:
+    """Each hand's luck-adjusted result per seat, in 1/`unit` of a chip: its chips less
+    the logged correction (none logged: 0)."""
+    chips = summary.get("hand_chips") or [[s["chips"] for s in summary["seats"]]]
+    if not luck:
+        return [[c * unit for c in row] for row in chips]
+    return [[c * unit - x for c, x in zip(row, fix)] for row, fix in zip(chips, luck)]
+
+
+def _figures(e: dict[str, Any]) -> dict[str, Any]:
+    """An estimate's mean, interval, standard error and degrees of freedom, as shown."""
+    return {"per100": round(e["mean"], 3), "ci95": _rounded(e["ci95"]),
+            "se": None if e["se"] is None else round(e["se"], 3),
+            "df": None if e["df"] is None else _round_df(e["df"])}
+
+
+TOO_FEW = "too few boards"
+
+
 def _rate(bot: dict[str, Any], e: dict[str, Any], left_out: int,
           stand_in: bool) -> tuple[float | None, str | None, str | None]:
     """(per 100, what it is measured over, why there is no interval): over boards when
     the bot held any in full; else from its own chips and hands, with no interval; else
     none at all (the stand-in played every hand of its seats)."""
     if e["boards"]:
-        return round(e["mean"], 3), "boards", None if e["ci95"] else "too few boards"
+        return round(e["mean"], 3), "boards", None if e["ci95"] else TOO_FEW
     if bot["hands"]:
         why = ("the stand-in is never rated over boards" if stand_in else
                f"no board it played in every rotation ({left_out} left out): per 100 of its own hands")
@@ -269,6 +347,7 @@ def pair_row(a: str, b: str, strata: dict[Stratum, Moments]) -> dict[str, Any]:
             "sd_per_hand": None if sd_hand is None else round(sd_hand, 3),
             "se": None if e["se"] is None else round(e["se"], 3),
             "df": None if e["df"] is None else _round_df(e["df"]),
+            "no_interval": None if e["ci95"] is not None else no_interval(list(strata.values())),
             "conditional": None}
 
 
@@ -321,7 +400,8 @@ def compare(a: Standings, b: Standings) -> dict[str, Any]:
     """The same bots across two runs: is each bot's result different (Welch interval for
     the difference), and how noisy is each run's head-to-head (sd of the paired difference
     per hand, and the ratio of its squares with an interval: between a duplicate and a
-    non-duplicate run, the variance-reduction factor of duplicate deals)."""
+    non-duplicate run, the variance-reduction factor of duplicate deals). Each run's
+    figures are its shown estimator's (`a_estimator`, `b_estimator`)."""
     out: dict[str, Any] = {"variants": {}}
     for variant in [v for v in a.variants if v in b.variants]:
         bots = []
@@ -336,8 +416,8 @@ def compare(a: Standings, b: Standings) -> dict[str, Any]:
                               "no real difference" if ci[0] <= 0 <= ci[1] else "differs")
             bots.append(row)
         pairs = []
-        for key, strata_b in b.book.pairs[variant].items():
-            strata_a = a.book.pairs[variant].get(key)
+        for key, strata_b in b.shown(variant).pairs[variant].items():
+            strata_a = a.shown(variant).pairs[variant].get(key)
             if not strata_a:
                 continue
             qa, qb = estimate(list(strata_a.values())), estimate(list(strata_b.values()))
@@ -348,5 +428,6 @@ def compare(a: Standings, b: Standings) -> dict[str, Any]:
             pairs.append({"a": key[0], "b": key[1], "a_sd_per_hand": round(sa, 3),
                           "b_sd_per_hand": round(sb, 3), "variance_ratio_b_over_a": r["ratio"],
                           "ratio_ci95": r["ci95"]})
-        out["variants"][variant] = {"bots": bots, "pairs": pairs}
+        out["variants"][variant] = {"bots": bots, "pairs": pairs, "a_estimator": a.estimator_of(variant),
+                                    "b_estimator": b.estimator_of(variant)}
     return out

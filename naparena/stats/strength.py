@@ -34,14 +34,15 @@ Lineup = tuple[tuple[str, ...], tuple[int, ...]]
 
 class LineupSums:
     """One line-up's boards, as exact power sums per bot: chips (each bot's on a board, over
-    `hands[i]` hands it held) and places (opponents it finished ahead of, ties half: doubled
-    so they stay integers). `add` takes a board; `merge` adds another's sums."""
+    `hands[i]` hands it held, in units of 1 / `unit` chip: the luck-adjusted estimator's
+    are millionths) and places (opponents it finished ahead of, ties half: doubled so they
+    stay integers). `add` takes a board; `merge` adds another's sums."""
 
-    __slots__ = ("hands", "n", "chips", "chips2", "places", "places2")
+    __slots__ = ("hands", "unit", "n", "chips", "chips2", "places", "places2")
 
-    def __init__(self, hands: Sequence[int]):
+    def __init__(self, hands: Sequence[int], unit: int = 1):
         k = len(hands)
-        self.hands = tuple(hands)
+        self.hands, self.unit = tuple(hands), unit
         self.n = 0
         self.chips, self.places = [0] * k, [0] * k
         self.chips2 = [[0] * k for _ in range(k)]
@@ -60,7 +61,8 @@ class LineupSums:
                 row_p[j] += places[i] * places[j]
 
     def merge(self, other: LineupSums) -> None:
-        assert other.hands == self.hands, "line-ups merge only with the same hands held"
+        assert other.hands == self.hands and other.unit == self.unit, \
+            "line-ups merge only with the same hands held, counted in the same unit"
         self.n += other.n
         for i in range(len(self.hands)):
             self.chips[i] += other.chips[i]
@@ -71,7 +73,7 @@ class LineupSums:
 
     def permuted(self, order: Sequence[int]) -> LineupSums:
         """The same boards with slot p taken from slot `order[p]`."""
-        out = LineupSums([self.hands[i] for i in order])
+        out = LineupSums([self.hands[i] for i in order], self.unit)
         out.n = self.n
         out.chips, out.places = [self.chips[i] for i in order], [self.places[i] for i in order]
         out.chips2 = [[self.chips2[i][j] for j in order] for i in order]
@@ -82,7 +84,7 @@ class LineupSums:
         """Sums of the model's per-bot board values and of their products, as floats:
         chips per 100 hands (margins), or places (opponents beaten, ties half)."""
         if model == "margins":
-            per = [100 / h for h in self.hands]
+            per = [100 / (h * self.unit) for h in self.hands]
             s, ss = self.chips, self.chips2
         else:
             per = [0.5] * len(self.hands)
@@ -129,7 +131,7 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
     # Fewer boards than ratings to fit leave no spread to measure: a rating, no interval
     # (null in JSON, with the reason beside it; never an infinite standard error).
     none = None if df > 0 else (f"{out['boards']} boards for {len(bots)} bots: an interval needs at least "
-                                "as many boards as bots")
+                                "as many boards as bots; play more rounds, hands or seeds")
     rows: list[dict[str, Any]] = []
     for i, b in enumerate(bots):
         scale = 1.0
@@ -138,11 +140,14 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         r, s = theta[i] * scale, se[i] * scale
         # A bot's variance rests on its own boards (the clusters its estimate moves with),
         # not on the whole league's: its t quantile has their degrees of freedom. With the
-        # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95.
+        # league's (550 where a bot had 48 boards) the intervals covered 0.93, not 0.95;
+        # with few boards a bot it is conservative (docs/how-to/leagues.md). A Satterthwaite
+        # count of the boards a bot's variance rests on gave fewer still (6 for 8 boards).
         own = min(df, boards[i] - 1, cap)
         q = t_quantile(own) if own > 0 else math.inf
         finite = none is None and math.isfinite(s) and math.isfinite(q)
-        why = none or (None if finite else f"{boards[i]} board(s): too few for an interval")
+        why = none or (None if finite else f"{boards[i]} board(s): too few for an interval; "
+                       "play more rounds, hands or seeds")
         rows.append({"bot": b, "rating": round(r, 3), "se": round(s, 3) if none is None and math.isfinite(s) else None,
                      "ci95": [round(r - q * s, 3), round(r + q * s, 3)] if finite else None,
                      "no_interval": why, "boards": boards[i]})
@@ -151,6 +156,8 @@ def rate(lineups: dict[Lineup, LineupSums], model: str = "margins") -> dict[str,
         row["rank"] = rank
     out["bots"] = rows
     out["df"] = round(df, 1) if df > 0 else None
+    if none is not None:
+        out["no_interval"] = none
     return out
 
 
@@ -169,7 +176,7 @@ def canonical(lineups: dict[Lineup, LineupSums]) -> dict[Lineup, LineupSums]:
         key = (tuple(names[p] for p in order), tuple(hands[p] for p in order))
         have = out.get(key)
         if have is None:
-            have = out[key] = LineupSums(key[1])
+            have = out[key] = LineupSums(key[1], sums.unit)
         have.merge(sums.permuted(order))
     return dict(sorted(out.items(), key=lambda item: item[0]))
 
@@ -374,12 +381,18 @@ def _sandwich(b: list[list[float]], meat: list[tuple[list[int], list[list[float]
               tables: list[tuple[list[int], LineupSums]], n: int) -> tuple[list[float], float]:
     """Standard errors from B M B with boards as clusters (only the diagonal is formed:
     the meat, summed table by table, is sparse, so B M costs a row of B per entry of M);
-    a small-sample factor G / (G − n + 1) for G boards, and the fit's G − n + 1 degrees
-    of freedom (each bot's t quantile takes the fewer of these and its own boards less
-    one: see `rate`)."""
+    the small-sample factor of clustered least squares (CR1: G / (G − 1) for G boards,
+    times N / (N − n + 1) for the N values the fit has, k − 1 a board of k seats once
+    each board is centred), and the fit's G − n + 1 degrees of freedom (each bot's t
+    quantile takes the fewer of these and its own boards less one: see `rate`).
+
+    The factor was G / (G − n + 1), as if a board were one value: with tables of 3 and
+    16 bots on 44 boards it made the standard errors 1.23 times the factor's, and the
+    ratings' spread was 0.94 of the se printed (docs/how-to/leagues.md)."""
     g = sum(s.n for _, s in tables)
     df = g - n + 1
-    factor = g / df if df > 0 else math.inf
+    values = sum(s.n * (len(idx) - 1) for idx, s in tables)
+    factor = g / (g - 1) * values / (values - n + 1) if df > 0 and g > 1 else math.inf
     m: list[dict[int, float]] = [{} for _ in range(n)]
     for idx, d in meat:
         for p, i in enumerate(idx):
@@ -475,5 +488,5 @@ def merge(into: dict[Lineup, LineupSums], more: Iterable[tuple[Lineup, LineupSum
     for lineup, sums in more:
         have = into.get(lineup)
         if have is None:
-            have = into[lineup] = LineupSums(sums.hands)
+            have = into[lineup] = LineupSums(sums.hands, sums.unit)
         have.merge(sums)

@@ -8,6 +8,7 @@ call but decisions; tests/test_one_table.py shows the two give the same bytes.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Container, Sequence
 from functools import partial
 from typing import Any
@@ -16,7 +17,8 @@ import orjson
 
 from naparena.bots.bot import DECISIONS, Bot, wants_events
 from naparena.bots.protocol import hand_end as hand_end_message
-from naparena.game.engine import Hand, Match
+from naparena.errors import RunError
+from naparena.game.engine import BID, PLAY, Hand, Match
 from naparena.game.rules import Rules
 from naparena.table.watch import DECISION, HAND, KILLED, MATCH, SEAT, BotTimeout, Supervisor, fault_kind
 
@@ -277,6 +279,40 @@ def play_hands(match: Match, hands: int, play: Callable[[Hand], None], book: Boo
         match.finish(hand)
         if book is not None:
             book(hand.record())
+
+
+def feed(hand: Hand, logged: dict[str, Any], decisions: list[int] | None = None,
+         watch: Callable[[Hand, Any, str | None], None] | None = None) -> None:
+    """Give the hand its logged answers; count each seat's answered decisions. `watch(hand,
+    answer, fault)` sees each decision just before it is answered (a replay's hook)."""
+    bids = deque(logged["bids"])
+    pre = deque(logged.get("pre", ()))
+    plays = deque(c for _, trick, _ in logged["tricks"] for _, c in trick)
+    plays.extend(c for _, c in logged.get("trick", ()))
+    faults = {f[0]: f[3] for f in logged.get("faults", ())}
+    guard = 0
+    while not hand.over:
+        guard += 1
+        if guard > 1000:
+            raise RunError(f"hand {logged.get('n')}: the log does not finish the hand")
+        kind, fault = hand.kind, faults.get(hand.decisions)
+        if kind == BID:
+            while bids and bids[0][0] != hand.to_act:
+                bids.popleft()  # a bid no one was asked for: Sir Garnet's forced Nap
+            answer = bids.popleft()[1] if bids else None
+        elif kind == PLAY:
+            answer = None if fault is not None else (plays.popleft() if plays else None)
+        else:
+            answer = pre.popleft()[2] if pre else None
+            answer = tuple(answer) if isinstance(answer, list) else answer
+        if decisions is not None and hand.to_act is not None and not (fault or "").startswith(("crash:", "hang:")):
+            decisions[hand.to_act] += 1
+        if watch is not None:
+            watch(hand, answer, fault)
+        if fault is not None:
+            hand.fault(fault)
+        else:
+            hand.apply(answer)
 
 
 def record_into(body: bytearray, add: Book) -> Book:

@@ -9,7 +9,7 @@ from typing import Any
 
 from naparena.arena.records.run import Run, open_run
 from naparena.stats.standings import compare
-from naparena.tools.ratings import identities
+from naparena.tools.ratings import identities, plays
 
 # Settings that change what a bot's result measures; seeds are what a second run changes.
 DESIGN_KEYS = ("table", "duplicate", "hands", "stack", "format", "rounds", "challengers")
@@ -20,7 +20,18 @@ def compare_runs(run_a: str | Path | Run, run_b: str | Path | Run) -> dict[str, 
     a, b = open_run(run_a), open_run(run_b)
     result = compare(a.booked(), b.booked())
     result["design_differences"] = design_differences(a, b)
+    result["shared_matches"] = shared_matches(a, b)
     return result
+
+
+def shared_matches(a: Run, b: Run) -> int:
+    """How many of B's played matches A played too (the same seeds and bots, whatever the
+    runs, folders or bots are called): the intervals treat A and B as independent, so a
+    copy of a run, or a run sharing seeds with it, is no second sample."""
+    def played(run: Run) -> set[str]:
+        on_disk = run.dir.done_matches()
+        return {key for i, key in plays(run.tournament, identities(run)).items() if i in on_disk}
+    return len(played(a) & played(b))
 
 
 def design_differences(a: Run, b: Run) -> list[str]:

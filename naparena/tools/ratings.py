@@ -38,6 +38,9 @@ class _List:
     rules: dict[str, Any] | None
     sums: dict[Lineup, LineupSums] = field(default_factory=dict)
     runs: list[str] = field(default_factory=list)
+    # The luck-adjusted sums (`stats.standings`), while every run of the list has them.
+    adjusted: dict[Lineup, LineupSums] | None = field(default_factory=dict)
+    corrected: int = 0  # hands whose luck was corrected
 
 
 def identity(bot: BotSpec, recorded: Mapping[str, Any]) -> str:
@@ -53,9 +56,12 @@ def identities(run: Run) -> dict[str, str]:
     return {b.alias: identity(b, run.manifest.bots.get(b.alias, {})) for b in run.tournament.bots}
 
 
-def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model: str = "margins") -> dict[str, Any]:
+def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model: str = "margins",
+                 estimator: str = "auto") -> dict[str, Any]:
     """Every list the runs make: {"runs": [...], "lists": [{variant, table, rules, runs,
-    model, bots: [rank, bot, rating, ci95, se, boards, aliases, identity]}]}."""
+    model, estimator, bots: [rank, bot, rating, ci95, se, boards, aliases, identity]}]}.
+    `estimator` "auto" rates a list luck-adjusted where every run of it was (and some luck
+    was corrected), else plain; "plain" always plain."""
     if model not in MODELS:
         raise RunError(f"unknown rating model {model!r}; models: {', '.join(MODELS)}")
     lists: dict[str, _List] = {}
@@ -79,7 +85,8 @@ def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model
                      "before_in": sorted(set(shared.values()))})
         for alias, ident in who.items():
             aliases.setdefault(ident, set()).add(alias)
-        lineups = run.booked(leave_out=shared).book.lineups
+        booked = run.booked(leave_out=shared)
+        lineups = booked.book.lineups
         for v in t.variants:
             rules = v.rules.as_dict()
             key = "pooled" if pool else json.dumps([rules, t.table], sort_keys=True)
@@ -90,10 +97,18 @@ def rating_lists(run_dirs: Sequence[str | Path | Run], pool: bool = False, model
                 entry.runs.append(t.name)
             merge(entry.sums, (((tuple(who[a] for a in names), hands), sums)
                                for (names, hands), sums in lineups[v.name].items()))
+            if booked.adjusted is None or entry.adjusted is None:
+                entry.adjusted = None
+            else:
+                entry.corrected += booked.corrected[v.name]
+                merge(entry.adjusted, (((tuple(who[a] for a in names), hands), sums)
+                                       for (names, hands), sums in booked.adjusted.lineups[v.name].items()))
     labels = _labels(aliases)
     out = []
     for entry in sorted(lists.values(), key=lambda e: (e.names, e.table or 0)):
-        rated = rate(entry.sums, model)
+        adjusted = estimator == "auto" and entry.adjusted is not None and entry.corrected > 0
+        rated = {**rate(entry.adjusted if adjusted and entry.adjusted is not None else entry.sums, model),
+                 "estimator": "adjusted" if adjusted else "plain"}
         for row in rated["bots"]:
             ident = row["bot"]
             row.update(bot=labels[ident], aliases=sorted(aliases[ident]), identity=json.loads(ident))

@@ -14,6 +14,7 @@ from typing import Any
 from naparena.arena.setup.schedule import MatchSpec, board_seeds
 from naparena.arena.setup.settings import Confinement, Isolation, Timing, parse_isolation
 from naparena.game.rules import Rules
+from naparena.table.luck import KNOWN
 
 #: A bot call a match replays or takes as given: (hand, seat, decision, reason).
 Fault = tuple[int, int, int, str]
@@ -103,6 +104,9 @@ class Job:
     # Whether the worker starts the seat processes of its next match while this one plays
     # (`spares.prestart`): not for the run's last matches, after which no match comes.
     prestart: bool = False
+    # Whether the match log carries each hand's luck (`naparena.table.luck`): the run's
+    # estimator is "adjusted".
+    luck: bool = False
 
     def deal_boards(self) -> tuple[int, ...] | None:
         """Each hand's deal seed under duplicate boards: as given, or derived from the
@@ -121,6 +125,11 @@ class Job:
     def isolated(self) -> bool:
         """Whether any seat plays in a process of its own."""
         return any(s.in_process for s in self.seats)
+
+    def luck_bots(self) -> list[tuple[str, Mapping[str, Any]] | None]:
+        """Each seat's (bot name, params) where a rollout can play it as its bot would (one
+        of naparena's own, played by name, not a program), else None: `table.luck`'s input."""
+        return [(s.name, s.params) if s.command is None and s.name in KNOWN else None for s in self.seats]
 
     def match_entry(self) -> dict[str, Any]:
         """The log header's "match": the schedule's entry, and the stand-in's seats if any."""

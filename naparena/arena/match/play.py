@@ -44,6 +44,7 @@ from naparena.arena.records.checkpoint import every as checkpoint_every
 from naparena.arena.records.logs import FORMAT, MatchLog, MatchSummary
 from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
+from naparena.table.luck import match_luck
 from naparena.table.play import Seat, Table, public_record, record_into
 from naparena.table.watch import (
     DECISION,
@@ -174,6 +175,11 @@ def _play_match(job: Job, registry: Any, rules: Rules, remotes: dict[int, Any]) 
     }
     decisions = _decisions(seats, table.counts, decided)
     tail = {"summary": summary.result(final, job.stack, match.kitty, decisions, head["crashes"])}
+    if job.luck:
+        luck = match_luck(rules, job.seed, job.stack, job.deal_boards(), orjson.loads(b"[" + body[:-1] + b"]"),
+                          job.luck_bots(), head["crashes"])
+        if luck is not None:
+            tail["summary"]["hand_luck"] = luck
     return MatchLog(head, body[:-1], tail)
 
 

@@ -18,7 +18,8 @@ from naparena.arena.setup.schedule import MatchSpec
 from naparena.arena.setup.settings import FAULT_MIN_DECISIONS, Format
 from naparena.arena.setup.tournament import SprtSpec, Tournament
 from naparena.errors import RunError
-from naparena.stats.standings import STAND_IN_ALIAS, Standings
+from naparena.stats.standings import ADJUSTED, PLAIN, STAND_IN_ALIAS, Standings
+from naparena.table.luck import SCALE
 
 log = logging.getLogger("naparena")
 
@@ -58,14 +59,17 @@ class Ledger:
     """
 
     def __init__(self, variants: list[str], aliases: list[str], duplicate: bool,
-                 sprt: SprtSpec | None, max_fault_share: float, strength: bool = False):
-        self.standings = Standings(variants, aliases + [STAND_IN_ALIAS], duplicate, sprt, strength)
+                 sprt: SprtSpec | None, max_fault_share: float, strength: bool = False,
+                 estimator: str = PLAIN):
+        self.standings = Standings(variants, aliases + [STAND_IN_ALIAS], duplicate, sprt, strength, estimator,
+                                   luck_unit=SCALE)
         self.max_fault_share = max_fault_share
 
     @classmethod
     def of(cls, t: Tournament) -> Ledger:
         return cls([v.name for v in t.variants], [b.alias for b in t.bots], t.duplicate, t.sprt,
-                   t.max_fault_share, t.lineups.format is not Format.ROUND_ROBIN)
+                   t.max_fault_share, t.lineups.format is not Format.ROUND_ROBIN,
+                   ADJUSTED if t.luck_adjusted else PLAIN)
 
     def plan(self, spec: MatchSpec) -> Skip | Play:
         """Whether match `spec` is played, given what is booked before it."""

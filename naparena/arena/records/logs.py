@@ -22,8 +22,11 @@ from naparena.table.watch import fault_kind
 # Of logs and manifests. 2: tricks name the seat of every card; 3: hands hold what re-deals
 # them (cut, gathered pack, purchase stock, cards bought, Sir Garnet in dealt order) and
 # the rules hold `sedan_trumps`; 4: the seating design (every bot at every offset from
-# every other), so a schedule of format 3 is not this one.
-FORMAT = 4
+# every other), so a schedule of format 3 is not this one; 5: duplicate deal sets (each
+# cyclic order of a table's seats replays its own deals, `match.deal_set`), and a
+# luck-adjusted run's `summary.hand_luck`: a duplicate schedule of format 4 dealt one deal
+# set a table, so its runs are neither resumed nor verified against this one's.
+FORMAT = 5
 
 #: A match log, its header or tail, a hand record, a schedule entry: JSON objects as
 #: written and read back. Any: this is the JSON boundary; each reader checks the keys it uses.
@@ -55,6 +58,9 @@ class Summary(TypedDict):
     hands: int
     dealer: int | None
     hand_chips: list[list[int]]
+    # Luck-adjusted runs (`naparena.table.luck`): each hand's correction per seat, in
+    # millionths of a chip, where a seat's bot drew its answers with known odds.
+    hand_luck: NotRequired[list[list[int]]]
     deal_keys: list[int]
 
 

@@ -9,7 +9,6 @@ fresh `Match` must reproduce every hand record exactly.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,43 +25,10 @@ from naparena.arena.setup.seating import balance, imbalance
 from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament
 from naparena.errors import RunError
-from naparena.game.engine import BID, PLAY, Hand, Match
+from naparena.game.engine import Hand, Match
 from naparena.game.rules import Rules
-from naparena.table.play import play_hands
-
-
-def feed(hand: Hand, logged: dict[str, Any], decisions: list[int] | None = None,
-         watch: Callable[[Hand, Any, str | None], None] | None = None) -> None:
-    """Give the hand its logged answers; count each seat's answered decisions. `watch(hand,
-    answer, fault)` sees each decision just before it is answered (a replay's hook)."""
-    bids = deque(logged["bids"])
-    pre = deque(logged.get("pre", ()))
-    plays = deque(c for _, trick, _ in logged["tricks"] for _, c in trick)
-    plays.extend(c for _, c in logged.get("trick", ()))
-    faults = {f[0]: f[3] for f in logged.get("faults", ())}
-    guard = 0
-    while not hand.over:
-        guard += 1
-        if guard > 1000:
-            raise RunError(f"hand {logged.get('n')}: the log does not finish the hand")
-        kind, fault = hand.kind, faults.get(hand.decisions)
-        if kind == BID:
-            while bids and bids[0][0] != hand.to_act:
-                bids.popleft()  # a bid no one was asked for: Sir Garnet's forced Nap
-            answer = bids.popleft()[1] if bids else None
-        elif kind == PLAY:
-            answer = None if fault is not None else (plays.popleft() if plays else None)
-        else:
-            answer = pre.popleft()[2] if pre else None
-            answer = tuple(answer) if isinstance(answer, list) else answer
-        if decisions is not None and hand.to_act is not None and not (fault or "").startswith(("crash:", "hang:")):
-            decisions[hand.to_act] += 1
-        if watch is not None:
-            watch(hand, answer, fault)
-        if fault is not None:
-            hand.fault(fault)
-        else:
-            hand.apply(answer)
+from naparena.table.luck import KNOWN, match_luck
+from naparena.table.play import feed, play_hands
 
 
 def plain(record: dict[str, Any]) -> dict[str, Any]:
@@ -71,12 +37,14 @@ def plain(record: dict[str, Any]) -> dict[str, Any]:
     return again
 
 
-def verify_match(logged: LoggedMatch) -> list[str]:
+def verify_match(logged: LoggedMatch, luck: LuckBots | None = None) -> list[str]:
     """Every difference between the log and its replay; empty when it reproduces.
 
     Checks each hand record, and the summary: per-seat totals, final chips and the kitty
     left at the end. The bots' decision counts are replayed too, for matches without a
     crash (after a crash, which hook calls reached the dead bot is not in the log).
+    With `luck` (each seat's bot as `table.luck` takes it: the run is luck-adjusted),
+    each hand's luck correction is computed again and must be the logged one.
     """
     if logged.skipped is not None:
         return []
@@ -111,7 +79,37 @@ def verify_match(logged: LoggedMatch) -> list[str]:
     for key in ("seats", "final", "kitty", "hands", "dealer", "hand_chips", "deal_keys"):
         if again[key] != logged_summary.get(key):
             problems.append(f"summary: {key} does not match the replayed hands")
+    if luck is not None and not problems:
+        expected = match_luck(Rules.from_dict(log["rules"]), log["seed"], log.get("stack", 0), boards,
+                              log["hands"], luck, log["crashes"])
+        if expected != logged_summary.get("hand_luck"):
+            problems.append("summary: hand_luck is not the luck of the replayed hands")
     return problems
+
+
+#: Each seat's bot as the luck corrections take it: (name, params) of one of naparena's
+#: own bots, else None.
+LuckBots = list[tuple[str, dict[str, Any]] | None]
+
+
+def luck_bots(t: Tournament, data: dict[str, Any]) -> LuckBots | None:
+    """The seats of a logged match as its worker gave them to `table.luck`, or None when
+    the run is not luck-adjusted: the stand-in (naparena's random) where it played, a
+    built-in bot by name, a program never."""
+    if not t.luck_adjusted:
+        return None
+    stand_ins = set(data["match"].get("stand_ins", ()))
+    by_alias = {b.alias: b for b in t.bots}
+    out: LuckBots = []
+    for i, seat in enumerate(data["bots"]):
+        bot = by_alias.get(seat["alias"])
+        if i in stand_ins:
+            out.append((STAND_IN_BOT, {}))
+        elif bot is not None and bot.command is None and seat["name"] in KNOWN:
+            out.append((seat["name"], dict(seat["params"])))
+        else:
+            out.append(None)
+    return out
 
 
 def time_dependent(log: dict[str, Any]) -> tuple[list[Any], list[list[Any]]]:
@@ -249,7 +247,7 @@ def _check_match(rd: RunDir, spec: MatchSpec, t: Tournament, ledger: Ledger | No
         found.append(f"the stand-in played seats {list(stand_ins)}, but the matches before it disqualify"
                      f" the bots of seats {list(ledger.stand_in_seats(spec))}")
     if replay and not found:
-        found += verify_match(logged)
+        found += verify_match(logged, luck_bots(t, logged.data))
         audit.hands += len(logged.hands)
     if ledger is not None:
         ledger.book(spec, logged.summary, stand_ins)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from naparena.arena.setup.league import gauntlet_size, league_size
-from naparena.arena.setup.seating import seatings
+from naparena.arena.setup.seating import deal_sets, seatings
 from naparena.arena.setup.settings import (
     BOT_KEYS,
     CORE_MODES,
@@ -164,7 +164,52 @@ def caveats(t: Tournament) -> list[str]:
         if v.rules.purchase == "ecarte" and active > 4:
             out.append(f"{t.shown}: variants[{i}]: Écarté Nap with {active} players: the source "
                        "recommends at most four, as the stock runs short")
+    return out + interval_caveats(t)
+
+
+def interval_caveats(t: Tournament) -> list[str]:
+    """Designs in which an interval cannot exist, said before play with the setting to
+    change: the standings' intervals need two boards in each line-up's deal set (with
+    duplicate a board is a hand; without, a round of as many hands as seats), and a
+    league's or gauntlet's ratings need at least as many boards as bots (the fit spends
+    one on each)."""
+    out = []
+    slots = _first_table(t)
+    if t.duplicate:
+        per_set, sets = t.seeds * t.hands, max(deal_sets(slots)) + 1
+        need = f"hands = {math.ceil(2 / t.seeds)}" + ("" if t.seeds > 1 else " (or seeds = 2)")
+        what = f"{t.hands} hand{'s' if t.hands > 1 else ''} × {t.seeds} seed stream{'s' if t.seeds > 1 else ''}"
+    else:
+        per_set, sets = t.seeds * (t.hands // t.table), len(seatings(slots))
+        need = f"hands = {t.table * math.ceil(2 / t.seeds)}"
+        what = f"rounds of {t.table} hands (without duplicate a board is a round) × {t.seeds} seed streams"
+    if per_set < 2:
+        out.append(f"{t.shown}: tournament.hands: each line-up's deal set gets {per_set} board ({what}), and an "
+                   f"interval needs two: the standings will give no chips-per-100 interval ('—'); set {need} "
+                   "or more")
+    if t.lineups.format is not Format.ROUND_ROBIN:
+        boards = _tables_of(t, t.lineups.rounds) * t.seeds * sets * (t.hands if t.duplicate else t.hands // t.table)
+        if boards <= len(t.bots) - 1:
+            out.append(f"{t.shown}: tournament.rounds: this {t.lineups.format.value} deals {boards} boards for "
+                       f"{len(t.bots)} bots, and the ratings' intervals need at least as many boards as "
+                       "bots (the fit spends one on each): no rating will have an interval; set rounds, hands "
+                       "or seeds higher")
     return out
+
+
+def _first_table(t: Tournament) -> list[str]:
+    """The slots of a table as the schedule fills them: `table` different bots, or fewer
+    bots repeated (`schedule.tables`)."""
+    aliases = [b.alias for b in t.bots]
+    if len(aliases) >= t.table or t.lineups.format is not Format.ROUND_ROBIN:
+        return [f"slot{i}" for i in range(t.table)]
+    return [aliases[i % len(aliases)] for i in range(t.table)]
+
+
+def _tables_of(t: Tournament, rounds: int) -> int:
+    if t.lineups.format is Format.LEAGUE:
+        return league_size(len(t.bots), t.table, rounds)
+    return gauntlet_size(len(t.bots), len(t.lineups.challengers), t.table, rounds)
 
 
 def check_bots(t: Tournament, registry: Any) -> Tournament:

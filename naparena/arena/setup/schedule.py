@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from naparena.arena.setup.league import gauntlet_tables, league_tables
-from naparena.arena.setup.seating import SeatingDesign, design, seatings
+from naparena.arena.setup.seating import SeatingDesign, deal_sets, design, seatings
 from naparena.arena.setup.settings import Format
 from naparena.arena.setup.tournament import Tournament, VariantSpec
 
@@ -29,6 +29,7 @@ class MatchSpec:
     seats: tuple[str, ...]
     hands: int
     boards: bool = False  # hands dealt from their own board seeds (see `board_seeds`)
+    deal_set: int = 0  # with duplicate, which of its table's deal sets this seating replays
 
     def as_dict(self) -> dict[str, Any]:  # Any: the JSON the match log records
         # By hand, not `dataclasses.asdict`: the dispatch asks six times a match, and the
@@ -38,6 +39,8 @@ class MatchSpec:
                              "seats": list(self.seats), "hands": self.hands}
         if self.boards:  # the usual case has none: logs stay as they were before boards existed
             d["boards"] = True
+        if self.deal_set:  # deal set 0 is written as logs before deal sets were (no key)
+            d["deal_set"] = self.deal_set
         return d
 
     @classmethod
@@ -55,14 +58,18 @@ class MatchSpec:
             raise ValueError("match.seats must be bot aliases")
         if record.get("boards", True) is not True:
             raise ValueError("match.boards, where present, must be true")
-        extra = sorted(set(record) - set(_FIELDS) - {"boards"})
+        deal_set = record.get("deal_set", 1)
+        if type(deal_set) is not int or deal_set < 1:
+            raise ValueError("match.deal_set, where present, must be a positive integer (the first is not written)")
+        extra = sorted(set(record) - set(_FIELDS) - {"boards", "deal_set"})
         if extra:
             raise ValueError(f"match.{extra[0]} is not a field of a schedule entry")
         return cls(record["index"], record["variant"], record["stream"], record["table_no"], record["rotation"],
-                   record["seed"], tuple(seats), record["hands"], "boards" in record)
+                   record["seed"], tuple(seats), record["hands"], "boards" in record, record.get("deal_set", 0))
 
 
-#: The fields every schedule entry records, and their JSON types (`boards` only when true).
+#: The fields every schedule entry records, and their JSON types (`boards` only when true,
+#: `deal_set` only past a table's first deal set).
 _FIELDS: dict[str, type] = {"index": int, "variant": str, "stream": int, "table_no": int, "rotation": int,
                             "seed": int, "seats": list, "hands": int}
 
@@ -133,20 +140,24 @@ def schedule(t: Tournament) -> list[MatchSpec]:
     """Every match of the tournament, in order: variant, seed stream, table, seating.
 
     `rotation` is the seating's number in the table's design (`seating.seatings`). With
-    duplicate, the seatings of a table share one deal seed; without, every match has its
-    own, and the seatings are balanced across matches the same way. Seeds hang off
-    names, not positions, so adding a variant never changes another variant's deals.
+    duplicate, the rotations of each cyclic order share one deal seed (`seating.deal_sets`:
+    the first keeps the seed a table's seatings all shared before deal sets); without,
+    every match has its own, and the seatings are balanced across matches the same way.
+    Seeds hang off names, not positions, so adding a variant never changes another
+    variant's deals.
     """
     matches: list[MatchSpec] = []
     for variant in t.variants:
         boards = uses_boards(t, variant)
         for stream in range(t.seeds):
             for table_no, seats in enumerate(tables(t)):
+                sets = deal_sets(seats)
                 for rotation, seating in enumerate(seatings(seats)):
-                    own = () if t.duplicate else (rotation,)
+                    deal_set = sets[rotation] if t.duplicate else 0
+                    own = (rotation,) if not t.duplicate else ("set", deal_set) if deal_set else ()
                     seed = derive_seed(t.seed, "deal", variant.name, stream, table_no, *own)
                     matches.append(MatchSpec(len(matches), variant.name, stream, table_no, rotation,
-                                             seed, seating, t.hands, boards))
+                                             seed, seating, t.hands, boards, deal_set))
     return matches
 
 
@@ -158,4 +169,4 @@ def total_hands(t: Tournament) -> int:
 
 def seating_design(t: Tournament) -> SeatingDesign:
     """The seating design of this tournament's tables, as the manifest records it."""
-    return design(tables(t)[0])
+    return design(tables(t)[0], t.duplicate)

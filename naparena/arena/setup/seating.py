@@ -1,5 +1,6 @@
-"""The seating design: which seatings of one table are played on a deal set, so that a
-verdict is about the bots and not about where they sat or who sat beside them.
+"""The seating design: which seatings of one table are played, and which of them share
+their deals, so that a verdict is about the bots and not about where they sat, who sat
+beside them, or which cards they were dealt.
 
 In Nap the players before you decide what you may still bid, and the bidder is paid by,
 or pays, everyone else: a bot that always bids right after the same opponent is judged
@@ -7,6 +8,12 @@ with that opponent. So each table plays a set of cyclic orders of its slots in e
 rotation. The rotations put every slot in every seat equally often; the set of orders is
 chosen so that every ordered pair of slots sits at every offset (the second d seats after
 the first, cyclically) equally often.
+
+With duplicate, each cyclic order is a deal set of its own: its rotations replay one
+set of deals, so every bot holds every hand in every seat, and the orders balance the
+offsets across the deal sets. Replaying a deal in every seating of every order paid for
+how far a deal lets each bot's edge show once per seating (24 times at a table of
+four): intervals wider than plain play on the same hands (docs/explanation/statistics.md).
 """
 
 from __future__ import annotations
@@ -43,7 +50,8 @@ SEATING_ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
 }
 
 DESIGN = ("every rotation of each cyclic order of the slots: every bot in every seat, and every "
-          "other bot at every offset from it, equally often on each deal set")
+          "other bot at every offset from it, equally often; with duplicate each order's rotations "
+          "replay one deal set, so every bot holds every deal in every seat")
 
 
 def seatings(slots: Sequence[str]) -> list[tuple[str, ...]]:
@@ -55,6 +63,18 @@ def seatings(slots: Sequence[str]) -> list[tuple[str, ...]]:
     which scales every count alike and so keeps the balance; otherwise all are played.
     """
     return _distinct(_played(slots, orders_for(slots)))
+
+
+def deal_sets(slots: Sequence[str]) -> list[int]:
+    """Per seating of `seatings(slots)`, the deal set it belongs to with duplicate: the
+    rotations of one cyclic order share their deals (the number of the order), which
+    puts every slot in every seat once on each deal. Where repeats were dropped (a bot
+    holding several slots) the orders no longer map to seatings: one deal set of all."""
+    played = _played(slots, orders_for(slots))
+    if len(_distinct(played)) != len(played):
+        return [0] * len(_distinct(played))
+    n = len(slots)
+    return [i // n for i in range(len(played))]
 
 
 def orders_for(slots: Sequence[str]) -> tuple[tuple[int, ...], ...]:
@@ -83,16 +103,20 @@ class SeatingDesign(TypedDict):
     design: str
     orders: list[list[int]]
     seatings_per_deal_set: int
+    deal_sets_per_table: int
 
 
 #: A relation `balance` counts: ("seat", bot, seat) or ("offset", a, b, seats after a).
 Relation = tuple[str, str, int] | tuple[str, str, str, int]
 
 
-def design(slots: Sequence[str]) -> SeatingDesign:
-    """The design as the manifest records it, for a table whose slots hold `slots`."""
+def design(slots: Sequence[str], duplicate: bool = True) -> SeatingDesign:
+    """The design as the manifest records it, for a table whose slots hold `slots`
+    (without duplicate every seating is a deal set of its own)."""
+    sets = deal_sets(slots) if duplicate else list(range(len(seatings(slots))))
+    count = max(sets) + 1
     return {"design": DESIGN, "orders": [list(o) for o in orders_for(slots)],
-            "seatings_per_deal_set": len(seatings(slots))}
+            "seatings_per_deal_set": len(sets) // count, "deal_sets_per_table": count}
 
 
 def balance(matches: Iterable[tuple[Sequence[str], int]]) -> dict[Relation, Fraction]:

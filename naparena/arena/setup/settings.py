@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from naparena.bots.bot import DEFAULT_TIMEOUT
+from naparena.stats.standings import ADJUSTED, PLAIN
 
 MAX_WORKERS = 256
 MAX_ROUNDS = 10_000  # a league's tables per bot (the match bound usually binds first)
@@ -127,6 +128,12 @@ class Setting:
     parse: Callable[[Any], Any] = _same
     plain: Callable[[Any], Any] = _same
 
+# The estimators the intervals may be taken with (`stats.standings`), and "auto": adjusted
+# where it reaches a width for less CPU than plain play (`Tournament.luck_adjusted`).
+AUTO = "auto"
+ESTIMATORS = (AUTO, ADJUSTED, PLAIN)
+ESTIMATOR_RULE = 'must be "auto", "adjusted" or "plain"'
+
 SETTINGS: dict[str, Setting] = {
     "name": Setting(REQUIRED, str, lambda v: NAME.fullmatch(v) is not None, NAME_RULE, "names the run and its logs"),
     "seed": Setting(0, int, lambda v: 0 <= v < 2**63, "must be from 0 to 2**63 - 1",
@@ -136,7 +143,8 @@ SETTINGS: dict[str, Setting] = {
     "hands": Setting(100, int, lambda v: 1 <= v <= 1_000_000, "must be from 1 to 1000000", "hands per match"),
     "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
     "duplicate": Setting(True, bool, lambda v: True, "",
-                         "replay each deal in every seating of the design, so luck of the cards cancels"),
+                         "replay each deal in the rotations of one cyclic order of the seats (every bot holds it in "
+                         "every seat), so the luck of the cards cancels"),
     "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",
@@ -153,6 +161,10 @@ SETTINGS: dict[str, Setting] = {
                         "drop-in bot folder beside this file (default: ./bots if there is none)"),
     "log_dir": Setting("logs", str, _path_ok, PATH_RULE,
                        "where runs are written, relative to the current directory"),
+    "estimator": Setting(AUTO, str, lambda v: v in ESTIMATORS, ESTIMATOR_RULE,
+                         '"adjusted" takes the luck of random\'s answers out of the intervals (AIVAT, '
+                         'CPU for rollouts at each of its answers); "plain" counts chips as they fell; '
+                         '"auto" adjusts where random sits with a bot slower than naparena\'s quick ones'),
     "scheduler": Setting("", str, _parses(Scheduler.parse), SCHEDULER_RULE,
                          'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here',
                          Scheduler.parse, str),

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from naparena.arena.setup.settings import SETTINGS, Confinement, Isolation, Lineups, Scheduler, Timing
+from naparena.arena.setup.settings import AUTO, SETTINGS, Confinement, Isolation, Lineups, Scheduler, Timing
 from naparena.game.rules import Rules
+from naparena.stats.standings import ADJUSTED
+from naparena.table.luck import DRAWN, KNOWN
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Tournament:
     bots_dir: str
     log_dir: str
     scheduler: Scheduler
+    estimator: str
     bots: tuple[BotSpec, ...]
     variants: tuple[VariantSpec, ...]
     sprt: SprtSpec | None = None
@@ -125,6 +128,19 @@ class Tournament:
         return Timing(self.timeout)
 
     @property
+    def luck_adjusted(self) -> bool:
+        """Whether the intervals take the luck of random's answers out (`table.luck`): as
+        `estimator` says, and for "auto" where a bot drawing with known odds (random) sits
+        beside a bot that is not one of naparena's quick built-ins. Among those alone the
+        rollouts cost more CPU than the hands they save (docs/explanation/statistics.md);
+        beside a search bot or a program they cost less."""
+        if self.estimator != AUTO:
+            return self.estimator == ADJUSTED
+        plays = [b for b in self.bots if b.command is None]
+        return (any(b.name in DRAWN for b in plays)
+                and any(b.command is not None or b.name not in KNOWN for b in self.bots))
+
+    @property
     def log_path(self) -> Path:
         return Path(self.log_dir)
 
@@ -136,6 +152,8 @@ class Tournament:
         """Plain, JSON-able settings, bots and variants. `path`, `label` and `folder` are left
         out: they differ between machines, and logs must not."""
         settings = {key: setting.plain(getattr(self, key)) for key, setting in SETTINGS.items()}
+        if self.estimator == SETTINGS["estimator"].default:  # written when set: older manifests stay as they were
+            del settings["estimator"]
         out = {**settings, **self.lineups.as_dict(), "bots": [b.as_dict() for b in self.bots],
                "variants": [v.as_dict() for v in self.variants]}
         if self.sprt is not None:

@@ -52,6 +52,7 @@ log = logging.getLogger("naparena")
 MAX_SERVERS = 8
 #: A forked seat's report: (pid, uid, gid) of its sender, as the kernel gives it.
 _CREDENTIALS = struct.Struct("iII")
+_LOOK_AGAIN = 0.05  # seconds between looks at a server while a seat it was asked for is awaited
 _STDERR_KEPT = 1 << 14  # bytes of a server's own stderr logged (an import's traceback)
 
 
@@ -78,7 +79,11 @@ class ForkedSeat:
             if remaining <= 0:
                 self.failed = "no seat forked in time"
                 break
-            self._take(remaining)
+            why = self.server.why_not()
+            if why:  # a server that gave up forks no seat: its request may never be answered
+                self.failed = why
+                break
+            self._take(min(remaining, _LOOK_AGAIN))
         return self.failed
 
     @property
@@ -188,7 +193,10 @@ class SeatServer:
             wrapped.started()
             limits.close()
         theirs.close()
-        self.control.send(f"{ids} {','.join(preload) or '-'}".encode())
+        try:
+            self.control.send(f"{ids} {','.join(preload) or '-'}".encode())
+        except OSError as e:  # it ended at once: `ready` says so
+            log.debug("%s: its settings were not sent: %s", tag, e)
         if self.groups is not None:
             self.groups.started()
         assert self.proc.stderr is not None

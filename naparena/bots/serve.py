@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if seat is not None and _control_socket():  # a seat server, started as its seats would be
         from naparena.bots import warm
 
-        return warm.main(args)
+        return warm.main(sys.modules[__name__], args)
     if seat is not None:  # as a match starts a seat: no argparse to import
         return serve(seat[0], None, seat[3], entry=seat[1], version=seat[2])
     import argparse

@@ -39,9 +39,7 @@ import stat
 import struct
 import sys
 import threading
-from typing import Any
-
-from naparena.bots import serve
+from typing import Any, BinaryIO, Protocol
 
 # Linux's numbers, as <sched.h>, <sys/mount.h>, <linux/capability.h> and <sys/prctl.h> give them.
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
@@ -60,6 +58,23 @@ _FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime"
           "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
 
 _libc = ctypes.CDLL(None, use_errno=True)
+class Runtime(Protocol):
+    """The seat runtime (`naparena.bots.serve`) as the server uses it. The runtime starts
+    the server and hands itself in, so the server imports nothing of it back: one way."""
+
+    __file__: str | None  # a module's, as Python types it
+
+    def seat_args(self, args: list[str]) -> tuple[str, str | None, str, str | None] | None: ...
+
+    def resolve(self, name: str, entry: str | None, version: str, bots_dir: str | None) -> Any: ...
+
+    def play(self, bot: Any, params: dict[str, Any] | None, stdin: BinaryIO, out_fd: int) -> int: ...
+
+    def _protocol_stdout(self) -> int: ...
+
+    def exit_now(self, code: int) -> None: ...
+
+
 _SERVER_HOME = ""  # the server's own home: what the bot's import wrote there, each seat finds in its own
 
 
@@ -69,7 +84,7 @@ class _Refused(Exception):
 
 # --- the server -------------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
+def main(serve: Runtime, argv: list[str] | None = None) -> int:
     """The server, started with a cold seat's own arguments (`python -m naparena.bots.serve
     BOT ...`, so that a seat's /proc/self/cmdline and sys.argv are a cold seat's) and its
     control socket as stdin, on which the match first says "IDS PRELOAD" (IDS: "off"
@@ -104,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     gc.freeze()  # what the imports made stays put: a seat's collections need not touch it
     control.send(b"ready")
-    _serve_forks(control, bot, seat_ids if sandboxed else None, [serve.__file__, *seat_args])
+    _serve_forks(serve, control, bot, seat_ids if sandboxed else None, [serve.__file__ or "", *seat_args])
     return 0
 
 
-def _serve_forks(control: socket.socket, bot: serve.Served, seat_ids: tuple[int, ...] | None,
+def _serve_forks(serve: Runtime, control: socket.socket, bot: Any, seat_ids: tuple[int, ...] | None,
                  argv: list[str]) -> None:
     """Fork a seat for each request until the control socket closes. Unsandboxed, a seat
     is this process's child, watched through a pidfd, its end reported here; sandboxed,
@@ -144,7 +159,7 @@ def _serve_forks(control: socket.socket, bot: serve.Served, seat_ids: tuple[int,
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
-                _seat(request, fds, control, bot, seat_ids, argv)
+                _seat(serve, request, fds, control, bot, seat_ids, argv)
             if seat_ids is None and len(fds) > 3:
                 status = socket.socket(fileno=os.dup(fds[3]))
                 try:
@@ -200,7 +215,7 @@ def _reap() -> None:
 
 # --- the seat, after the fork -------------------------------------------------------------
 
-def _seat(request: bytes, fds: list[int], control: socket.socket, bot: serve.Served,
+def _seat(serve: Runtime, request: bytes, fds: list[int], control: socket.socket, bot: Any,
           seat_ids: tuple[int, ...] | None, argv: list[str]) -> None:
     """In the forked child: become the seat (sandboxed: with `seat_ids` inside), play it,
     exit. Never returns."""
@@ -511,6 +526,3 @@ def _check(result: int, what: str) -> None:
         errno = ctypes.get_errno()
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
-
-if __name__ == "__main__":
-    sys.exit(main())

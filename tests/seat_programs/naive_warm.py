@@ -5,7 +5,7 @@ shows what leaks through it; the real server's seats leak none of it."""
 
 import sys
 
-from naparena.bots import warm
+from naparena.bots import serve, warm
 
 
 def _as_they_are(home, disk_mb, seat_ids):
@@ -20,4 +20,4 @@ warm._private_namespaces = _as_they_are
 warm._first_process = _no_first_process
 
 if __name__ == "__main__":
-    sys.exit(warm.main())
+    sys.exit(warm.main(serve))

@@ -516,7 +516,8 @@ def test_nothing_inside_the_sandbox_names_a_hidden_place(arena):
 def test_an_organizer_naming_a_place_no_seat_may_see_gets_one_clear_error(arena, files, said):
     script = evil(arena)
     os.symlink(arena / "t.toml", arena / "bots" / "evil" / "t.toml")
-    config = {"tournament": {"name": "named", "seed": 1, "seeds": 1, "hands": 1, "table": 2},
+    # two hands: two boards, so no warning stands beside the one error
+    config = {"tournament": {"name": "named", "seed": 1, "seeds": 1, "hands": 2, "table": 2},
               "seats": {"sandbox": "auto"},
               "bots": [{"name": "evil", "command": [PYTHON, str(script)], "files": files},
                        {"name": "other", "command": [PYTHON, "bots/other/bot.py"]}],

@@ -112,6 +112,7 @@ LUCK = {
     "R: table 3, dup, seeds 1, 10 hands": ("R", 3, True, 1, 10),
     "R: table 4, dup, seeds 1, 10 hands": ("R", 4, True, 1, 10),
     "R5 (5 bots): table 5, dup, seeds 1, 8 hands": ("R5", 5, True, 1, 8),
+    "R6 (6 bots): table 6, dup, seeds 1, 8 hands": ("R6", 6, True, 1, 8),
     "R7 (7 bots): table 7, dup, seeds 1, 4 hands": ("R7", 7, True, 1, 4),
     "R: table 3, no dup, seeds 1, 12 hands": ("R", 3, False, 1, 12),
     "R: table 4, no dup, seeds 1, 12 hands": ("R", 4, False, 1, 12),

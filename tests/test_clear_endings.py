@@ -112,7 +112,9 @@ def test_ctrl_c_sent_from_outside_in_the_first_moment_never_prints_a_traceback(p
             pass  # it had finished already
         out, err = proc.communicate(timeout=120)
         clean((out, err))
-        assert proc.returncode in (0, 130), (delay, proc.returncode, err[-1000:])
+        # -SIGINT: the interrupt landed while the interpreter was closing, after Python had
+        # given SIGINT back its default action; a shell reports that as 130 too
+        assert proc.returncode in (0, 130, -signal.SIGINT), (delay, proc.returncode, err[-1000:])
 
 
 # --- signing without the `sign` extra ---------------------------------------------------

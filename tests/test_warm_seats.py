@@ -145,7 +145,9 @@ def play(bots_dir: Path, sandbox: str, start: str, isolation: str = "process", m
     files = tuple(module_files(registry.get("noter").cls)) + extra
     seats = tuple(seat_record(f"n{i}", "noter", {}, 5 + i, isolation=isolation, files=files, preload=preload)
                   for i in range(2)) + tuple(seat_record(f"r{i}", "random", {}, 9 + i) for i in range(2))
-    confinement = Confinement(sandbox=Sandbox(sandbox), start=start)
+    # a long start-up allowance: on a loaded machine a server that forks no seat within it is
+    # given up and its seats start cold, which these tests would read as a warm seat's answer
+    confinement = Confinement(sandbox=Sandbox(sandbox), start=start, start_timeout=600.0)
     reports: list[dict[str, Any]] = []
     handler = _Reports(reports)
     logging.getLogger("naparena").addHandler(handler)

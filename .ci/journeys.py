@@ -310,7 +310,11 @@ def serve(body: str, url: str) -> str:
             f"python3 -c {shlex.quote(poll)} &\n__polling=$!\n"
             "while kill -0 $__polling 2>/dev/null && kill -0 $__serving 2>/dev/null; do sleep 0.5; done\n"
             "if kill -0 $__serving 2>/dev/null && wait $__polling; then __served=0; else __served=1; fi\n"
-            "kill -INT -- -$__serving 2>/dev/null || true\nwait $__serving || true\n"
+            # Ctrl-C first, as a reader stops it; KILL after ten seconds, for a server started
+            # with SIGINT ignored (a launcher's background job hands that down)
+            "kill -INT -- -$__serving 2>/dev/null || true\n"
+            "( sleep 10; kill -KILL -- -$__serving 2>/dev/null ) &\n__reaper=$!\n"
+            "wait $__serving || true\nkill $__reaper 2>/dev/null || true\n"
             f"[ $__served = 0 ] || {{ echo 'journey: {url} never answered' >&2; false; }}\n")
 
 

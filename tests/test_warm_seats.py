@@ -107,10 +107,16 @@ class Noter(Bot):
                     f.write(f"{match}.{info['seat']},")
             except OSError:
                 pass
+        try:  # its own file, shown read-only (under /tmp, as a test's is: bound again, not copied)
+            with open(__file__, "a"):
+                own_file_writable = True
+        except OSError:
+            own_file_writable = False
         pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
         report = {"match": match, "seat": info["seat"], "found": found, "imports": imports, "pids": pids,
                   "pid": os.getpid(), "drawn": DRAWN, "now": random.random(), "home": os.getcwd(),
-                  "fractions": "fractions" in sys.modules, "itself": _itself()}
+                  "fractions": "fractions" in sys.modules, "itself": _itself(),
+                  "own_file_writable": own_file_writable}
         print("NOTER " + json.dumps(report), file=sys.stderr, flush=True)
 
     def bid(self, view):
@@ -196,6 +202,8 @@ def test_a_sandboxed_seat_warm_or_cold_finds_no_note_of_another_match(noter, sta
         assert {k for k, v in r["imports"].items() if v} >= {"tmp", "home", "shm"}
         # ... it sees its own PID namespace alone: PID 1 and itself, PID 2, as bubblewrap's
         assert r["pids"] == [1, 2] and r["pid"] == 2
+        # ... and its own file, under /tmp here as a test's is, is the one shown, read-only
+        assert r["own_file_writable"] is False
     # Warm, the bot was imported once, by its server: what its import drew is the same in
     # every seat (and carries nothing of a match); at play, each seat draws its own.
     assert len({r["drawn"] for r in reports}) == (1 if start == "warm" else len(reports))

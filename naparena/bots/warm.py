@@ -415,6 +415,7 @@ def _private_namespaces(home: str, disk_mb: int, seat_ids: tuple[int, ...]) -> N
         _check(_libc.mount(None, path, None, flags, None), f"read-only {path.decode()}")
     folders = sorted({home, *PRIVATE}, key=lambda f: f.count("/"))  # /tmp before a home inside it
     templates = [os.open(folder, os.O_RDONLY | os.O_DIRECTORY) for folder in folders]
+    shown = _mounted_within(folders)
     size = f",size={disk_mb << 20}" if disk_mb else ""
     for folder in folders:
         os.makedirs(folder, exist_ok=True)  # a home inside /tmp: its mount point in the fresh /tmp
@@ -422,7 +423,9 @@ def _private_namespaces(home: str, disk_mb: int, seat_ids: tuple[int, ...]) -> N
                            f"mode=0755{size}".encode()), f"mount {folder}")
     for folder, template in zip(folders, templates):
         inner = {g[len(folder) + 1:].split("/")[0] for g in folders if g.startswith(folder + "/")}
-        _fill(f"/proc/self/fd/{template}", folder, inner)
+        _fill(f"/proc/self/fd/{template}", folder, inner, shown.get(folder, ()))
+        for point in shown.get(folder, ()):
+            _bind_again(f"/proc/self/fd/{template}{point[len(folder):]}", point)
         os.close(template)
     if os.path.isdir("/dev/pts"):
         _check(_libc.mount(b"devpts", b"/dev/pts", b"devpts", MS_NOSUID | MS_NOEXEC,
@@ -470,19 +473,52 @@ def _mounts() -> list[tuple[str, list[str], str]]:
     return out
 
 
-def _fill(template: str, folder: str, skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def _mounted_within(folders: list[str]) -> dict[str, tuple[str, ...]]:
+    """For each private folder, the outermost mounts inside it but the other private
+    folders: what the seat's view shows there (a runtime or a bot folder under /tmp, as
+    bubblewrap binds it on the server's fresh /tmp). A seat gets each bound again, not
+    copied: read-only as a cold seat sees it, and no bigger in memory for its size."""
+    points = [where for where, _, _ in _mounts() if where not in folders]
+    out = {}
+    for folder in folders:
+        inside = sorted({p for p in points if p.startswith(folder + "/")
+                         and not any(p == g or p.startswith(g + "/") for g in folders if len(g) > len(folder))})
+        out[folder] = tuple(p for p in inside if not any(p.startswith(q + "/") for q in inside))
+    return out
+
+
+def _bind_again(source: str, target: str) -> None:
+    """Mount what `source` (a mount beneath the covered private folder) is on `target` in
+    the fresh one, recursively: its flags (read-only) come with it."""
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))
+    _check(_libc.mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None), f"bind {target}")
+
+
+def _fill(template: str, folder: str, skip: set[str] = frozenset(),  # type: ignore[assignment]
+          mounted: tuple[str, ...] = ()) -> None:
     """Copy into `folder` what the server's own `template` folder holds but `skip` (the
-    mount points of the other private folders): what the bot's import wrote there, as
-    each cold start would find it (usually nothing)."""
+    mount points of the other private folders) and the `mounted` paths (bound again
+    instead): what the bot's import wrote there, as each cold start would find it
+    (usually nothing)."""
     names = [n for n in os.listdir(template) if n not in skip] if template else []
     if not names:
         return
     import shutil
 
+    def unmounted(where: str, listed: list[str]) -> set[str]:
+        inside = folder + where[len(template):]
+        return {n for n in listed if os.path.join(inside, n) in mounted}
+
     for name in names:
         source, target = os.path.join(template, name), os.path.join(folder, name)
+        if target in mounted:
+            continue
         if os.path.isdir(source) and not os.path.islink(source):
-            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, ignore=unmounted)
         else:
             shutil.copy2(source, target, follow_symlinks=False)
 

@@ -118,6 +118,10 @@ LUCK = {
     "R: table 4, no dup, seeds 1, 12 hands": ("R", 4, False, 1, 12),
     "R5 (5 bots): table 5, no dup, seeds 1, 10 hands": ("R5", 5, False, 1, 10),
     "Hb: table 4, dup, seeds 1, 10 hands": ("Hb", 4, True, 1, 10),
+    # Without duplicate, six and seven different bots fill one line-up a round: four seed
+    # streams give each pair four units (a round: a hand dealt by each seat).
+    "R6 (6 bots): table 6, no dup, seeds 4, 6 hands": ("R6", 6, False, 4, 6),
+    "R7 (7 bots): table 7, no dup, seeds 4, 7 hands": ("R7", 7, False, 4, 7),
 }
 MIXED.update(LUCK)
 _estimator = "auto"  # the estimator every tournament is played with (`--estimator`)
@@ -188,6 +192,8 @@ def one_rep(args) -> dict:
     pair = next(p for p in data["pairs"] if {p["a"], p["b"]} == {first, second})
     covers = None if design in MIXED else row["ci95"][0] <= 0 <= row["ci95"][1]
     plain = pair["plain"] or pair  # the plain estimator's figures, where the adjusted one is shown
+    if pair["ci95"] is None or plain["ci95"] is None:  # too few units for an interval: counted apart
+        return {"design": design, "no_interval": True, "identity": data["identity"]}
     return {"design": design, "bot_covers": covers,
             "pair_covers": pair["ci95"][0] <= 0 <= pair["ci95"][1], "rejects": pair["p_value"] < 0.05,
             "plain_covers": plain["ci95"][0] <= 0 <= plain["ci95"][1], "estimator": data["estimator"],
@@ -235,8 +241,13 @@ def main() -> None:
           "Clopper-Pearson 95% intervals for each share")
     print(f"{'design':42} {'bot CI covers 0':>24} {'pair CI covers 0':>24} {'type-I (p < 0.05)':>24}  identity")
     for d in args.designs:
-        rs = [r for r in results if r["design"] == d]
+        missing = sum(1 for r in results if r["design"] == d and r.get("no_interval"))
+        rs = [r for r in results if r["design"] == d and not r.get("no_interval")]
         n = len(rs)
+        if missing:
+            print(f"{d:42} {missing} of {missing + n} runs had too few units for an interval (left out)")
+        if not n:
+            continue
         ident = [r["identity"] for r in rs if r["identity"]]
         shown = (f"{sum(i['identical'] for i in ident)}/{sum(i['boards'] for i in ident)}" if ident else "—")
         bot = "—" if d in MIXED else share(sum(r["bot_covers"] for r in rs), n)

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,9 @@ def targets(tmp_path: Path) -> Iterator[dict]:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
+    # Every connection is taken and closed: left in the backlog, the 65th would hang its
+    # attacker until the seat's time-out (a run of time-outs from match 32 on, unsandboxed).
+    threading.Thread(target=_accept_all, args=(listener,), daemon=True).start()
     victim = subprocess.Popen(["sleep", "600"])
     token = f"{os.getpid()}-{tmp_path.name}"
     try:
@@ -47,8 +51,21 @@ def targets(tmp_path: Path) -> Iterator[dict]:
     finally:
         victim.kill()
         victim.wait()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        except OSError:
+            pass
         listener.close()
         Path(f"/tmp/naparena-hostile-{token}").unlink(missing_ok=True)
+
+
+def _accept_all(listener: socket.socket) -> None:
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # the listener closed: the test is over
+            return
+        connection.close()
 
 
 def hostile_run(tmp_path: Path, targets: dict, mode: str) -> tuple[Path, dict[str, list[list[str]]], int]:
@@ -61,7 +78,7 @@ def hostile_run(tmp_path: Path, targets: dict, mode: str) -> tuple[Path, dict[st
     aims = {**targets, "run": str(run), "files": [str(file), str(PLAIN)], "marker": marker}
     shell_args = [str(run), str(file), str(targets["port"]), str(targets["victim"]), targets["token"], marker]
     config = {
-        "tournament": {"name": "hostile", "seed": 5, "seeds": 2, "hands": 2, "table": 4, "duplicate": True,
+        "tournament": {"name": "hostile", "seed": 5, "seeds": 1, "hands": 2, "table": 4, "duplicate": True,
                        "workers": 2, "timeout": 30.0},
         "seats": {"sandbox": mode},
         "bots": [{"name": "hostile-py", "command": [sys.executable, str(HOSTILE_PY), json.dumps(aims)]},

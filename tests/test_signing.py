@@ -59,12 +59,45 @@ def keys(tmp_path_factory) -> tuple[Path, Path]:
     return folder / "organizer.key", folder / "organizer.key.pub"
 
 
+#: A bot that plays the first legal answer, and waits at the start of its third match
+#: until its folder holds a file `open`: the run is interrupted there, whatever the
+#: machine's speed, and resumed with the gate open.
+GATE = '''
+import os
+import time
+
+import naparena
+from naparena import Bot
+
+
+class Gate(Bot):
+    name = "gate"
+
+    def start_match(self, info):
+        while info["match"] >= 2 and not os.path.exists(os.path.join(os.path.dirname(__file__), "open")):
+            time.sleep(0.05)
+
+    def bid(self, view):
+        return view.legal[0]
+
+    play = peep = exchange = garnet = garnet_discard = trumps = bid
+    floater_peep = peep_exchange = floater_discard = bid
+
+
+@naparena.hookimpl
+def register_bots(register):
+    register(Gate)
+'''
+
+
 @pytest.fixture(scope="module")
 def interrupted(tmp_path_factory, keys) -> Path:
-    """`naparena run t.toml --sign KEY`, Ctrl-C once its first matches are written."""
+    """`naparena run t.toml --sign KEY`, Ctrl-C once its first matches are written (the
+    third waits at its gate: the tournament's time limit is longer than any wait here)."""
     key, _ = keys
     folder = tmp_path_factory.mktemp("interrupted")
-    write_tournament(folder, name="t", seeds=3, hands=1500)
+    write_tournament(folder, name="t", seeds=3, hands=8, bots=("random", "gate"), drop_ins={"gate": GATE},
+                     example=False, timeout=3600.0)
     run = start_naparena("run", "t.toml", "--workers", "1", "--sign", key, cwd=folder)
     wait_for(lambda: len(list((folder / "logs").glob(f"*/{MATCHES}/*.json"))) >= 2, "two matches to be written",
              proc=run)
@@ -72,8 +105,9 @@ def interrupted(tmp_path_factory, keys) -> Path:
     _, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     [run_dir] = (folder / "logs").iterdir()
-    assert not (run_dir / STANDINGS).exists(), "the run finished before Ctrl-C: make it longer"
+    assert not (run_dir / STANDINGS).exists(), "the run finished before Ctrl-C"
     assert "(unfinished) with ed25519:" in flat(err)
+    (folder / "bots" / "open").touch()  # what is resumed plays through
     return run_dir
 
 

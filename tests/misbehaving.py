@@ -135,7 +135,7 @@ def check_run(result: dict, run_dir: Path, control) -> dict[int, dict]:
     parsed = {i: json.loads(data) for i, data in files.items()}
 
     counted = {v: {a: {"faults": Counter(), "revokes": 0, "crashes": 0} for a, _, _ in SEATS}
-               for v in VARIANTS}
+               for v in result["variants"]}
     for i, log in parsed.items():
         kitty = 0
         for hand in log["hands"]:
@@ -170,7 +170,7 @@ def check_run(result: dict, run_dir: Path, control) -> dict[int, dict]:
         if not faulted:
             assert log["summary"] == before["summary"]
 
-    for v in VARIANTS:
+    for v in result["variants"]:
         table = result["variants"][v]
         assert sum(r["chips"] for r in table["bots"]) + table["kitty"] == 0, f"{v}: chips not conserved"
         for alias, _, _ in SEATS:

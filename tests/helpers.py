@@ -105,6 +105,9 @@ def write_tournament(folder: Path, *, name: str = "t", file: str | None = None, 
     # A generous time limit: a decision timed out by a busy machine would change the logs
     # the tests compare byte for byte.
     settings.setdefault("timeout", 5.0)
+    # The plain estimator unless a test asks: "auto" adjusts random beside the example bot,
+    # and its rollouts cost ten times the hands' own play (test_luck tests the estimator).
+    settings.setdefault("estimator", "plain")
     data: dict[str, Any] = {
         "tournament": {"name": name, "seed": seed, "seeds": seeds, "hands": hands, **settings},
         "bots": [{"name": b} for b in bots], "variants": [{"name": v} for v in variants]}

@@ -45,7 +45,9 @@ def config(bad_params: dict, *, bad_name: str = "misbehave", hands: int = 20,
         bots.append({"name": bot[0], "alias": alias, "params": bot[1]})
     return {"tournament": {"name": "misbehaviour", "seed": 11, "hands": hands, "table": 4,
                            "workers": workers, "timeout": timeout, "max_fault_share": share,
-                           "bots_dir": str(BOTS_DIR)},
+                           # plain: "auto" would adjust random beside `bad`, and its rollouts
+                           # cost ten times the hands' own play (test_luck tests the estimator)
+                           "estimator": "plain", "bots_dir": str(BOTS_DIR)},
             "bots": bots, "variants": [{"name": v} for v in variants]}
 
 

@@ -48,7 +48,10 @@ def make_run(folder: Path, seed: int) -> Path:
     data = {"tournament": {"name": "tamper", "seed": seed, "seeds": 2, "hands": 12, "table": 3,
                            # Not duplicate: duplicate boards deal every hand from its own seed,
                            # and the gathered pack is what these logs must also re-deal.
-                           "duplicate": False, "timeout": 60.0, "max_fault_share": 0.3},
+                           "duplicate": False, "timeout": 60.0, "max_fault_share": 0.3,
+                           # plain: the luck fields' own forgeries are test_luck's, and
+                           # re-deriving them would be most of each verify here
+                           "estimator": "plain"},
             # Two broken seats: a table left with one well-behaved bot is skipped, and the
             # others are played on with the stand-in in the broken seats.
             "bots": [{"name": "random"}, {"name": "heuristic"}, {"name": "cautious"}, {"name": "broken"},

@@ -725,6 +725,10 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folders, and say where")
     parser.add_argument("--list", action="store_true", help="print each page's steps and run nothing")
     args = parser.parse_args()
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Started in the background (as .ci/run starts it), Ctrl-C is ignored, and every
+        # command run would inherit that: a reader's Ctrl-C must reach them as it would.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         plans = journeys(select(args.pages))
     except PageError as e:

@@ -481,8 +481,9 @@ def _mounted_within(folders: list[str]) -> dict[str, tuple[str, ...]]:
     points = [where for where, _, _ in _mounts() if where not in folders]
     out = {}
     for folder in folders:
+        inner = [g for g in folders if g.startswith(folder + "/")]  # filled on their own
         inside = sorted({p for p in points if p.startswith(folder + "/")
-                         and not any(p == g or p.startswith(g + "/") for g in folders if len(g) > len(folder))})
+                         and not any(p.startswith(g + "/") for g in inner)})
         out[folder] = tuple(p for p in inside if not any(p.startswith(q + "/") for q in inside))
     return out
 
@@ -504,19 +505,18 @@ def _fill(template: str, folder: str, skip: set[str] = frozenset(),  # type: ign
     mount points of the other private folders) and the `mounted` paths (bound again
     instead): what the bot's import wrote there, as each cold start would find it
     (usually nothing)."""
-    names = [n for n in os.listdir(template) if n not in skip] if template else []
-    if not names:
-        return
-    import shutil
-
     def unmounted(where: str, listed: list[str]) -> set[str]:
         inside = folder + where[len(template):]
         return {n for n in listed if os.path.join(inside, n) in mounted}
 
-    for name in names:
+    listed = os.listdir(template) if template else []
+    names = set(listed) - skip - unmounted(template, listed)
+    if not names:
+        return
+    import shutil
+
+    for name in sorted(names):
         source, target = os.path.join(template, name), os.path.join(folder, name)
-        if target in mounted:
-            continue
         if os.path.isdir(source) and not os.path.islink(source):
             shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, ignore=unmounted)
         else:

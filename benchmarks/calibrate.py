@@ -81,8 +81,11 @@ FIELDS = {
     "H5": [("heuristic", {})] * 5,  # five aliases of one deterministic bot (no duplicate: it is no test with)
     # Two aliases of a deterministic bot beside random, whose luck the adjusted estimator takes out.
     "Hb": [("heuristic", {}), ("heuristic", {}), ("random", {}), ("bold", {})],
+    # Two aliases of heuristic among deterministic bots: in `ecarte` the estimator corrects
+    # only the purchases' draws from the stock.
+    "Hd": [("heuristic", {}), ("heuristic", {}), ("cautious", {}), ("bold", {})],
 }
-# name: (field, table, duplicate, seeds, hands per match)
+# name: (field, table, duplicate, seeds, hands per match[, variant: classic unless named])
 MIXED = {
     "R: table 3, dup, seeds 1": ("R", 3, True, 1, 40),
     "R: table 4, dup, seeds 1": ("R", 4, True, 1, 40),
@@ -122,6 +125,10 @@ LUCK = {
     # streams give each pair four units (a round: a hand dealt by each seat).
     "R6 (6 bots): table 6, no dup, seeds 4, 6 hands": ("R6", 6, False, 4, 6),
     "R7 (7 bots): table 7, no dup, seeds 4, 7 hands": ("R7", 7, False, 4, 7),
+    # Écarté Nap without random: the corrections are the purchases' (each hand's first,
+    # from a shuffled stock).
+    "Hd: table 4, dup, ecarte, 10 hands": ("Hd", 4, True, 1, 10, "ecarte"),
+    "Hd: table 4, no dup, ecarte, 12 hands": ("Hd", 4, False, 1, 12, "ecarte"),
 }
 MIXED.update(LUCK)
 _estimator = "auto"  # the estimator every tournament is played with (`--estimator`)
@@ -132,6 +139,8 @@ _registry = None
 def tournament(design: str, seed: int, hands: int, bot: str):
     if design in MIXED:
         return mixed_tournament(design, seed)
+    if design in SPRT_MIXED:  # a long mixed-field run: the sequential test's units
+        return mixed_tournament(SPRT_MIXED[design], seed, hands)
     table, n, duplicate, variant, seeds = DESIGNS[design]
     data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
                            "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
@@ -140,14 +149,17 @@ def tournament(design: str, seed: int, hands: int, bot: str):
     return parse_tournament(data, None, _registry)
 
 
-def mixed_tournament(design: str, seed: int):
-    field, table, duplicate, seeds, hands = MIXED[design]
+def mixed_tournament(design: str, seed: int, hands: int | None = None, seeds: int | None = None,
+                     extra: dict | None = None):
+    field, table, duplicate, design_seeds, design_hands, *named = MIXED[design]
+    variant = named[0] if named else "classic"
+    hands, seeds = hands or design_hands, seeds or design_seeds
     bots = [{"name": name, "alias": f"{name}-{i + 1}", **({"params": params} if params else {})}
             for i, (name, params) in enumerate(FIELDS[field])]
     data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
                            "table": table, "duplicate": duplicate, "max_fault_share": 1.0,
                            "timeout": 60.0, "estimator": _estimator},
-            "bots": bots, "variants": [{"name": "classic"}]}
+            "bots": bots, "variants": [{"name": variant}], **(extra or {})}
     return parse_tournament(data, None, _registry)
 
 
@@ -213,6 +225,8 @@ def main() -> None:
     parser.add_argument("--bot", default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sprt-reps", type=int, default=2000)
+    parser.add_argument("--sprt-hands", type=int, default=1000,
+                        help="hands a match in the long run whose units the simulation resamples")
     parser.add_argument("--sprt-real", type=int, default=0,
                         help="also this many real tournaments with an [sprt] table per unit (alpha)")
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS) + [d for d in MIXED if d not in LUCK],
@@ -222,6 +236,8 @@ def main() -> None:
                         help="the tournaments' estimator (adjusted: each alias pair's plain interval is "
                              "measured from the same runs too)")
     parser.add_argument("--no-sprt", action="store_true", help="skip the sequential-test simulation")
+    parser.add_argument("--sprt-mixed", action="store_true",
+                        help="the sequential test on two random aliases in a mixed field (R), with --estimator")
     parser.add_argument("--warmups", nargs="*", type=int, default=[WARMUP],
                         help="SPRT warm-ups (boards) to simulate, e.g. 20 200")
     args = parser.parse_args()
@@ -229,6 +245,8 @@ def main() -> None:
         args.designs = [d for d in MIXED if d not in LUCK]
     if args.designs == ["luck"]:
         args.designs = list(LUCK)
+    global _estimator
+    _estimator = args.estimator  # the sequential test's runs (in this process and forked) too
     start = time.perf_counter()
     jobs = [(d, r, args.hands, args.bot, args.estimator) for d in args.designs for r in range(args.reps)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -270,6 +288,15 @@ def main() -> None:
 # The sequential test's units, as the runner feeds it: boards with duplicate, rounds without.
 SPRT_DESIGNS = {"boards (table 4, duplicate)": "table 4, duplicate",
                 "rounds (table 4, no duplicate)": "table 4, no duplicate"}
+# With `--sprt-mixed`: two `random` aliases beside `heuristic` and `bold` (field R), where
+# who sits after whom matters, with the run's estimator (adjusted: random's answers
+# corrected).
+SPRT_MIXED = {"R, table 4, duplicate": "R: table 4, dup, seeds 1",
+              "R, table 4, no duplicate": "R: table 4, no dup, seeds 1"}
+SPRT_MIXED_DESIGNS = {"boards (R field, table 4, duplicate)": "R, table 4, duplicate",
+                      "rounds (R field, table 4, no duplicate)": "R, table 4, no duplicate"}
+# The real runs' shape: deal sets of 50 hands, up to 40 seed streams.
+SPRT_HANDS, SPRT_STREAMS = 50, 40
 
 
 def sprt_report(args) -> None:
@@ -280,21 +307,24 @@ def sprt_report(args) -> None:
     global _registry
     if _registry is None:
         _registry = load_registry(None)
-    for label, design in SPRT_DESIGNS.items():
-        pool = unit_differences(tournament(design, 77, 1000, args.bot))
+    designs = SPRT_MIXED_DESIGNS if args.sprt_mixed else SPRT_DESIGNS
+    for label, design in designs.items():
+        pool = unit_differences(tournament(design, 77, args.sprt_hands, args.bot))
         mean = math.fsum(pool) / len(pool)
         centred = [d - mean for d in pool]
         sd = math.sqrt(math.fsum(d * d for d in centred) / (len(centred) - 1))
         delta = sd / 10
         rng = random.Random(2026)
-        print(f"\nSPRT (alpha = beta = 0.05) on {label}: {len(pool)} units of one pair resampled, "
-              f"sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every 50 units")
+        batch = stream_units(design, args.bot)
+        print(f"\nSPRT (alpha = beta = 0.05) on {label}, estimator {_estimator}: {len(pool)} units of one pair "
+              f"resampled, sd {sd:.0f} per 100 hands; delta = sd / 10 = {delta:.1f}; judged every {batch} units "
+              f"(a seed stream of the real runs)")
         for warmup, (name, shift) in ((w, h) for w in args.warmups
                                        for h in (("H0 true (delta 0)", 0.0), ("H1 true (delta)", delta))):
             def draw(k, shift=shift, rng=rng, centred=centred):
                 return [d + shift for d in rng.choices(centred, k=k)]
             start = time.perf_counter()
-            r = simulate(draw, delta, batch=50, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
+            r = simulate(draw, delta, batch=batch, reps=args.sprt_reps, max_boards=20_000, truth=shift, warmup=warmup)
             wrong = r["h1"] if shift == 0 else r["h0"]
             print(f"  warm-up {warmup:4}  {name:18} accept H1 {share(r['h1'], r['reps'])}  "
                   f"accept H0 {share(r['h0'], r['reps'])}  "
@@ -305,6 +335,28 @@ def sprt_report(args) -> None:
             real_runs(design, delta, args)
 
 
+def sprt_tournament(design: str, rep: int, bot: str, extra: dict | None = None):
+    """A real run of the sequential test's design: deal sets of 50 hands, 40 seed streams."""
+    if design in SPRT_MIXED:
+        return mixed_tournament(SPRT_MIXED[design], 50_000 + rep, SPRT_HANDS, SPRT_STREAMS, extra)
+    table, n, duplicate, variant, _ = DESIGNS[design]
+    data = {"tournament": {"name": "sprt", "seed": 50_000 + rep, "seeds": SPRT_STREAMS, "hands": SPRT_HANDS,
+                           "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
+            "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
+            "variants": [{"name": variant}], **(extra or {})}
+    return parse_tournament(data, None, _registry)
+
+
+def stream_units(design: str, bot: str) -> int:
+    """Units of the first pair in one seed stream of the real runs: where the test is judged."""
+    t = sprt_tournament(design, 0, bot)
+    a, b = t.bots[0].alias, t.bots[1].alias
+    per_deal_set = SPRT_HANDS if t.duplicate else SPRT_HANDS // t.table
+    ledger = Ledger.of(t)
+    sets = {ledger.standings.unit_of(s) for s in schedule(t) if s.stream == 0 and {a, b} <= set(s.seats)}
+    return len(sets) * per_deal_set
+
+
 def unit_differences(t) -> list[float]:
     """Every unit difference (first pair, per 100 hands) of a run, taken from the booking
     exactly as the runner hands them to the sequential test."""
@@ -312,7 +364,8 @@ def unit_differences(t) -> list[float]:
     a, b = t.bots[0].alias, t.bots[1].alias
 
     def listen(ledger) -> None:
-        book = ledger.standings.book
+        standings = ledger.standings  # the estimator the run asked for, as the test judges it
+        book = standings.adjusted if standings.adjusted is not None else standings.book
         close = book.close
 
         def closed(unit):
@@ -345,14 +398,10 @@ def one_sprt_run(job) -> dict:
     design, rep, delta, bot = job
     if _registry is None:
         _registry = load_registry(None)
-    table, n, duplicate, variant, _ = DESIGNS[design]
-    # Enough deal sets of 50 hands that nearly every run decides (the ASN is about 650).
-    data = {"tournament": {"name": "sprt", "seed": 50_000 + rep, "seeds": 40, "hands": 50, "table": table,
-                           "duplicate": duplicate, "max_fault_share": 1.0},
-            "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
-            "variants": [{"name": variant}],
-            "sprt": {"a": f"{bot[0]}1", "b": f"{bot[0]}2", "delta": delta}}
-    result, _ = play(parse_tournament(data, None, _registry))
+    # Enough deal sets of 50 hands that nearly every run decides.
+    first = sprt_tournament(design, rep, bot)
+    a, b = first.bots[0].alias, first.bots[1].alias
+    result, _ = play(sprt_tournament(design, rep, bot, {"sprt": {"a": a, "b": b, "delta": delta}}))
     return result["sprt"]
 
 

@@ -289,3 +289,42 @@ def test_a_sequential_test_short_of_its_warm_up_says_it_did_not_judge():
     judged.add([900.0 + (i % 7) for i in range(100)])
     assert sprt_line(judged.result()).endswith("after 100 boards (LLR " + f"{judged.llr:+.2f})")
     assert "H1" in sprt_line(judged.result())
+
+
+def seated_stream(rng: random.Random, effects: tuple[float, ...], boards: int) -> list[tuple[int, list[float]]]:
+    """One seed stream of a mixed field's pair of identical bots: a deal set per seating
+    (stratum), where sitting after one bot or another moves their difference by the
+    seating's effect; the effects cancel over the stream (the seating design)."""
+    return [(s, [rng.gauss(e, 300) for _ in range(boards)]) for s, e in enumerate(effects)]
+
+
+@pytest.mark.parametrize("judged", ["at each stream's end", "after every deal set (control)"])
+def test_sprt_is_not_fooled_by_a_seating_whose_effect_the_stream_balances(judged):
+    """Two copies of one bot (true difference 0) whose seatings favour one or the other
+    by ±200 per 100 hands, balanced over each stream of eight deal sets. Judged after every
+    deal set as one stratum (the rule before), the test reads the first seatings'
+    advantage as a difference and accepts H1; judged where the strata are balanced, with
+    the variance within them, it accepts H0."""
+    rng = random.Random(3)
+    s = Sprt("a", "b", delta=30.0, warmup=200)
+    for _ in range(40):
+        stream = seated_stream(rng, (200.0,) * 4 + (-200.0,) * 4, 50)
+        for i, (stratum, diffs) in enumerate(stream):
+            if judged.startswith("after"):
+                s.add(diffs)
+            else:
+                s.add(diffs, stratum, judge=i == len(stream) - 1)
+        if s.verdict:
+            break
+    if judged.startswith("after"):
+        assert s.verdict is not None and s.verdict.startswith("H1"), s.result()
+    else:
+        assert s.verdict is not None and s.verdict.startswith("H0"), s.result()
+        assert s.result()["boards"] % 400 == 0  # decided at a stream's end
+
+
+def test_sprt_variance_is_pooled_within_strata():
+    s = Sprt("a", "b", delta=1.0, warmup=2)
+    s.add([10.0, 12.0], "x", judge=False)
+    s.add([-10.0, -12.0], "y")
+    assert s._variance() == pytest.approx((2 + 2) / 2)  # not the spread of ±11 around 0

@@ -123,18 +123,21 @@ class Standings:
             return (match.variant, match.stream, match.table_no, match.deal_set)
         return (match.variant, match.stream, match.table_no, match.rotation)
 
-    def close_unit(self, unit: DealSet) -> None:
+    def close_unit(self, unit: DealSet, stream_done: bool = True) -> None:
         """A deal set is complete: fold its boards in, and feed the sequential test if it
         watches this pair: one difference per unit both bots played, the intervals' unit
-        (a board with duplicate, a round without), so the two judge the same data."""
+        (a board with duplicate, a round without), so the two judge the same data, each
+        deal set's in its stratum (the unit less its seed stream). The test is judged when
+        `stream_done`: the last deal set of a seed stream, where every seating of the
+        pair has been played as often as every other."""
         closed = self.book.close(unit)
         if self.adjusted is not None:  # the test judges the estimator the run asked for
             closed = self.adjusted.close(unit)
         if self.sprt is None or unit[0] != self.sprt_variant or closed is None:
             return
         diffs = closed.diffs(self.sprt.a, self.sprt.b, self.book.span(closed))
-        if diffs:
-            self.sprt.add(diffs)
+        if diffs or stream_done:
+            self.sprt.add(diffs, (unit[0], *unit[2:]), stream_done)
 
     def sprt_decided(self, match: Scheduled) -> bool:
         """Does a decided sequential test end this match's head-to-head?"""

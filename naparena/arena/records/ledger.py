@@ -110,10 +110,13 @@ class Ledger:
             self.book(logged.spec, logged.summary, logged.stand_ins)
 
     def end_of_unit(self, spec: MatchSpec, following: MatchSpec | None) -> None:
-        """Close the deal set of `spec` when the next match starts another (schedule order)."""
+        """Close the deal set of `spec` when the next match starts another (schedule order),
+        saying whether it ends a seed stream of its variant (the sequential test is judged
+        there, where the seating design is balanced)."""
         unit = self.standings.unit_of(spec)
         if following is None or self.standings.unit_of(following) != unit:
-            self.standings.close_unit(unit)
+            self.standings.close_unit(unit, following is None or (following.variant, following.stream)
+                                      != (spec.variant, spec.stream))
 
     def result(self) -> dict[str, Any]:
         return self.standings.result()

@@ -25,8 +25,10 @@ from naparena.table.watch import fault_kind
 # every other), so a schedule of format 3 is not this one; 5: duplicate deal sets (each
 # cyclic order of a table's seats replays its own deals, `match.deal_set`), and a
 # luck-adjusted run's `summary.hand_luck`: a duplicate schedule of format 4 dealt one deal
-# set a table, so its runs are neither resumed nor verified against this one's.
-FORMAT = 5
+# set a table, so its runs are neither resumed nor verified against this one's; 6: the
+# luck of a purchase from a shuffled stock corrected too, so an adjusted run of a variant
+# with purchases logs other `hand_luck` than format 5 did.
+FORMAT = 6
 
 #: A match log, its header or tail, a hand record, a schedule entry: JSON objects as
 #: written and read back. Any: this is the JSON boundary; each reader checks the keys it uses.

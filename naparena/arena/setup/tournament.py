@@ -129,16 +129,18 @@ class Tournament:
 
     @property
     def luck_adjusted(self) -> bool:
-        """Whether the intervals take the luck of random's answers out (`table.luck`): as
-        `estimator` says, and for "auto" where a bot drawing with known odds (random) sits
-        beside a bot that is not one of naparena's quick built-ins. Among those alone the
-        rollouts cost more CPU than the hands they save (docs/explanation/statistics.md);
-        beside a search bot or a program they cost less."""
+        """Whether the intervals take out the luck of random's answers and of purchases
+        from a shuffled stock (`table.luck`): as `estimator` says, and for "auto" where
+        there is such luck (a bot drawing with known odds, random, or a variant with
+        purchases) beside a bot that is not one of naparena's quick built-ins. Among those
+        alone the rollouts cost more CPU than the hands they save
+        (docs/explanation/statistics.md); beside a search bot or a program they cost less."""
         if self.estimator != AUTO:
             return self.estimator == ADJUSTED
         plays = [b for b in self.bots if b.command is None]
-        return (any(b.name in DRAWN for b in plays)
-                and any(b.command is not None or b.name not in KNOWN for b in self.bots))
+        luck = (any(b.name in DRAWN for b in plays)
+                or any(v.rules.purchase != "none" for v in self.variants))
+        return luck and any(b.command is not None or b.name not in KNOWN for b in self.bots)
 
     @property
     def log_path(self) -> Path:

@@ -222,10 +222,32 @@ def test_bots_dir_option_naming_a_missing_folder_or_a_file(tmp_path, monkeypatch
 
 def test_ecarte_at_five_players_warns(tmp_path, monkeypatch):
     from naparena.arena.setup.reader import caveats, parse_tournament
-    t = parse_tournament(doc("table = 5", variants='[[variants]]\nname = "ecarte"\n'), "t.toml")
+    t = parse_tournament(doc("table = 5\nduplicate = false", variants='[[variants]]\nname = "ecarte"\n'), "t.toml")
     [warning] = caveats(t)
     assert "variants[1]" in warning and "at most four" in warning
     assert caveats(parse_tournament(doc("table = 4", variants='[[variants]]\nname = "ecarte"\n'), "t.toml")) == []
+
+
+@pytest.mark.parametrize(("settings", "variant", "bots", "warned"), [
+    ("table = 5", "hoyle", ["cautious", "random", "heuristic"], "cautious (1.18×), random (1.06×)"),
+    ("table = 5", "floater", ["random", "heuristic", "bold"], "random (1.23×)"),
+    ("table = 4", "seven-card", ["cautious", "heuristic"], "cautious (1.05×)"),
+    # the controls: plain play, a table where duplicate narrowed, a bot it narrowed, other rules
+    ("table = 5\nduplicate = false", "hoyle", ["cautious", "random"], None),
+    ("table = 3", "hoyle", ["cautious", "random"], None),
+    ("table = 5", "hoyle", ["heuristic", "bold"], None),
+    ("table = 5", 'house"\nbase = "hoyle"\ndealer_ante = 1\n#"', ["cautious", "random"], None),
+])
+def test_duplicate_where_it_was_measured_to_widen_a_bots_interval_warns_before_play(settings, variant, bots, warned):
+    from naparena.arena.setup.reader import duplicate_caveats, parse_tournament
+    text = doc(settings, bots="".join(f'[[bots]]\nname = "{b}"\n' for b in bots),
+               variants=f'[[variants]]\nname = "{variant}"\n')
+    out = duplicate_caveats(parse_tournament(text, "t.toml"))
+    if warned is None:
+        assert out == []
+    else:
+        [warning] = out
+        assert warning.startswith("t.toml: variants[1]: ") and warned in warning and "duplicate = false" in warning
 
 
 # --- as real processes, stderr a pipe -------------------------------------------------------

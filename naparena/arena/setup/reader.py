@@ -164,7 +164,43 @@ def caveats(t: Tournament) -> list[str]:
         if v.rules.purchase == "ecarte" and active > 4:
             out.append(f"{t.shown}: variants[{i}]: Écarté Nap with {active} players: the source "
                        "recommends at most four, as the stock runs short")
-    return out + interval_caveats(t)
+    return out + duplicate_caveats(t) + interval_caveats(t)
+
+
+#: Where duplicate boards were measured to widen a built-in bot's interval over plain play
+#: on the same hands (`benchmarks/luck_bench.py duplicate`, docs/explanation/statistics.md):
+#: (variant, table) → bot → the se ratio, duplicate over plain, whose interval lies above 1.
+#: A bot that seldom bids scores as a defender, on the deal more than on its seat, and a
+#: deal replayed in every seat pays that part once per rotation.
+DUPLICATE_WIDENS: dict[tuple[str, int], dict[str, float]] = {
+    ("hoyle", 4): {"cautious": 1.07},
+    ("hoyle", 5): {"cautious": 1.18, "random": 1.06},
+    ("ecarte", 5): {"random": 1.08},
+    ("seven-card", 3): {"cautious": 1.06},
+    ("seven-card", 4): {"cautious": 1.05},
+    ("floater", 5): {"random": 1.23},
+}
+
+
+def duplicate_caveats(t: Tournament) -> list[str]:
+    """Duplicate runs of a variant and table where it was measured to widen the interval of
+    one of naparena's own bots that plays here, said before play (any bot's effect is
+    measured in the run too: `duplicate_effect`)."""
+    if not t.duplicate:
+        return []
+    out = []
+    names = {b.name for b in t.bots if b.command is None}
+    for i, v in enumerate(t.variants, 1):
+        if v.rules != make_rules(v.base):  # measured on the named variants as they are
+            continue
+        widened = {n: r for n, r in DUPLICATE_WIDENS.get((v.base, t.table), {}).items() if n in names}
+        if widened:
+            who = ", ".join(f"{n} ({r:.2f}×)" for n, r in widened.items())
+            out.append(f"{t.shown}: variants[{i}]: in {v.base} at tables of {t.table}, duplicate was measured "
+                       f"to widen the interval of {who} over plain play on the same hands (its result rides on "
+                       "the deal more than on its seat); for those bots set duplicate = false, "
+                       "and see each bot's duplicate_effect in the standings")
+    return out
 
 
 def interval_caveats(t: Tournament) -> list[str]:

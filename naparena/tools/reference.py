@@ -216,7 +216,11 @@ def tournament_markdown() -> str:
             "str or array"
         out.append(f"| `{key}` | {typed} | {_toml(seats[key])} | {_cell(SEAT_HELP[key])} |")
     assert tuple(SPRT_HELP) == SPRT_KEYS
-    out += ["", "## `[sprt]`", "", "Optional: stop a head-to-head once a sequential test decides it.", "",
+    out += ["", "## `[sprt]`", "",
+            "Optional: stop a head-to-head once a sequential test decides it. The test is judged at the end "
+            "of each seed stream, where every seating of the pair has been played as often: give it many "
+            "streams of a few deal sets (`seeds = 40`, `hands = 50`) rather than one long "
+            "stream.", "",
             "| key | type | default | meaning |", "|---|---|---|---|"]
     for key, (written, given, text) in SPRT_HELP.items():
         out.append(f"| `{key}` | {written} | {given or _toml(SPRT_DEFAULTS[key])} | {text} |")

@@ -144,7 +144,8 @@ SETTINGS: dict[str, Setting] = {
     "table": Setting(4, int, lambda v: 2 <= v <= 7, "must be from 2 to 7", "seats at each table"),
     "duplicate": Setting(True, bool, lambda v: True, "",
                          "replay each deal in the rotations of one cyclic order of the seats (every bot holds it in "
-                         "every seat), so the luck of the cards cancels"),
+                         "every seat), so the luck of the cards cancels; where it was measured to widen a "
+                         "built-in bot's interval (variant, table), the reader says so before play"),
     "workers": Setting(0, int, lambda v: 0 <= v <= MAX_WORKERS, f"must be from 0 to {MAX_WORKERS}",
                        "worker processes; 0 = one per core"),
     "stack": Setting(0, int, lambda v: 0 <= v <= 10**9, "must be from 0 to 1000000000",

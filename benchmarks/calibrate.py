@@ -129,6 +129,8 @@ LUCK = {
     # from a shuffled stock).
     "Hd: table 4, dup, ecarte, 10 hands": ("Hd", 4, True, 1, 10, "ecarte"),
     "Hd: table 4, no dup, ecarte, 12 hands": ("Hd", 4, False, 1, 12, "ecarte"),
+    # Peep Nap without random: the first look at the peep card is corrected.
+    "Hd: table 4, no dup, peep, 12 hands": ("Hd", 4, False, 1, 12, "peep"),
 }
 MIXED.update(LUCK)
 _estimator = "auto"  # the estimator every tournament is played with (`--estimator`)
@@ -221,6 +223,8 @@ def share(k: int, n: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=1000, help="repetitions per design")
+    parser.add_argument("--first-rep", type=int, default=0,
+                        help="the first repetition's number (its master seed is 10,000 + it): more runs of a design")
     parser.add_argument("--hands", type=int, default=100, help="hands per match (boards per deal set)")
     parser.add_argument("--bot", default="random")
     parser.add_argument("--workers", type=int, default=2)
@@ -248,7 +252,8 @@ def main() -> None:
     global _estimator
     _estimator = args.estimator  # the sequential test's runs (in this process and forked) too
     start = time.perf_counter()
-    jobs = [(d, r, args.hands, args.bot, args.estimator) for d in args.designs for r in range(args.reps)]
+    jobs = [(d, r, args.hands, args.bot, args.estimator) for d in args.designs
+            for r in range(args.first_rep, args.first_rep + args.reps)]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         results = pool.map(one_rep, jobs, chunksize=8)
     if not args.designs:

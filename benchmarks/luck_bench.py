@@ -37,7 +37,9 @@ calibration benchmark checks that), with a 95% bootstrap interval over repetitio
 
 `gain`: the luck-adjusted estimator against plain play at the same hands, on the shipped
 four-bot example (`tournaments/duplicate.toml`, `no-duplicate.toml`: each repetition with
-its own master seed) and on `pimc` against `heuristic` with `random` (the ladder's bots):
+its own master seed), on `pimc` against `heuristic` with `random` (the ladder's bots) and
+on four deterministic bots in `ecarte`, `purchase` and `peep` (`stock: ...`: the luck of the
+cards beyond the hands alone):
 the interval width of each estimator over plain play without duplicate, the hands each
 needs for the width plain play reaches (the square of the width ratio), and the CPU a
 hand costs to play and to compute its corrections, each measured in the same process.
@@ -178,11 +180,28 @@ GAIN_DESIGNS = {
     "four bots, classic, no duplicate": ("no-duplicate.toml", False),
     "pimc against heuristic, with random, duplicate": ("pimc", True),
     "pimc against heuristic, with random, no duplicate": ("pimc", False),
+    # No random: the only luck the estimator takes out is the stock's (each hand's first
+    # purchase from a shuffled pack). `purchase` gathers and cuts without duplicate.
+    "stock: ecarte, duplicate": ("stock:ecarte", True),
+    "stock: ecarte, no duplicate": ("stock:ecarte", False),
+    "stock: purchase, duplicate": ("stock:purchase", True),
+    "stock: purchase, no duplicate": ("stock:purchase", False),
+    "stock: peep, duplicate": ("stock:peep", True),
+    "stock: peep, no duplicate": ("stock:peep", False),
 }
+# Four deterministic bots (heuristic at two aggressions, cautious, bold), as `field_tournament`'s.
+STOCK_FIELD = [("heuristic", {}), ("cautious", {}), ("bold", {}), ("heuristic", {"aggression": 1.0})]
 
 
 def gain_tournament(design: str, seed: int, estimator: str) -> Tournament:
     source, duplicate = GAIN_DESIGNS[design]
+    if source.startswith("stock:"):  # 24 seatings x 40 hands x 2 seeds: 1,920 hands
+        bots = [{"name": n, "alias": n if not p else f"{n}+{p['aggression']:g}", **({"params": p} if p else {})}
+                for n, p in STOCK_FIELD]
+        data = {"tournament": {"name": "gain", "seed": seed, "seeds": 2, "hands": 40, "table": 4,
+                               "duplicate": duplicate, "max_fault_share": 1.0, "estimator": estimator},
+                "bots": bots, "variants": [{"name": source.split(":")[1]}]}
+        return check_bots(parse_tournament(data, None, registry()), registry())
     if source == "pimc":  # the ladder's bots, a small pimc: 16 seatings x 12 hands x 2 seeds
         data = {"tournament": {"name": "gain", "seed": seed, "seeds": 2, "hands": 12, "table": 4,
                                "duplicate": duplicate, "max_fault_share": 1.0, "timeout": 60.0,

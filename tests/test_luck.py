@@ -248,6 +248,7 @@ def test_auto_adjusts_where_random_sits_beside_a_bot_that_is_not_a_quick_built_i
     assert not t("pimc", "heuristic", "bold").luck_adjusted     # no answer drawn with known odds
     assert t("pimc", "heuristic", "bold", variant="ecarte").luck_adjusted  # but a stock bought from
     assert not t("cautious", "heuristic", "bold", variant="ecarte").luck_adjusted
+    assert t("pimc", "heuristic", "bold", variant="peep").luck_adjusted
 
 
 def test_the_luck_is_the_same_for_any_worker_count(tmp_path, run_session):
@@ -301,13 +302,15 @@ def test_a_small_mixed_field_covers_the_alias_pair_with_a_narrower_interval(monk
 # --- purchases from a shuffled stock ------------------------------------------------------------
 
 ECARTE = make_rules("ecarte", {"pack": 20})  # three hands of five and a stock of five
+PEEP = make_rules("peep", {"pack": 20})      # three hands of five, a peep card and four undealt
 DETERMINISTIC: list[tuple[str, dict[str, Any]] | None] = [("heuristic", {}), ("bold", {}), ("cautious", {})]
 
 
-def purchase_results(deal: list[int], stock: tuple[int, ...]) -> tuple[list[int], list[float]]:
-    """A hand of Écarté Nap dealt `deal` then `stock`, played by three deterministic bots:
-    its chips, and the correction of its first purchase as `match_luck` takes it."""
-    hand = Hand(ECARTE, 3, 2, [*deal, *stock], (0, 0, 0), 0)
+def purchase_results(deal: list[int], stock: tuple[int, ...], rules: Any = ECARTE) -> tuple[list[int], list[float]]:
+    """A hand dealt `deal` then `stock` (the cards beyond the hands), played by three
+    deterministic bots: its chips, and the correction of its first purchase (Écarté Nap)
+    or first look at the peep card (Peep Nap) as `match_luck` takes it."""
+    hand = Hand(rules, 3, 2, [*deal, *stock], (0, 0, 0), 0)
     bots = [cls(random.Random(0), s) for s, cls in enumerate((HeuristicBot, BoldBot, CautiousBot))]
     baseline = luck.Baseline(luck.policies(DETERMINISTIC), [True] * 3, 1)
     out = [0.0] * 3
@@ -315,21 +318,27 @@ def purchase_results(deal: list[int], stock: tuple[int, ...]) -> tuple[list[int]
         answer = getattr(bots[hand.to_act], hand.kind)(hand.acting_view())
         if hand.kind == "exchange" and answer and not hand.bought:
             luck._correct_draw(hand, answer, baseline, "the same key for every order", out)
+        if hand.kind == "peep" and answer and not hand.peeps:
+            luck._correct_peep(hand, answer, baseline, "the same key for every card", out)
         hand.apply(answer)
     return list(hand.delta), out
 
 
-def every_stock_order(seed: int = 0) -> tuple[list[int], list[tuple[int, ...]]]:
-    """A deal whose first purchaser buys, and every order of its stock."""
+def every_stock_order(seed: int = 0, rules: Any = ECARTE) -> tuple[list[int], list[tuple[int, ...]]]:
+    """A deal with a correction (its first purchaser buys, a seat peeps), and every order
+    of the cards beyond its hands (Peep Nap: every card as the peep card, the rest in one order)."""
     from itertools import permutations
     rng = random.Random(seed)
     while True:
-        pack = list(cards.pack(ECARTE.pack_size(3)))
+        pack = list(cards.pack(rules.pack_size(3)))
         rng.shuffle(pack)
         deal, stock = pack[:15], tuple(pack[15:])
-        _, fix = purchase_results(deal, stock)
-        if any(fix):
-            return deal, list(permutations(stock))
+        _, fix = purchase_results(deal, stock, rules)
+        if not any(fix):
+            continue
+        if rules.peep:
+            return deal, [(c, *sorted(set(stock) - {c})) for c in stock]
+        return deal, list(permutations(stock))
 
 
 def test_a_purchase_correction_is_unbiased_over_every_order_of_the_stock(monkeypatch):
@@ -398,3 +407,36 @@ def test_purchases_corrected_narrow_a_deterministic_field_in_ecarte(monkeypatch)
     assert result["estimator"] == "adjusted" and result["corrected_hands"] > 0
     pair = next(p for p in result["pairs"] if {p["a"], p["b"]} == {"h1", "h2"})
     assert pair["se"] < 0.85 * pair["plain"]["se"], (pair["se"], pair["plain"]["se"])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_peep_correction_is_unbiased_over_every_peep_card(seed, monkeypatch):
+    """Given the hands, the peep card is any of the five undealt cards with equal odds: the
+    adjusted mean over the five is the chips' mean. The control: valuing the look against
+    one card only (the first undealt) is biased."""
+    deal, dealt = every_stock_order(seed, PEEP)
+    results = [purchase_results(deal, rest, PEEP) for rest in dealt]
+    chips = [statistics.fmean(c[s] for c, _ in results) for s in range(3)]
+    adjusted = [statistics.fmean(c[s] - f[s] for c, f in results) for s in range(3)]
+    assert adjusted == pytest.approx(chips, abs=1e-9)
+    assert len({tuple(c) for c, _ in results}) > 1  # the peep card changes the hand's result
+    monkeypatch.setattr(luck, "EXACT", 1)
+    monkeypatch.setattr(luck.random.Random, "sample", lambda self, pool, k: pool[1:1 + k])
+    results = [purchase_results(deal, rest, PEEP) for rest in dealt]
+    biased = [statistics.fmean(c[s] - f[s] for c, f in results) for s in range(3)]
+    assert biased != pytest.approx(chips, abs=1e-3)
+
+
+def test_only_a_hands_first_look_at_the_peep_card_is_corrected(monkeypatch):
+    """The first look takes out the peep card's luck; a later look at the same card is no
+    chance event (V already saw the card): valuing it again would count it twice."""
+    rules = make_rules("peep")
+    records = played(5, 60, rules, CautiousBot)
+    looks = [sum(1 for seat, kind, answer in r.get("pre", ()) if kind == "peep" and answer) for r in records]
+    assert any(n > 1 for n in looks), "no hand with two looks to test"
+    calls: list[int] = []
+    real = luck._correct_peep
+    monkeypatch.setattr(luck, "_correct_peep", lambda h, *a: (calls.append(h.hand_no), real(h, *a))[1])
+    fixes = match_luck(rules, 5, 0, None, records, [("heuristic", {}), ("cautious", {}), ("bold", {})])
+    assert fixes is not None
+    assert sorted(calls) == [n for n, k in enumerate(looks) if k], (calls, looks)

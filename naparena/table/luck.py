@@ -16,10 +16,14 @@ correction is V(after the cards it bought) less the mean of V after the same dis
 from the stock shuffled again (`DRAWS` such shuffles, drawn independently of the stock's
 real order). V sees the whole state, the rest of the stock included, so that one
 correction takes out the luck of every later purchase too; correcting each purchase
-again would count it twice. A pack gathered and cut instead of shuffled (`shuffle =
-"after_nap"`) has no such odds, and its purchases are not corrected. Nor are they at a
-table where a seat plays `random`: its finishes are drawn, and their noise outweighed
-the purchase's luck (measured: intervals 1.1 times as wide as without the correction).
+again would count it twice. The peep card is the same kind of chance: until a seat
+first looks at it, it is any undealt card with equal odds, so the first look's correction
+is V(after it) less the mean of V after the same look with each undealt card as the peep
+card. A pack gathered and cut instead of shuffled (`shuffle = "after_nap"`) has no such
+odds, and is not corrected. Nor is either at a table where a seat plays `random`: its
+finishes are drawn, and their noise outweighed the stock's luck (measured: intervals 1.1
+times as wide as without the correction). The floater and Sir Garnet's hand are not
+corrected (yet): the same kind of chance, not measured.
 
 The baseline V(state) is each seat's chips at the end of the hand, averaged over
 `ROLLOUTS` finishes of the hand from that state (one where nothing in a finish is drawn:
@@ -47,7 +51,7 @@ from typing import Any
 
 from naparena.bots.bot import Bot
 from naparena.bots.reference import BoldBot, CautiousBot, HeuristicBot, RandomBot
-from naparena.game.engine import EXCHANGE, GARNET, PLAY, Hand, Match
+from naparena.game.engine import EXCHANGE, GARNET, PEEP, PLAY, Hand, Match
 from naparena.game.rules import Rules
 from naparena.table.play import feed, play_hands
 
@@ -148,18 +152,20 @@ def match_luck(rules: Rules, seed: int, stack: int, boards: Sequence[int] | None
     SCALE is the adjusted result): the match replayed from its logged answers, and at
     every answer of a seat whose bot draws with known odds, V after it less the mean of V
     after each legal answer; at a hand's first purchase from a shuffled stock, V after the
-    cards bought less the mean of V after the stock shuffled again. None when neither can
+    cards bought less the mean of V after the stock shuffled again; at its first look at
+    the peep card, V after it less the mean of V with each undealt card in its place. None when neither can
     happen (no seat's bot draws with known odds, no purchase: every correction would be
     0). `bots[s]`: the seat's (name, params) where it is a built-in bot naparena can play
     for, else None; `crashes`: the log's (a crashed seat's later answers are the
     table's, not its bot's, and are not corrected)."""
     drawn = [bot is not None and bot[0] in DRAWN for bot in bots]
-    # Purchases only where no seat draws: there every finish is the same, and V after a
-    # purchase is the hand's own result under the baseline's bots. Beside random, the
+    # Purchases and the peep card only where no seat draws: there every finish is the
+    # same, and V after a purchase is the hand's own result under the baseline's bots. Beside random, the
     # finishes' own draws add more noise than the purchase's luck they take out
     # (measured: docs/explanation/statistics.md).
     purchases = rules.purchase != "none" and not any(drawn)
-    if not any(drawn) and not purchases:
+    peeps = rules.peep and not any(drawn)
+    if not any(drawn) and not purchases and not peeps:
         return None
     players = len(bots)
     died = [min((c[0] for c in crashes if c[1] == s), default=len(records)) for s in range(players)]
@@ -185,6 +191,8 @@ def match_luck(rules: Rules, seed: int, stack: int, boards: Sequence[int] | None
                 _correct(h, answer, baseline, key, luck)
             if purchases and h.kind == EXCHANGE and answer and h.gathered is None and not h.bought:
                 _correct_draw(h, answer, baseline, key, luck)
+            if peeps and h.kind == PEEP and answer and h.gathered is None and not h.peeps:
+                _correct_peep(h, answer, baseline, key, luck)
         feed(hand, record, None, watch)
         out.append([round(x * SCALE) for x in luck])
 
@@ -240,5 +248,28 @@ def _correct_draw(hand: Hand, discard: Any, baseline: Baseline, key: str, luck: 
         shuffles.shuffle(h.stock)
         h.apply(discard)
         mean = [m + x / DRAWS for m, x in zip(mean, baseline.value(h, rollouts))]
+    for s in range(hand.players):
+        luck[s] += chosen[s] - mean[s]
+
+
+def _correct_peep(hand: Hand, answer: Any, baseline: Baseline, key: str, luck: list[float]) -> None:
+    """Add V(after the first look at the peep card) − mean V(after the same look with each
+    undealt card as the peep card), per seat. Until that look, given the hands, the peep
+    card is any undealt card with equal odds; past `EXACT` of them, a sample drawn
+    independently of the real one (still unbiased)."""
+    assert hand.peep_card is not None  # a peep is asked only where a peep card was dealt
+    pool = [hand.peep_card, *hand.stock]
+    options = pool if len(pool) <= EXACT else random.Random(f"{key}|peep").sample(pool, EXACT)
+    rollouts = f"{key}|peep card"
+    after = hand.clone()
+    after.apply(answer)
+    chosen = baseline.value(after, rollouts)
+    mean = [0.0] * hand.players
+    for card in options:
+        h = hand.clone()
+        if card != hand.peep_card:  # swap it with the card dealt in its place
+            h.stock[h.stock.index(card)], h.peep_card = hand.peep_card, card
+        h.apply(answer)
+        mean = [m + x / len(options) for m, x in zip(mean, baseline.value(h, rollouts))]
     for s in range(hand.players):
         luck[s] += chosen[s] - mean[s]

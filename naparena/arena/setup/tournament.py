@@ -129,17 +129,18 @@ class Tournament:
 
     @property
     def luck_adjusted(self) -> bool:
-        """Whether the intervals take out the luck of random's answers and of purchases
-        from a shuffled stock (`table.luck`): as `estimator` says, and for "auto" where
-        there is such luck (a bot drawing with known odds, random, or a variant with
-        purchases) beside a bot that is not one of naparena's quick built-ins. Among those
-        alone the rollouts cost more CPU than the hands they save
-        (docs/explanation/statistics.md); beside a search bot or a program they cost less."""
+        """Whether the intervals take out the luck of random's answers and of the cards
+        beyond the hands (a purchase's stock, the peep card: `table.luck`): as `estimator`
+        says, and for "auto" where there is such luck (a bot drawing with known odds,
+        random, or a variant with purchases or a peep card) beside a bot that is not one of
+        naparena's quick built-ins. Among those alone the rollouts cost more CPU than the
+        hands they save (docs/explanation/statistics.md); beside a search bot or a program
+        they cost less."""
         if self.estimator != AUTO:
             return self.estimator == ADJUSTED
         plays = [b for b in self.bots if b.command is None]
         luck = (any(b.name in DRAWN for b in plays)
-                or any(v.rules.purchase != "none" for v in self.variants))
+                or any(v.rules.purchase != "none" or v.rules.peep for v in self.variants))
         return luck and any(b.command is not None or b.name not in KNOWN for b in self.bots)
 
     @property

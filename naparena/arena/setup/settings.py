@@ -163,9 +163,10 @@ SETTINGS: dict[str, Setting] = {
     "log_dir": Setting("logs", str, _path_ok, PATH_RULE,
                        "where runs are written, relative to the current directory"),
     "estimator": Setting(AUTO, str, lambda v: v in ESTIMATORS, ESTIMATOR_RULE,
-                         '"adjusted" takes the luck of random\'s answers out of the intervals (AIVAT, '
-                         'CPU for rollouts at each of its answers); "plain" counts chips as they fell; '
-                         '"auto" adjusts where random sits with a bot slower than naparena\'s quick ones'),
+                         '"adjusted" takes the luck of random\'s answers, of a purchase\'s stock and of '
+                         'the peep card out of the intervals (AIVAT, CPU for rollouts at each); "plain" counts '
+                         'chips as they fell; "auto" adjusts where there is such luck beside a bot slower than '
+                         'naparena\'s quick ones'),
     "scheduler": Setting("", str, _parses(Scheduler.parse), SCHEDULER_RULE,
                          'a Dask scheduler: tcp://host:port, a scheduler file, or local:N; "" = workers here',
                          Scheduler.parse, str),

@@ -21,7 +21,9 @@ bots in the table's rotations. Neither is the estimator's: this is why.
 `unbiased`: the shipped four-bot example with `--seeds` seed streams, luck-adjusted with
 each of `--adjusted-seeds` for master seed, and independent plain runs of it as long with
 each of `--plain-seeds`: for each bot and pair the two estimates (pooled over their runs)
-and the 95% interval of their difference, which should hold 0.
+and the 95% interval of their difference, which should hold 0. `--stock ecarte` (or
+`peep`) plays four deterministic bots instead, without duplicate: only the cards beyond
+the hands are corrected.
 
 `replays`: from a duplicate run's logs, the correlation between two replays of one deal
 by one bot, split by whether it held the same seat in both (the same cards) or another,
@@ -355,7 +357,10 @@ def deal_report(args: argparse.Namespace) -> None:
 
 def unbiased_report(args: argparse.Namespace) -> None:
     from naparena.stats.standings import welch
-    t = check_bots(load_tournament(ROOT / "tournaments" / "luck.toml"), registry())
+    if args.stock:  # four deterministic bots: only the cards beyond the hands are corrected
+        t = gain_tournament(f"stock: {args.stock}, no duplicate", 0, "plain")
+    else:
+        t = check_bots(load_tournament(ROOT / "tournaments" / "luck.toml"), registry())
     long = dataclasses.replace(t, seeds=args.seeds)
     start = time.process_time()
 
@@ -402,6 +407,8 @@ def main() -> None:
     ub.add_argument("--seeds", type=int, default=32)
     ub.add_argument("--adjusted-seeds", type=int, nargs="+", default=[2026], help="master seeds of the adjusted runs")
     ub.add_argument("--plain-seeds", type=int, nargs="+", default=[2027], help="master seeds of the plain runs")
+    ub.add_argument("--stock", choices=("ecarte", "peep"), help="the stock design of `gain` in this variant instead "
+                    "of the four-bot example")
     dl = sub.add_parser("deal")
     dl.add_argument("run", help="a plain run's directory (no duplicate)")
     d = sub.add_parser("duplicate")

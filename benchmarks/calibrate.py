@@ -138,16 +138,18 @@ _estimator = "auto"  # the estimator every tournament is played with (`--estimat
 _registry = None
 
 
-def tournament(design: str, seed: int, hands: int, bot: str):
+def tournament(design: str, seed: int, hands: int, bot: str, seeds: int | None = None, extra: dict | None = None):
+    """A design's tournament; `seeds` (else the design's) and `extra` tables for the
+    sequential test's runs."""
     if design in MIXED:
         return mixed_tournament(design, seed)
     if design in SPRT_MIXED:  # a long mixed-field run: the sequential test's units
-        return mixed_tournament(SPRT_MIXED[design], seed, hands)
-    table, n, duplicate, variant, seeds = DESIGNS[design]
-    data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds, "hands": hands,
+        return mixed_tournament(SPRT_MIXED[design], seed, hands, seeds, extra)
+    table, n, duplicate, variant, design_seeds = DESIGNS[design]
+    data = {"tournament": {"name": "calibrate", "seed": seed, "seeds": seeds or design_seeds, "hands": hands,
                            "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
             "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
-            "variants": [{"name": variant}]}
+            "variants": [{"name": variant}], **(extra or {})}
     return parse_tournament(data, None, _registry)
 
 
@@ -342,14 +344,7 @@ def sprt_report(args) -> None:
 
 def sprt_tournament(design: str, rep: int, bot: str, extra: dict | None = None):
     """A real run of the sequential test's design: deal sets of 50 hands, 40 seed streams."""
-    if design in SPRT_MIXED:
-        return mixed_tournament(SPRT_MIXED[design], 50_000 + rep, SPRT_HANDS, SPRT_STREAMS, extra)
-    table, n, duplicate, variant, _ = DESIGNS[design]
-    data = {"tournament": {"name": "sprt", "seed": 50_000 + rep, "seeds": SPRT_STREAMS, "hands": SPRT_HANDS,
-                           "table": table, "duplicate": duplicate, "max_fault_share": 1.0},
-            "bots": [{"name": bot, "alias": f"{bot[0]}{i + 1}"} for i in range(n)],
-            "variants": [{"name": variant}], **(extra or {})}
-    return parse_tournament(data, None, _registry)
+    return tournament(design, 50_000 + rep, SPRT_HANDS, bot, SPRT_STREAMS, extra)
 
 
 def stream_units(design: str, bot: str) -> int:

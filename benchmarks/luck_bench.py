@@ -86,10 +86,15 @@ def registry() -> Any:
     return calibrate._registry
 
 
+def field_bots(field: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """[[bots]] entries of a field: a heuristic with params is aliased by its aggression."""
+    return [{"name": n, "alias": n if not p else f"{n}+{p['aggression']:g}", **({"params": p} if p else {})}
+            for n, p in field]
+
+
 def field_tournament(variant: str, table: int, duplicate: bool, seed: int, estimator: str = "plain") -> Tournament:
     field, hands, seeds = SHAPES[table]
-    bots = [{"name": n, "alias": n if not p else f"{n}+{p['aggression']:g}", **({"params": p} if p else {})}
-            for n, p in field]
+    bots = field_bots(field)
     data = {"tournament": {"name": "luck", "seed": seed, "seeds": seeds, "hands": hands, "table": table,
                            "duplicate": duplicate, "max_fault_share": 1.0, "estimator": estimator},
             "bots": bots, "variants": [{"name": variant}]}
@@ -198,11 +203,9 @@ STOCK_FIELD = [("heuristic", {}), ("cautious", {}), ("bold", {}), ("heuristic", 
 def gain_tournament(design: str, seed: int, estimator: str) -> Tournament:
     source, duplicate = GAIN_DESIGNS[design]
     if source.startswith("stock:"):  # 24 seatings x 40 hands x 2 seeds: 1,920 hands
-        bots = [{"name": n, "alias": n if not p else f"{n}+{p['aggression']:g}", **({"params": p} if p else {})}
-                for n, p in STOCK_FIELD]
         data = {"tournament": {"name": "gain", "seed": seed, "seeds": 2, "hands": 40, "table": 4,
                                "duplicate": duplicate, "max_fault_share": 1.0, "estimator": estimator},
-                "bots": bots, "variants": [{"name": source.split(":")[1]}]}
+                "bots": field_bots(STOCK_FIELD), "variants": [{"name": source.split(":")[1]}]}
         return check_bots(parse_tournament(data, None, registry()), registry())
     if source == "pimc":  # the ladder's bots, a small pimc: 16 seatings x 12 hands x 2 seeds
         data = {"tournament": {"name": "gain", "seed": seed, "seeds": 2, "hands": 12, "table": 4,

@@ -234,22 +234,12 @@ def _correct_draw(hand: Hand, discard: Any, baseline: Baseline, key: str, luck: 
     if len(hand.stock) <= len(discard):  # the whole stock is bought: which cards is no luck
         return
     shuffles = random.Random(f"{key}|stock")
-    # One seed for every value: whatever a finish draws is common to the stock bought and
-    # the stocks shuffled again, so its noise cancels in the difference. For each seed
-    # the shuffled stocks are as likely as the real one: the correction's expectation
-    # is still zero.
-    rollouts = f"{key}|draw"
-    after = hand.clone()
-    after.apply(discard)
-    chosen = baseline.value(after, rollouts)
-    mean = [0.0] * hand.players
+    others = []
     for _ in range(DRAWS):
         h = hand.clone()
         shuffles.shuffle(h.stock)
-        h.apply(discard)
-        mean = [m + x / DRAWS for m, x in zip(mean, baseline.value(h, rollouts))]
-    for s in range(hand.players):
-        luck[s] += chosen[s] - mean[s]
+        others.append(h)
+    _against_other_deals(hand, discard, others, baseline, f"{key}|draw", luck)
 
 
 def _correct_peep(hand: Hand, answer: Any, baseline: Baseline, key: str, luck: list[float]) -> None:
@@ -259,17 +249,28 @@ def _correct_peep(hand: Hand, answer: Any, baseline: Baseline, key: str, luck: l
     independently of the real one (still unbiased)."""
     assert hand.peep_card is not None  # a peep is asked only where a peep card was dealt
     pool = [hand.peep_card, *hand.stock]
-    options = pool if len(pool) <= EXACT else random.Random(f"{key}|peep").sample(pool, EXACT)
-    rollouts = f"{key}|peep card"
+    others = []
+    for card in pool if len(pool) <= EXACT else random.Random(f"{key}|peep").sample(pool, EXACT):
+        h = hand.clone()
+        if card != hand.peep_card:  # swap it with the card dealt in its place
+            h.stock[h.stock.index(card)], h.peep_card = hand.peep_card, card
+        others.append(h)
+    _against_other_deals(hand, answer, others, baseline, f"{key}|peep card", luck)
+
+
+def _against_other_deals(hand: Hand, answer: Any, others: list[Hand], baseline: Baseline, rollouts: str,
+                         luck: list[float]) -> None:
+    """Add V(after `answer`) − mean V(after the same answer in each of `others`, the hand
+    with the cards beyond the hands dealt otherwise), per seat. One seed for every value:
+    whatever a finish draws is common to them all, so its noise cancels in the
+    difference; for each seed the others are as likely as the real deal, so the
+    correction's expectation is still zero."""
     after = hand.clone()
     after.apply(answer)
     chosen = baseline.value(after, rollouts)
     mean = [0.0] * hand.players
-    for card in options:
-        h = hand.clone()
-        if card != hand.peep_card:  # swap it with the card dealt in its place
-            h.stock[h.stock.index(card)], h.peep_card = hand.peep_card, card
+    for h in others:
         h.apply(answer)
-        mean = [m + x / len(options) for m, x in zip(mean, baseline.value(h, rollouts))]
+        mean = [m + x / len(others) for m, x in zip(mean, baseline.value(h, rollouts))]
     for s in range(hand.players):
         luck[s] += chosen[s] - mean[s]

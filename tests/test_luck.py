@@ -251,11 +251,19 @@ def test_auto_adjusts_where_random_sits_beside_a_bot_that_is_not_a_quick_built_i
     assert t("pimc", "heuristic", "bold", variant="peep").luck_adjusted
 
 
-def test_the_luck_is_the_same_for_any_worker_count(tmp_path, run_session):
+@pytest.mark.parametrize("luck_of", ["random's answers", "the stock and the peep card"])
+def test_the_luck_is_the_same_for_any_worker_count(tmp_path, run_session, luck_of):
     path = tournament(tmp_path, hands=4)
+    if luck_of.startswith("the stock"):  # deterministic bots: only the cards beyond the hands are corrected
+        data = {"tournament": {"name": "stock", "seed": 3, "hands": 4, "table": 3, "estimator": "adjusted"},
+                "bots": [{"name": "heuristic"}, {"name": "cautious"}, {"name": "bold"}],
+                "variants": [{"name": "ecarte"}, {"name": "peep"}]}
+        path.write_text(tomli_w.dumps(data))
     one, _ = run_session(path, log_dir=tmp_path / "one", workers=1)
     two, _ = run_session(path, log_dir=tmp_path / "two", workers=2)
-    for a, b in zip(sorted((one / MATCHES).glob("*.json")), sorted((two / MATCHES).glob("*.json")), strict=True):
+    logs = sorted((one / MATCHES).glob("*.json"))
+    assert all("hand_luck" in json.loads(f.read_bytes())["summary"] for f in logs)
+    for a, b in zip(logs, sorted((two / MATCHES).glob("*.json")), strict=True):
         assert a.read_bytes() == b.read_bytes()
 
 

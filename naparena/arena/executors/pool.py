@@ -166,6 +166,7 @@ def _worker_main(conn: multiprocessing.connection.Connection, slot: Any, initial
     # with a big parent (one that imported Dask: 55,000 objects) cost 48 ms CPU, not 12.
     gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked blocked (`_Worker`): a pending one is dropped
     # The parent's SIGTERM handler (stop the run) means nothing here: a worker sent
     # SIGTERM just ends, and the parent replays its match.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -210,7 +211,14 @@ class _Worker:
         args = (child, slot, initializer, initargs, os.getpid() if forked else None,
                 self.conn if forked else None)
         self.process = ctx.Process(target=_worker_main, args=args, daemon=True)
-        self.process.start()
+        # A Ctrl-C landing between the fork and the worker's ignoring it would interrupt
+        # Python's own after-fork code in the child, which prints a traceback: the child
+        # is forked with SIGINT blocked, and unblocks it once it is ignored.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         child.close()
         self.task: _Task | None = None
 
